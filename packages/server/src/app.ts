@@ -1,0 +1,81 @@
+import cookie from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { installAuth } from './http/auth.js';
+import { ErrorEnvelope } from './http/envelope.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { installRequestLog, loggerRedaction } from './http/logging.js';
+import { installOpenApi } from './http/openapi.js';
+import { validatorCompiler } from './http/validation.js';
+import { accountsRoutes } from './modules/accounts/routes.js';
+import type { RouteDeps } from './modules/deps.js';
+import { healthRoutes } from './modules/health/routes.js';
+import { invitationsRoutes } from './modules/invitations/routes.js';
+import { keysRoutes } from './modules/keys/routes.js';
+import { membersRoutes } from './modules/members/routes.js';
+import { projectsRoutes } from './modules/projects/routes.js';
+import { sessionsRoutes } from './modules/sessions/routes.js';
+import type { Runtime } from './runtime.js';
+
+/** JSON request bodies are capped at 1 MiB (decisions §5). */
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Builds the HTTP application over an open runtime. Tests build exactly this. */
+export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
+  const { config } = runtime;
+  const app = Fastify({
+    logger: { level: config.logLevel, redact: loggerRedaction },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler());
+  installErrorHandling(app);
+
+  // Every route answers failures with the error envelope; its schema documents and serialises them.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema?.response) return;
+    const response = route.schema.response as Record<string, unknown>;
+    response['4xx'] ??= ErrorEnvelope;
+    response['5xx'] ??= ErrorEnvelope;
+  });
+
+  // JSON is the only body format: anything else is 415 rather than a confusing validation error.
+  app.removeAllContentTypeParsers();
+  // An empty body under a JSON content type is "no body", so that optional bodies may be left out.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    defaultJson(request, body as string, done);
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+
+  await app.register(cookie);
+  await installOpenApi(app, config);
+  installAuth(app, {
+    config,
+    counters: runtime.counters,
+    resolvers: { key: (s) => runtime.services.keys.resolve(s), cookie: (c) => runtime.services.accounts.resolveCookie(c) },
+  });
+  installRequestLog(app);
+
+  const deps: RouteDeps = {
+    config,
+    database: runtime.database,
+    bus: runtime.bus,
+    idempotency: runtime.idempotency,
+    services: runtime.services,
+  };
+  await app.register(healthRoutes, deps);
+  await app.register(accountsRoutes, deps);
+  await app.register(projectsRoutes, deps);
+  await app.register(membersRoutes, deps);
+  await app.register(keysRoutes, deps);
+  await app.register(sessionsRoutes, deps);
+  await app.register(invitationsRoutes, deps);
+  return app;
+}

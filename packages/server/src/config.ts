@@ -1,0 +1,200 @@
+import { randomBytes, hkdfSync } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Raised for any invalid variable; its message is the one line printed before start-up stops. */
+export class ConfigError extends Error {}
+
+/** Keys derived from the root secret, one per purpose so that leaking one use leaks no other. */
+export interface DerivedKeys {
+  jwt: Buffer;
+  apiKeyPepper: Buffer;
+  cookie: Buffer;
+  tokens: Buffer;
+}
+
+/** The whole runtime configuration: read once at start, validated, frozen. Nothing else reads process.env. */
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  ffmpegPath: string | null;
+  webhookTimeoutMs: number;
+  webhookRetryDelaysS: number[];
+  webhookAllowPrivateUrls: boolean;
+  freeTierStreamingMinutes: number;
+  freeTierStorageGb: number;
+  pricePerStreamingMinute: number;
+  pricePerGbMonth: number;
+  billingProvider: 'none' | 'stripe';
+  stripeSecretKey: string | null;
+  stripeWebhookSecret: string | null;
+  rateLimitPerKey: number;
+  rateLimitPerIp: number;
+  sessionDepartureTimeoutS: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  keys: DerivedKeys;
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function num(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = optional(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${redactUrl(raw)}"`);
+  }
+  if (!protocols.includes(parsed.protocol))
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+  return raw;
+}
+
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** Reads SECRET_KEY, or the secret kept in DATA_DIR, generating it on first start. */
+function rootSecret(env: Env, dataDir: string): Buffer {
+  const given = optional(env, 'SECRET_KEY');
+  if (given !== null) {
+    if (given.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
+    return Buffer.from(given, 'utf8');
+  }
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept.length < 32) throw new ConfigError(`SECRET_KEY is unset and ${file} is damaged: delete it or set SECRET_KEY`);
+    return Buffer.from(kept, 'utf8');
+  }
+  const fresh = randomBytes(32).toString('hex');
+  writeFileSync(file, fresh + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return Buffer.from(fresh, 'utf8');
+}
+
+function derive(root: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), `vss:${purpose}`, 32));
+}
+
+/** Builds the configuration from an environment (process.env in production, a literal in tests). */
+export function loadConfig(env: Env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST', '127.0.0.1');
+  const dataDir = resolve(str(env, 'DATA_DIR', './data'));
+  const publicBaseUrl = (
+    url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ??
+    `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ).replace(/\/+$/, '');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const delaysRaw = str(env, 'WEBHOOK_RETRY_DELAYS_S', '120,240,480,960,1920,3840,7680,15360');
+  const webhookRetryDelaysS = delaysRaw.split(',').map((part) => {
+    const s = part.trim();
+    if (!/^\d+(\.\d+)?$/.test(s))
+      throw new ConfigError(`WEBHOOK_RETRY_DELAYS_S must be a comma-separated list of seconds, got "${delaysRaw}"`);
+    return Number(s);
+  });
+  const billingProvider = oneOf(env, 'BILLING_PROVIDER', 'none', ['none', 'stripe'] as const);
+  const stripeSecretKey = optional(env, 'STRIPE_SECRET_KEY');
+  const stripeWebhookSecret = optional(env, 'STRIPE_WEBHOOK_SECRET');
+  if (billingProvider === 'stripe' && (!stripeSecretKey || !stripeWebhookSecret))
+    throw new ConfigError('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are required when BILLING_PROVIDER=stripe');
+
+  const logLevel = oneOf(env, 'LOG_LEVEL', 'info', [
+    'fatal',
+    'error',
+    'warn',
+    'info',
+    'debug',
+    'trace',
+    'silent',
+  ] as const);
+
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    throw new ConfigError(`DATA_DIR ${dataDir} cannot be created: ${(err as Error).message}`);
+  }
+  const root = rootSecret(env, dataDir);
+
+  const config: Config = {
+    port,
+    host,
+    publicBaseUrl,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    ffmpegPath: optional(env, 'FFMPEG_PATH'),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),
+    webhookRetryDelaysS,
+    webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    freeTierStreamingMinutes: num(env, 'FREE_TIER_STREAMING_MINUTES', 1000),
+    freeTierStorageGb: num(env, 'FREE_TIER_STORAGE_GB', 5),
+    pricePerStreamingMinute: num(env, 'PRICE_PER_STREAMING_MINUTE', 0.004),
+    pricePerGbMonth: num(env, 'PRICE_PER_GB_MONTH', 0.02),
+    billingProvider,
+    stripeSecretKey,
+    stripeWebhookSecret,
+    rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 1200, 1, 100_000_000),
+    rateLimitPerIp: int(env, 'RATE_LIMIT_PER_IP', 300, 1, 100_000_000),
+    sessionDepartureTimeoutS: int(env, 'SESSION_DEPARTURE_TIMEOUT_S', 20, 0, 86_400),
+    logLevel,
+    keys: {
+      jwt: derive(root, 'jwt'),
+      apiKeyPepper: derive(root, 'api-key-pepper'),
+      cookie: derive(root, 'cookie'),
+      tokens: derive(root, 'tokens'),
+    },
+  };
+  Object.freeze(config.keys);
+  Object.freeze(config.webhookRetryDelaysS);
+  return Object.freeze(config);
+}

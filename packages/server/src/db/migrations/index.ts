@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import type { Engine } from '../types.js';
+import { coreMigration } from './001-core.js';
+
+/** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
+export function migrations(engine: Engine): MigrationProvider {
+  const all: Record<string, Migration> = {
+    '001-core': coreMigration(engine),
+  };
+  return { getMigrations: async () => all };
+}

@@ -1,0 +1,104 @@
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { Db, Engine, Tables } from './types.js';
+
+/** An open metadata database: the Kysely handle, its engine and how to check and close it. */
+export interface Database {
+  db: Db;
+  engine: Engine;
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** `postgres://…`, or null for the embedded SQLite file in dataDir. */
+  databaseUrl: string | null;
+  dataDir: string;
+  /** PostgreSQL schema to use (tests give each app its own); created when missing. */
+  pgSchema?: string;
+  /** SQLite file name inside dataDir. */
+  sqliteFile?: string;
+}
+
+/** int8 (bigint) comes back as a JS number: every bigint we store is a millisecond timestamp or a count. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** Opens the metadata database of the configuration and brings its schema up to date. */
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  let database: Database;
+  if (options.databaseUrl) {
+    const schema = options.pgSchema;
+    if (schema) {
+      const admin = new pg.Client({ connectionString: options.databaseUrl });
+      await admin.connect();
+      try {
+        await admin.query(`create schema if not exists "${schema.replace(/"/g, '')}"`);
+      } finally {
+        await admin.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      types: pgTypes,
+      ...(schema ? { options: `-c search_path="${schema.replace(/"/g, '')}"` } : {}),
+    });
+    // An idle client losing its server must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    database = {
+      db,
+      engine: 'postgres',
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  } else {
+    const file = join(options.dataDir, options.sqliteFile ?? 'vss.sqlite');
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    // Deleted content is overwritten, so that redacted media is gone from the file, not merely unlinked.
+    sqlite.pragma('secure_delete = ON');
+    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+    database = {
+      db,
+      engine: 'sqlite',
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  }
+  // The migrator's own tables live in the schema in use: it looks for them across schemas otherwise.
+  const migrator = new Migrator({
+    db: database.db,
+    provider: migrations(database.engine),
+    ...(database.engine === 'postgres' && options.pgSchema ? { migrationTableSchema: options.pgSchema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    await database.close();
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`);
+  }
+  return database;
+}
+
+/** True when the error is a unique-constraint violation on either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,96 @@
+import type { Kysely, Transaction } from 'kysely';
+
+/** Timestamps are stored as integer milliseconds since 1970 on both engines; booleans as 0/1. */
+export interface OrgsTable {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  org_id: string;
+  role: string;
+  created_at: number;
+}
+
+export interface UserSessionsTable {
+  /** HMAC of the cookie value: the cookie itself is never stored. */
+  id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ProjectsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  environment: string | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  kind: string;
+  label: string | null;
+  prefix: string;
+  secret_hash: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  created_by: string;
+  is_public: number;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+}
+
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  email: string;
+  role: string;
+  token_hash: string;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  accepted_by: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response_body: string;
+  created_at: number;
+}
+
+/** Every table of the metadata database. */
+export interface Tables {
+  orgs: OrgsTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  invitations: InvitationsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+/** The query handle every store takes: the database itself or a transaction of it. */
+export type Db = Kysely<Tables>;
+export type Trx = Transaction<Tables>;
+export type Engine = 'sqlite' | 'postgres';

@@ -1,0 +1,112 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Counters } from '../counters/counter.js';
+import { Forbidden, RateLimited, Unauthorized } from './errors.js';
+import type { Principal } from './principal.js';
+
+/** The name of the dashboard login cookie (interface §5). */
+export const SESSION_COOKIE = 'service_session';
+
+/** How the edge turns a credential into a principal; implemented by the keys and accounts modules. */
+export interface CredentialResolvers {
+  /** `sk_live_…` or `rk_live_…`; null when unknown or deleted */
+  key(secret: string): Promise<Principal | null>;
+  /** the raw `service_session` cookie value; null when unknown, expired or revoked */
+  cookie(value: string): Promise<Principal | null>;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const RATE_WINDOW_MS = 60_000;
+
+function presentedSecret(request: FastifyRequest): string | null {
+  const authz = request.headers.authorization;
+  if (authz !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
+    if (!m) throw new Unauthorized('Authorization must be "Bearer <key>"');
+    return m[1]!;
+  }
+  const x = request.headers['x-api-key'];
+  if (typeof x === 'string' && x.length > 0) return x.trim();
+  return null;
+}
+
+async function resolve(request: FastifyRequest, resolvers: CredentialResolvers): Promise<Principal | null> {
+  const secret = presentedSecret(request);
+  if (secret !== null) {
+    if (secret.startsWith('sat_')) throw new Unauthorized('agent tokens are accepted only by the /mcp endpoint');
+    if (!secret.startsWith('sk_live_') && !secret.startsWith('rk_live_'))
+      throw new Unauthorized('unrecognised credential: expected an sk_live_ or rk_live_ key');
+    const principal = await resolvers.key(secret);
+    if (!principal) throw new Unauthorized('the key is invalid or has been deleted');
+    return principal;
+  }
+  const cookie = request.cookies?.[SESSION_COOKIE];
+  if (cookie) {
+    const principal = await resolvers.cookie(cookie);
+    if (!principal) throw new Unauthorized('the login session has expired or was signed out');
+    const hint = request.headers['x-project-id'];
+    return { ...principal, projectHint: typeof hint === 'string' && hint ? hint : null };
+  }
+  return null;
+}
+
+/** The CSRF rule for cookie-authenticated writes (decisions §1): same origin only, JSON bodies only. */
+export function checkSameOrigin(request: FastifyRequest, publicOrigin: string): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    throw new Forbidden('cross-site request refused (Sec-Fetch-Site)');
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== publicOrigin) throw new Forbidden('cross-origin request refused (Origin)');
+  const type = request.headers['content-type'];
+  if (type !== undefined && !/^application\/json\b/i.test(type))
+    throw new Forbidden('cookie-authenticated requests must send JSON bodies');
+}
+
+/**
+ * One onRequest hook resolves the credential, enforces the route's accepted kinds, applies the
+ * CSRF rule to cookie-authenticated writes and counts the request against its rate limit
+ * (per credential when there is one, else per client address).
+ */
+export function installAuth(
+  app: FastifyInstance,
+  deps: { config: Config; counters: Counters; resolvers: CredentialResolvers },
+): void {
+  const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === undefined && !route.url.startsWith('/docs'))
+      throw new Error(`route ${String(route.method)} ${route.url} does not declare config.auth`);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    const rule = config?.auth;
+    if (rule === undefined) return; // unknown route: the not-found handler answers
+
+    let principal: Principal | null = null;
+    if (rule !== 'public') {
+      principal = await resolve(request, deps.resolvers);
+      if (!principal) throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
+      if (!rule.accept.includes(principal.kind)) {
+        if (principal.kind === 'restricted_key')
+          throw new Forbidden('restricted keys may only create sessions, request connection tokens and read manifests');
+        if (principal.kind === 'user') throw new Unauthorized('this route needs an API key');
+        throw new Unauthorized('this route needs a signed-in dashboard session');
+      }
+      if (principal.kind === 'user' && (!SAFE_METHODS.has(request.method) || rule.csrf))
+        checkSameOrigin(request, publicOrigin);
+      request.principal = principal;
+    }
+
+    if (config.rateLimit === false) return;
+    const bucket = principal ? `${principal.kind}:${principal.credentialId}` : `ip:${request.ip}`;
+    const limit = principal ? deps.config.rateLimitPerKey : deps.config.rateLimitPerIp;
+    const { count, resetInMs } = await deps.counters.hit(bucket, RATE_WINDOW_MS);
+    const resetS = Math.ceil(resetInMs / 1000);
+    reply.header('ratelimit-limit', limit);
+    reply.header('ratelimit-remaining', Math.max(0, limit - count));
+    reply.header('ratelimit-reset', resetS);
+    if (count > limit) throw new RateLimited(`rate limit of ${limit} requests per minute exceeded`, resetS);
+  });
+}

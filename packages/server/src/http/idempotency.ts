@@ -1,0 +1,116 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { isUniqueViolation } from '../db/open.js';
+import { transaction } from '../db/transaction.js';
+import type { Db, Engine, Trx } from '../db/types.js';
+import { sha256Hex } from '../lib/secrets.js';
+import { now } from '../lib/time.js';
+import { BadRequest, Conflict } from './errors.js';
+
+/** How long a stored answer is replayed (decisions §5). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** What a creating handler produces: its status and its envelope. */
+export interface Created<T> {
+  status: number;
+  body: T;
+}
+
+/**
+ * Idempotency-Key support for creating POSTs (decisions §5). The key is claimed by inserting
+ * its row in the same transaction as the create, so a crash can never leave an object without
+ * its key or a key without its object; an error rolls both back, which releases the key.
+ * A second request while the first still runs gets 409: in process through `inFlight`,
+ * across PostgreSQL clients through a transaction-scoped advisory lock.
+ */
+export class Idempotency {
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly engine: Engine,
+  ) {}
+
+  /** Runs `create` once per (credential, method, path, key) and replays its answer on retries. */
+  async run<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    create: (trx: Db | Trx) => Promise<Created<T>>,
+  ): Promise<T> {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) {
+      const result = await create(this.db);
+      reply.code(result.status);
+      return result.body;
+    }
+    const key = Array.isArray(header) ? header[0]! : header;
+    if (key.length < 1 || key.length > 255) throw new BadRequest('header Idempotency-Key must be 1 to 255 characters');
+
+    const who = request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : `ip:${request.ip}`;
+    const scope = `${who} ${request.method} ${request.url.split('?')[0]}`;
+    const requestHash = sha256Hex(JSON.stringify(request.body ?? null));
+
+    const replay = await this.lookup<T>(scope, key, requestHash, reply);
+    if (replay !== undefined) return replay;
+
+    const slot = `${scope}\n${key}`;
+    if (this.inFlight.has(slot)) throw new Conflict('a request with this Idempotency-Key is still in progress');
+    this.inFlight.add(slot);
+    try {
+      const result = await transaction(this.db, async (trx) => {
+        if (this.engine === 'postgres') {
+          const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${slot})) as ok`.execute(trx);
+          if (!rows[0]?.ok) throw new Conflict('a request with this Idempotency-Key is still in progress');
+        }
+        const created = await create(trx);
+        await trx
+          .insertInto('idempotency_keys')
+          .values({
+            scope,
+            key,
+            request_hash: requestHash,
+            status_code: created.status,
+            response_body: JSON.stringify(created.body),
+            created_at: now(),
+          })
+          .execute();
+        return created;
+      });
+      reply.code(result.status);
+      return result.body;
+    } catch (err) {
+      // Another process finished the same key between our lookup and our insert: answer as a retry would.
+      if (isUniqueViolation(err)) {
+        const again = await this.lookup<T>(scope, key, requestHash, reply);
+        if (again !== undefined) return again;
+      }
+      throw err;
+    } finally {
+      this.inFlight.delete(slot);
+    }
+  }
+
+  /** Replays a stored answer; returning the sent reply tells Fastify the handler already answered. */
+  private async lookup<T>(scope: string, key: string, requestHash: string, reply: FastifyReply): Promise<T | undefined> {
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'status_code', 'response_body', 'created_at'])
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    if (row.created_at < now() - IDEMPOTENCY_RETENTION_MS) {
+      await this.db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).execute();
+      return undefined;
+    }
+    if (row.request_hash !== requestHash)
+      throw new Conflict('this Idempotency-Key was already used with a different request body');
+    reply.code(row.status_code).header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
+    return reply.send(row.response_body) as unknown as T;
+  }
+
+  /** Deletes answers older than the retention period. */
+  async sweep(): Promise<void> {
+    await this.db.deleteFrom('idempotency_keys').where('created_at', '<', now() - IDEMPOTENCY_RETENTION_MS).execute();
+  }
+}

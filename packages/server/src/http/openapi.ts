@@ -1,0 +1,75 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { RouteAuth } from './principal.js';
+
+const DESCRIPTION = `
+The vss REST interface. Every JSON answer is an envelope: \`{ "data": …, "error": null }\` on
+success, \`{ "data": null, "error": { "code", "message" } }\` on failure, where \`message\` names the
+offending field. Codes: BAD_REQUEST 400, UNAUTHORIZED 401, FORBIDDEN 403, NOT_FOUND 404,
+METHOD_NOT_ALLOWED 405, CONFLICT 409, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415,
+RATE_LIMITED 429, SERVER_ERROR 500, USAGE_LIMITS_EXCEEDED 503.
+
+**Credentials.** API keys (\`sk_live_…\`) as \`Authorization: Bearer\` or \`X-API-Key\`; restricted keys
+(\`rk_live_…\`) only on session create, connection and manifest (403 elsewhere); the dashboard cookie
+\`service_session\` wherever an API key is accepted, with same-origin and JSON-body checks on writes
+(403 otherwise). Resources of another organisation or project answer 404, never 403.
+
+**Request bodies** are JSON (at most 1 MiB). Unknown fields are refused with 400 naming the field,
+so that a misspelt field never passes silently. Timestamps are ISO 8601 UTC with milliseconds.
+
+**Lists** take \`limit\` (1–200, default 50) and \`cursor\`; the next page is announced in a
+\`Link: <…>; rel="next"\` header and the body stays a plain array.
+
+**Idempotency.** Creating POSTs honour \`Idempotency-Key\` (1–255 characters), scoped to the credential,
+method and path, kept 24 hours. A retry with the same body replays the first answer with
+\`Idempotent-Replayed: true\`; another body, or a retry while the first still runs, answers 409.
+Only successful answers are kept.
+
+**Rate limits** are counted per credential (per client address without one), per minute, with
+\`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every answer and \`Retry-After\` on 429.
+`;
+
+const SECURITY: Record<string, string[]> = {
+  api_key: ['bearerKey', 'headerKey'],
+  restricted_key: ['bearerKey'],
+  user: ['sessionCookie'],
+};
+
+/** Registers the generated OpenAPI 3.1 document (`/v1/openapi.json`) and the reference UI (`/docs`). */
+export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'vss', version: '1.0.0', description: DESCRIPTION },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearerKey: { type: 'http', scheme: 'bearer', description: 'sk_live_ API key or rk_live_ restricted key' },
+          headerKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'service_session' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const auth = route.config?.auth as RouteAuth | undefined;
+      const out = { ...(schema ?? {}) } as Record<string, unknown>;
+      if (auth && auth !== 'public') {
+        const names = [...new Set(auth.accept.flatMap((k) => SECURITY[k] ?? []))];
+        out.security = names.map((n) => ({ [n]: [] }));
+      } else if (auth === 'public') out.security = [];
+      if (route.config?.idempotent) {
+        out.headers = {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'see Idempotency' } },
+        };
+      }
+      return { schema: out, url };
+    },
+  });
+
+  app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+}

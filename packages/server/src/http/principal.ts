@@ -1,0 +1,49 @@
+/** Who may call the service: dashboard users, API keys, restricted keys, and (over /mcp only) agents. */
+export type CredentialKind = 'user' | 'api_key' | 'restricted_key' | 'agent';
+
+export const ROLES = ['owner', 'admin', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The caller of one request, resolved once by the edge from its credential. */
+export interface Principal {
+  kind: CredentialKind;
+  /** the key's id, or the user's id for a dashboard session: the idempotency and rate-limit scope */
+  credentialId: string;
+  orgId: string;
+  userId: string | null;
+  /** the project an API key or restricted key belongs to; null for users */
+  keyProjectId: string | null;
+  /** keys act with admin rights on their organisation's management routes */
+  role: Role;
+  /** `X-Project-Id` sent by a dashboard user to pick the project of project-implicit routes */
+  projectHint: string | null;
+}
+
+const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
+
+/** True when `role` is at least `min`. */
+export function roleAtLeast(role: Role, min: Role): boolean {
+  return RANK[role] >= RANK[min];
+}
+
+/** How a route is reached: open to anyone, or by the credential kinds it lists. */
+export type RouteAuth =
+  | 'public'
+  | {
+      accept: CredentialKind[];
+      /** treat this non-mutating method as state-changing for the CSRF rule (export enqueue GET) */
+      csrf?: boolean;
+    };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+    /** false exempts the route from request rate limits (health) */
+    rateLimit?: boolean;
+    /** creating POST: honours Idempotency-Key */
+    idempotent?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}

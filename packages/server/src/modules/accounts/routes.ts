@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { SESSION_COOKIE, checkSameOrigin } from '../../http/auth.js';
+import { envelope, ok } from '../../http/envelope.js';
+import { USER_ONLY, type RouteDeps } from '../deps.js';
+import { LOGIN_SESSION_MS } from './service.js';
+import { Credentials, RegisteredUser, SignedOut, User } from './schemas.js';
+
+/** register, login, logout, me (interface §4.14, decisions §1). */
+export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { accounts } = deps.services;
+  const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
+  const cookieOptions = {
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    path: '/',
+    maxAge: LOGIN_SESSION_MS / 1000,
+    secure: deps.config.publicBaseUrl.startsWith('https:'),
+  };
+
+  app.post(
+    '/v1/auth/register',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['Account'],
+        summary: 'Create an account',
+        description:
+          'Creates a user, an organisation owned by them and a project named "Default", and signs them in (sets the `service_session` cookie). An email already registered answers 409. Not idempotent by key: a retry answers 409.',
+        body: Credentials,
+        response: { 201: envelope(RegisteredUser) },
+      },
+    },
+    async (request, reply) => {
+      checkSameOrigin(request, publicOrigin);
+      const { user, cookie } = await accounts.register(request.body.email, request.body.password);
+      reply.setCookie(SESSION_COOKIE, cookie, cookieOptions).code(201);
+      return ok(user);
+    },
+  );
+
+  app.post(
+    '/v1/auth/login',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['Account'],
+        summary: 'Sign in',
+        description:
+          'Sets the HTTP-only `service_session` cookie for 7 days, replacing (and revoking) any session the client held. Wrong email and wrong password answer the same 401; repeated failures for one email answer 429 with `Retry-After`.',
+        body: Credentials,
+        response: { 200: envelope(User) },
+      },
+    },
+    async (request, reply) => {
+      checkSameOrigin(request, publicOrigin);
+      const { user, cookie } = await accounts.login(
+        request.body.email,
+        request.body.password,
+        request.ip,
+        request.cookies[SESSION_COOKIE],
+      );
+      reply.setCookie(SESSION_COOKIE, cookie, cookieOptions);
+      return ok(user);
+    },
+  );
+
+  app.post(
+    '/v1/auth/logout',
+    {
+      config: { auth: USER_ONLY },
+      schema: {
+        tags: ['Account'],
+        summary: 'Sign out',
+        description: 'Revokes the login session server-side and clears the cookie. Needs the cookie: 401 without it.',
+        response: { 200: envelope(SignedOut) },
+      },
+    },
+    async (request, reply) => {
+      await accounts.logout(request.cookies[SESSION_COOKIE]!);
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      return ok({ signed_out: true });
+    },
+  );
+
+  app.get(
+    '/v1/me',
+    {
+      config: { auth: USER_ONLY },
+      schema: {
+        tags: ['Account'],
+        summary: 'The signed-in user',
+        description: 'Needs the `service_session` cookie: 401 without it.',
+        response: { 200: envelope(User) },
+      },
+    },
+    async (request) => ok(await accounts.me(request.principal!.userId!)),
+  );
+};

@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { envelope, ok } from '../../http/envelope.js';
+import { PageQuery, paginate } from '../../http/pagination.js';
+import { KEY_OR_USER, USER_ONLY, type RouteDeps } from '../deps.js';
+import { Deleted } from '../keys/schemas.js';
+import { ProjectParams } from '../projects/schemas.js';
+import { CreateInvitation, CreatedInvitation, Invitation, InvitationParams, Membership, Redeem } from './schemas.js';
+import { presentInvitation } from './service.js';
+
+/** Invitations (interface §4.15, decisions §2). */
+export const invitationsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { invitations } = deps.services;
+  const tags = ['Invitations'];
+
+  app.post(
+    '/v1/projects/:projectId/invitations',
+    {
+      config: { auth: KEY_OR_USER, idempotent: true },
+      schema: {
+        tags,
+        summary: 'Invite someone into the organisation',
+        description:
+          'Owners and admins (and API keys). Roles `admin` or `member`. The response carries the `token` and `accept_url` once; deliver them to the invitee. Valid 7 days. An email already in the organisation: 409.',
+        params: ProjectParams,
+        body: CreateInvitation,
+        response: { 201: envelope(CreatedInvitation) },
+      },
+    },
+    async (request, reply) =>
+      deps.idempotency.run(request, reply, async (trx) => ({
+        status: 201,
+        body: ok(await invitations.create(trx, request.principal!, request.params.projectId, request.body.email, request.body.role)),
+      })),
+  );
+
+  app.get(
+    '/v1/invitations',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'List invitations',
+        description: "The organisation's invitations, newest first, without tokens. Owners and admins.",
+        querystring: PageQuery,
+        response: { 200: envelope(Type.Array(Invitation)) },
+      },
+    },
+    async (request, reply) => {
+      const rows = await invitations.list(request.principal!, request.query.limit, request.query.cursor);
+      return ok(paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentInvitation));
+    },
+  );
+
+  app.delete(
+    '/v1/invitations/:invitationId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: { tags, summary: 'Revoke an invitation', params: InvitationParams, response: { 200: envelope(Deleted) } },
+    },
+    async (request) => ok(await invitations.revoke(request.principal!, request.params.invitationId)),
+  );
+
+  app.post(
+    '/v1/invitations/redeem',
+    {
+      config: { auth: USER_ONLY },
+      schema: {
+        tags,
+        summary: 'Redeem an invitation',
+        description:
+          "Signed-in users only. The user's email must be the invited one (403 otherwise). Moves the user into the inviting organisation with the invited role. Used or expired: 409. Unknown token: 404.",
+        body: Redeem,
+        response: { 200: envelope(Membership) },
+      },
+    },
+    async (request) => ok(await invitations.redeem(request.principal!, request.body.token)),
+  );
+};

@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { Email } from '../accounts/schemas.js';
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const InviteRole = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+
+export const Invitation = Type.Object(
+  {
+    id: Type.String(),
+    org_id: Type.String(),
+    email: Type.String(),
+    role: Type.String(),
+    created_by: Type.String({ description: 'the inviting user id, or "api_key"' }),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+    accepted_at: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'Invitation' },
+);
+
+export const CreatedInvitation = Type.Object({
+  ...Invitation.properties,
+  token: Type.String({ description: 'shown once; the invitee redeems it' }),
+  accept_url: Type.String({ description: '{base_url}/invite?token=…, for the caller to deliver' }),
+});
+
+export const CreateInvitation = Type.Object({ email: Email, role: InviteRole }, { additionalProperties: false });
+export const Redeem = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const Membership = Type.Object({ user_id: Type.String(), org_id: Type.String(), role: Type.String() });
+export const InvitationParams = Type.Object({ invitationId: Type.String({ format: 'uuid' }) });

@@ -1,0 +1,58 @@
+import { sql } from 'kysely';
+import type { Db, InvitationsTable, Trx } from '../../db/types.js';
+import type { Cursor } from '../../http/pagination.js';
+
+/** SQL of invitations; every read names the organisation, except lookup by token hash. */
+export function invitationsStore(db: Db) {
+  return {
+    async insert(q: Db | Trx, row: InvitationsTable): Promise<void> {
+      await q.insertInto('invitations').values(row).execute();
+    },
+    byTokenHash(hash: string): Promise<InvitationsTable | undefined> {
+      return db.selectFrom('invitations').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    },
+    list(orgId: string, limit: number, after: Cursor | null): Promise<InvitationsTable[]> {
+      let q = db.selectFrom('invitations').selectAll().where('org_id', '=', orgId);
+      if (after)
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+          ]),
+        );
+      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    },
+    async delete(orgId: string, id: string): Promise<boolean> {
+      const res = await db.deleteFrom('invitations').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
+    },
+    memberByEmail(orgId: string, email: string) {
+      return db.selectFrom('users').select('id').where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst();
+    },
+    /** Marks the invitation used if it still can be; false when already used or expired. */
+    async accept(trx: Trx, id: string, userId: string, at: number): Promise<boolean> {
+      const res = await trx
+        .updateTable('invitations')
+        .set({ accepted_at: at, accepted_by: userId })
+        .where('id', '=', id)
+        .where('accepted_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    },
+    /** Moves a user into the organisation with a role. */
+    async moveUser(trx: Trx, userId: string, orgId: string, role: string): Promise<void> {
+      await trx.updateTable('users').set({ org_id: orgId, role }).where('id', '=', userId).execute();
+    },
+    /** True when the user is the only owner of an organisation that has other members. */
+    async wouldOrphan(userId: string, orgId: string): Promise<boolean> {
+      const { rows } = await sql<{ owners: number; members: number }>`
+        select
+          (select count(*) from users where org_id = ${orgId} and role = 'owner' and id <> ${userId}) as owners,
+          (select count(*) from users where org_id = ${orgId} and id <> ${userId}) as members`.execute(db);
+      const r = rows[0]!;
+      return Number(r.members) > 0 && Number(r.owners) === 0;
+    },
+  };
+}
+export type InvitationsStore = ReturnType<typeof invitationsStore>;

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+
+const Label = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], {
+  description: 'free text to recognise the key by, 1 to 200 characters, or null',
+});
+
+const keyFields = {
+  id: Type.String(),
+  project_id: Type.String(),
+  label: Type.Union([Type.String(), Type.Null()]),
+  prefix: Type.String({ description: 'the first 12 characters of the secret, for recognition' }),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'updated at most once a minute',
+  }),
+};
+
+export const KeyRecord = Type.Object(keyFields);
+export const CreatedKey = Type.Object({
+  ...keyFields,
+  secret: Type.String({ description: 'shown once, never again: `sk_live_…` or `rk_live_…`' }),
+});
+
+export const CreateApiKey = Type.Object({ label: Type.Optional(Label) }, { additionalProperties: false });
+export const CreateRestrictedKey = Type.Object(
+  {
+    project_id: Type.Optional(Type.String({ format: 'uuid', description: "defaults to the caller's project" })),
+    label: Type.Optional(Label),
+  },
+  { additionalProperties: false },
+);
+export const Relabel = Type.Object({ label: Label }, { additionalProperties: false });
+export const KeyParams = Type.Object({ keyId: Type.String({ format: 'uuid' }) });
+export const KeyListQuery = Type.Object({
+  project_id: Type.Optional(Type.String({ format: 'uuid', description: 'only the keys of this project' })),
+});
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });

@@ -1,0 +1,60 @@
+import type { ApiKeysTable, Db, Trx } from '../../db/types.js';
+import type { Cursor } from '../../http/pagination.js';
+
+/** The two kinds of stored key. */
+export type KeyKind = 'api_key' | 'restricted_key';
+
+/** SQL of API keys and restricted keys; every read names the organisation, except lookup by secret hash. */
+export function keysStore(db: Db) {
+  return {
+    async insert(q: Db | Trx, row: ApiKeysTable): Promise<void> {
+      await q.insertInto('api_keys').values(row).execute();
+    },
+    /** The key with this secret hash (how a request is authenticated). */
+    bySecretHash(hash: string): Promise<Pick<ApiKeysTable, 'id' | 'org_id' | 'project_id' | 'kind' | 'last_used_at'> | undefined> {
+      return db
+        .selectFrom('api_keys')
+        .select(['id', 'org_id', 'project_id', 'kind', 'last_used_at'])
+        .where('secret_hash', '=', hash)
+        .executeTakeFirst();
+    },
+    byId(orgId: string, kind: KeyKind, id: string): Promise<ApiKeysTable | undefined> {
+      return db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+    list(orgId: string, kind: KeyKind, projectId: string | undefined, limit: number, after: Cursor | null): Promise<ApiKeysTable[]> {
+      let q = db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('kind', '=', kind);
+      if (projectId) q = q.where('project_id', '=', projectId);
+      if (after)
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '>', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+          ]),
+        );
+      return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+    },
+    async setLabel(orgId: string, kind: KeyKind, id: string, label: string | null): Promise<void> {
+      await db.updateTable('api_keys').set({ label }).where('org_id', '=', orgId).where('kind', '=', kind).where('id', '=', id).execute();
+    },
+    /** Deletes the key; true when there was one. */
+    async delete(orgId: string, kind: KeyKind, id: string): Promise<boolean> {
+      const res = await db
+        .deleteFrom('api_keys')
+        .where('org_id', '=', orgId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
+    },
+    async touch(id: string, at: number): Promise<void> {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+  };
+}
+export type KeysStore = ReturnType<typeof keysStore>;

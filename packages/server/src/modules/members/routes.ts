@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { envelope, ok } from '../../http/envelope.js';
+import { PageQuery, paginate } from '../../http/pagination.js';
+import { RoleSchema, User } from '../accounts/schemas.js';
+import { presentUser } from '../accounts/service.js';
+import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { Deleted } from '../keys/schemas.js';
+
+const MemberParams = Type.Object({ userId: Type.String({ format: 'uuid' }) });
+
+/** The organisation's members (decisions §4). */
+export const membersRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { members } = deps.services;
+  const tags = ['Members'];
+
+  app.get(
+    '/v1/members',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'List members',
+        description: 'Users of the organisation with their role, oldest first.',
+        querystring: PageQuery,
+        response: { 200: envelope(Type.Array(User)) },
+      },
+    },
+    async (request, reply) => {
+      const rows = await members.list(request.principal!, request.query.limit, request.query.cursor);
+      return ok(paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentUser));
+    },
+  );
+
+  app.patch(
+    '/v1/members/:userId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: "Change a member's role",
+        description:
+          'Owners and admins (and API keys, as admins). Only an owner may grant the owner role or change an owner. The last owner cannot be demoted: 409.',
+        params: MemberParams,
+        body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
+        response: { 200: envelope(User) },
+      },
+    },
+    async (request) => ok(presentUser(await members.setRole(request.principal!, request.params.userId, request.body.role))),
+  );
+
+  app.delete(
+    '/v1/members/:userId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Remove a member',
+        description:
+          'Deletes the member and their login sessions. Owners and admins; only an owner may remove an owner; the last owner cannot be removed: 409.',
+        params: MemberParams,
+        response: { 200: envelope(Deleted) },
+      },
+    },
+    async (request) => ok(await members.remove(request.principal!, request.params.userId)),
+  );
+};

@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Db, UsersTable } from '../../db/types.js';
+import type { Cursor } from '../../http/pagination.js';
+
+/** SQL of an organisation's members (users). */
+export function membersStore(db: Db) {
+  const otherOwnerExists = (orgId: string) =>
+    sql<boolean>`(select count(*) from users o where o.org_id = ${orgId} and o.role = 'owner') > 1`;
+  return {
+    byId(orgId: string, userId: string): Promise<UsersTable | undefined> {
+      return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst();
+    },
+    list(orgId: string, limit: number, after: Cursor | null): Promise<UsersTable[]> {
+      let q = db.selectFrom('users').selectAll().where('org_id', '=', orgId);
+      if (after)
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '>', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+          ]),
+        );
+      return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+    },
+    /** Changes a role unless that would leave the organisation without an owner; false when refused. */
+    async setRole(orgId: string, userId: string, role: string): Promise<boolean> {
+      let q = db.updateTable('users').set({ role }).where('org_id', '=', orgId).where('id', '=', userId);
+      if (role !== 'owner') q = q.where((eb) => eb.or([eb('role', '!=', 'owner'), otherOwnerExists(orgId)]));
+      const res = await q.executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    },
+    /** Deletes a member unless they are the last owner; false when refused. */
+    async remove(orgId: string, userId: string): Promise<boolean> {
+      const res = await db
+        .deleteFrom('users')
+        .where('org_id', '=', orgId)
+        .where('id', '=', userId)
+        .where((eb) => eb.or([eb('role', '!=', 'owner'), otherOwnerExists(orgId)]))
+        .executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
+    },
+  };
+}
+export type MembersStore = ReturnType<typeof membersStore>;

@@ -1,0 +1,82 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { envelope, ok } from '../../http/envelope.js';
+import { PageQuery, paginate } from '../../http/pagination.js';
+import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { CreateProject, Project, ProjectParams, UpdateProject } from './schemas.js';
+import { presentProject } from './service.js';
+
+/** Projects of the caller's organisation (interface §4.3, decisions §4). */
+export const projectsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { projects } = deps.services;
+  const tags = ['Projects'];
+
+  app.get(
+    '/v1/projects',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'List projects',
+        description: "The organisation's projects, oldest first. Paginated with `limit` and `cursor` (next page in the `Link` header).",
+        querystring: PageQuery,
+        response: { 200: envelope(Type.Array(Project)) },
+      },
+    },
+    async (request, reply) => {
+      const rows = await projects.list(request.principal!, request.query.limit, request.query.cursor);
+      return ok(paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentProject));
+    },
+  );
+
+  app.post(
+    '/v1/projects',
+    {
+      config: { auth: KEY_OR_USER, idempotent: true },
+      schema: {
+        tags,
+        summary: 'Create a project',
+        description: 'Owners and admins (and API keys) only. `name` is required (1 to 200 characters); `environment` is optional.',
+        body: CreateProject,
+        response: { 201: envelope(Project) },
+      },
+    },
+    async (request, reply) =>
+      deps.idempotency.run(request, reply, async (trx) => ({
+        status: 201,
+        body: ok(presentProject(await projects.create(trx, request.principal!, request.body))),
+      })),
+  );
+
+  app.get(
+    '/v1/projects/:projectId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Get a project',
+        description: '404 for a project outside the organisation.',
+        params: ProjectParams,
+        response: { 200: envelope(Project) },
+      },
+    },
+    async (request) => ok(presentProject(await projects.inOrg(request.principal!, request.params.projectId))),
+  );
+
+  app.patch(
+    '/v1/projects/:projectId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Rename a project or change its environment',
+        description: 'Owners and admins (and API keys) only. Send at least one of `name`, `environment`.',
+        params: ProjectParams,
+        body: UpdateProject,
+        response: { 200: envelope(Project) },
+      },
+    },
+    async (request) =>
+      ok(presentProject(await projects.update(request.principal!, request.params.projectId, request.body))),
+  );
+};

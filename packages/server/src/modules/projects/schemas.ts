@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+
+export const Environment = Type.Union(
+  [Type.Literal('development'), Type.Literal('staging'), Type.Literal('production'), Type.Null()],
+  { description: '`development`, `staging`, `production`, or null when not set' },
+);
+
+export const ProjectName = Type.String({ minLength: 1, maxLength: 200, description: '1 to 200 characters' });
+
+export const Project = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    org_id: Type.String(),
+    environment: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Project' },
+);
+
+export const CreateProject = Type.Object(
+  { name: ProjectName, environment: Type.Optional(Environment) },
+  { additionalProperties: false },
+);
+
+export const UpdateProject = Type.Object(
+  { name: Type.Optional(ProjectName), environment: Type.Optional(Environment) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const ProjectParams = Type.Object({ projectId: Type.String({ format: 'uuid' }) });

@@ -1,0 +1,77 @@
+import type { Db, ProjectsTable, Trx } from '../../db/types.js';
+import { Forbidden, NotFound } from '../../http/errors.js';
+import { decodeCursor } from '../../http/pagination.js';
+import { roleAtLeast, type Principal, type Role } from '../../http/principal.js';
+import { newId } from '../../lib/ids.js';
+import { iso, now } from '../../lib/time.js';
+import type { ProjectsStore } from './store.js';
+
+/** The public shape of a project. */
+export function presentProject(p: ProjectsTable) {
+  return { id: p.id, name: p.name, org_id: p.org_id, environment: p.environment, created_at: iso(p.created_at) };
+}
+
+/** Refuses with 403 when the principal's role is below `min`. */
+export function requireRole(principal: Principal, min: Role): void {
+  if (!roleAtLeast(principal.role, min)) throw new Forbidden(`this needs the ${min} role or higher`);
+}
+
+const projectNotFound = () => new NotFound('project not found');
+
+/** Projects, and the rules that decide which project a caller acts on. */
+export function projectsService(deps: { store: ProjectsStore }) {
+  const { store } = deps;
+  return {
+    /** Inserts a project (used by create and by registration's Default project). */
+    async insert(q: Db | Trx, orgId: string, input: { name: string; environment: string | null }): Promise<ProjectsTable> {
+      const row: ProjectsTable = { id: newId(), org_id: orgId, name: input.name, environment: input.environment, created_at: now() };
+      await store.insert(q, row);
+      return row;
+    },
+
+    /**
+     * A project of the caller's organisation, for management routes (interface §5.1: a key acts
+     * for its whole organisation there). Anything outside the organisation is 404.
+     */
+    async inOrg(principal: Principal, projectId: string): Promise<ProjectsTable> {
+      const p = await store.byId(principal.orgId, projectId);
+      if (!p) throw projectNotFound();
+      return p;
+    },
+
+    /**
+     * The project a project-scoped route acts on. Keys act on their own project only; dashboard
+     * users on any project of their organisation: the one in the path, else `X-Project-Id`,
+     * else the organisation's first project. Another project is 404, never 403.
+     */
+    async scope(principal: Principal, projectId?: string): Promise<ProjectsTable> {
+      if (principal.keyProjectId !== null) {
+        if (projectId !== undefined && projectId !== principal.keyProjectId) throw projectNotFound();
+        const own = await store.byId(principal.orgId, principal.keyProjectId);
+        if (!own) throw projectNotFound();
+        return own;
+      }
+      const wanted = projectId ?? principal.projectHint;
+      const p = wanted ? await store.byId(principal.orgId, wanted) : await store.first(principal.orgId);
+      if (!p) throw projectNotFound();
+      return p;
+    },
+
+    list(principal: Principal, limit: number, cursor: string | undefined) {
+      return store.list(principal.orgId, limit + 1, decodeCursor(cursor));
+    },
+
+    async create(q: Db | Trx, principal: Principal, input: { name: string; environment?: string | null }) {
+      requireRole(principal, 'admin');
+      return this.insert(q, principal.orgId, { name: input.name, environment: input.environment ?? null });
+    },
+
+    async update(principal: Principal, projectId: string, patch: { name?: string; environment?: string | null }) {
+      requireRole(principal, 'admin');
+      const p = await this.inOrg(principal, projectId);
+      await store.update(principal.orgId, p.id, patch);
+      return { ...p, ...patch } as ProjectsTable;
+    },
+  };
+}
+export type ProjectsService = ReturnType<typeof projectsService>;

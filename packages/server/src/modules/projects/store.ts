@@ -1,0 +1,41 @@
+import type { Cursor } from '../../http/pagination.js';
+import type { Db, ProjectsTable, Trx } from '../../db/types.js';
+
+/** SQL of projects; every query names the organisation. */
+export function projectsStore(db: Db) {
+  return {
+    async insert(q: Db | Trx, row: ProjectsTable): Promise<void> {
+      await q.insertInto('projects').values(row).execute();
+    },
+    byId(orgId: string, id: string): Promise<ProjectsTable | undefined> {
+      return db.selectFrom('projects').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+    },
+    /** The organisation's first project: the default scope of a dashboard user. */
+    first(orgId: string): Promise<ProjectsTable | undefined> {
+      return db
+        .selectFrom('projects')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+    /** Oldest first, keyset-paginated. */
+    list(orgId: string, limit: number, after: Cursor | null): Promise<ProjectsTable[]> {
+      let q = db.selectFrom('projects').selectAll().where('org_id', '=', orgId);
+      if (after)
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '>', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+          ]),
+        );
+      return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+    },
+    async update(orgId: string, id: string, patch: Partial<Pick<ProjectsTable, 'name' | 'environment'>>): Promise<void> {
+      await db.updateTable('projects').set(patch).where('org_id', '=', orgId).where('id', '=', id).execute();
+    },
+  };
+}
+export type ProjectsStore = ReturnType<typeof projectsStore>;

@@ -1,0 +1,159 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { envelope, ok } from '../../http/envelope.js';
+import { PageQuery, paginate } from '../../http/pagination.js';
+import { KEY_OR_USER, KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
+import { Deleted } from '../keys/schemas.js';
+import { ProjectParams } from '../projects/schemas.js';
+import { CreateSession, ProjectSessionParams, PublicSession, Session, SessionParams, Visibility } from './schemas.js';
+import { presentPublicSession, presentSession } from './service.js';
+
+const PROJECT_SCOPE_NOTE =
+  ' An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.';
+
+/** Sessions (interface §4.4) and the public catalog (interface §4.7). */
+export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { sessions } = deps.services;
+  const tags = ['Sessions'];
+  const base = deps.config.publicBaseUrl;
+
+  const createSchema = {
+    tags,
+    summary: 'Create a session',
+    description:
+      'Creates a session (`started_at` and `ended_at` null) and emits `session.created`. Accepts API keys, restricted keys and the dashboard cookie. Refused with 503 `USAGE_LIMITS_EXCEEDED` when the free tier is exceeded without a subscription. Body optional: `{ name }`.',
+    body: CreateSession,
+    response: { 201: envelope(Session) },
+  };
+
+  app.post(
+    '/v1/projects/:projectId/sessions',
+    { config: { auth: KEY_USER_OR_RESTRICTED, idempotent: true }, schema: { ...createSchema, params: ProjectParams } },
+    async (request, reply) =>
+      deps.idempotency.run(request, reply, async (trx) => ({
+        status: 201,
+        body: ok(presentSession(await sessions.create(trx, request.principal!, request.params.projectId, request.body.name ?? ''))),
+      })),
+  );
+
+  app.post(
+    '/v1/sessions',
+    {
+      config: { auth: KEY_USER_OR_RESTRICTED, idempotent: true },
+      schema: { ...createSchema, description: createSchema.description + PROJECT_SCOPE_NOTE },
+    },
+    async (request, reply) =>
+      deps.idempotency.run(request, reply, async (trx) => ({
+        status: 201,
+        body: ok(presentSession(await sessions.create(trx, request.principal!, undefined, request.body.name ?? ''))),
+      })),
+  );
+
+  app.get(
+    '/v1/projects/:projectId/sessions/:sessionId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Get a session of a project',
+        description: '404 when the session is missing or belongs to another project.',
+        params: ProjectSessionParams,
+        response: { 200: envelope(Session) },
+      },
+    },
+    async (request) =>
+      ok(presentSession(await sessions.get(request.principal!, request.params.sessionId, request.params.projectId))),
+  );
+
+  app.get(
+    '/v1/sessions/:sessionId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Get a session',
+        description: '404 when the session is missing or belongs to another project.' + PROJECT_SCOPE_NOTE,
+        params: SessionParams,
+        response: { 200: envelope(Session) },
+      },
+    },
+    async (request) => ok(presentSession(await sessions.get(request.principal!, request.params.sessionId))),
+  );
+
+  const listSchema = {
+    tags,
+    summary: 'List sessions',
+    description:
+      'Sessions of the project, newest first (`created_at` descending). Paginated with `limit` (default 50, at most 200) and `cursor`; the next page is announced in `Link: <…>; rel="next"`.',
+    querystring: PageQuery,
+    response: { 200: envelope(Type.Array(Session)) },
+  };
+
+  app.get(
+    '/v1/sessions',
+    { config: { auth: KEY_OR_USER }, schema: { ...listSchema, description: listSchema.description + PROJECT_SCOPE_NOTE } },
+    async (request, reply) => {
+      const rows = await sessions.list(request.principal!, undefined, request.query.limit, request.query.cursor);
+      return ok(paginate(rows, request.query.limit, request, reply, base).map(presentSession));
+    },
+  );
+
+  app.get(
+    '/v1/projects/:projectId/sessions',
+    { config: { auth: KEY_OR_USER }, schema: { ...listSchema, params: ProjectParams } },
+    async (request, reply) => {
+      const rows = await sessions.list(request.principal!, request.params.projectId, request.query.limit, request.query.cursor);
+      return ok(paginate(rows, request.query.limit, request, reply, base).map(presentSession));
+    },
+  );
+
+  app.put(
+    '/v1/sessions/:sessionId/visibility',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Make a session public or private',
+        description: 'Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.',
+        params: SessionParams,
+        body: Visibility,
+        response: { 200: envelope(Type.Boolean()) },
+      },
+    },
+    async (request) => ok(await sessions.setVisibility(request.principal!, request.params.sessionId, request.body.is_public)),
+  );
+
+  app.delete(
+    '/v1/sessions/:sessionId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Delete a session',
+        description: 'Deletes the session and everything recorded for it. Refused with 409 while the session is live.',
+        params: SessionParams,
+        response: { 200: envelope(Deleted) },
+      },
+    },
+    async (request) => ok(await sessions.delete(request.principal!, request.params.sessionId)),
+  );
+
+  app.get(
+    '/v1/public/sessions',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['Public'],
+        summary: 'Public catalog',
+        description:
+          'Sessions with `is_public` true, newest first, reduced to id, name, created_at, started_at, ended_at. No credentials. Paginated like every list.',
+        querystring: PageQuery,
+        response: { 200: envelope(Type.Array(PublicSession)) },
+      },
+    },
+    async (request, reply) => {
+      const rows = await sessions.listPublic(request.query.limit, request.query.cursor);
+      return ok(paginate(rows, request.query.limit, request, reply, base).map(presentPublicSession));
+    },
+  );
+};

@@ -1,0 +1,105 @@
+import type { EventBus } from '../../bus/events.js';
+import { transaction } from '../../db/transaction.js';
+import type { Db, SessionsTable, Trx } from '../../db/types.js';
+import { Conflict, NotFound } from '../../http/errors.js';
+import { decodeCursor } from '../../http/pagination.js';
+import type { Principal } from '../../http/principal.js';
+import { newId } from '../../lib/ids.js';
+import { iso, isoOrNull, now } from '../../lib/time.js';
+import type { UsageGate } from '../billing/gate.js';
+import type { ProjectsService } from '../projects/service.js';
+import type { SessionsStore } from './store.js';
+
+/** The public shape of a session. */
+export function presentSession(s: SessionsTable) {
+  return {
+    id: s.id,
+    project_id: s.project_id,
+    name: s.name,
+    created_by: s.created_by,
+    started_at: isoOrNull(s.started_at),
+    ended_at: isoOrNull(s.ended_at),
+    created_at: iso(s.created_at),
+    is_public: s.is_public === 1,
+  };
+}
+
+/** The public catalog entry: never the project. */
+export function presentPublicSession(s: SessionsTable) {
+  return {
+    id: s.id,
+    name: s.name,
+    created_at: iso(s.created_at),
+    started_at: isoOrNull(s.started_at),
+    ended_at: isoOrNull(s.ended_at),
+  };
+}
+
+const sessionNotFound = () => new NotFound('session not found');
+
+/** Sessions: create (billing-gated, `session.created` on the bus), read, list, visibility, delete. */
+export function sessionsService(deps: { db: Db; store: SessionsStore; projects: ProjectsService; bus: EventBus; gate: UsageGate }) {
+  const { store, projects, bus } = deps;
+
+  return {
+    async create(q: Db | Trx, principal: Principal, projectId: string | undefined, name: string) {
+      const project = await projects.scope(principal, projectId);
+      await deps.gate.assertWithinLimits(project.org_id);
+      const row: SessionsTable = {
+        id: newId(),
+        project_id: project.id,
+        name,
+        created_by: principal.kind === 'user' ? principal.userId! : principal.kind,
+        is_public: 0,
+        created_at: now(),
+        started_at: null,
+        ended_at: null,
+      };
+      await transaction(q, async (trx) => {
+        await store.insert(trx, row);
+        await bus.publish(trx, {
+          id: newId(),
+          type: 'session.created',
+          at: row.created_at,
+          orgId: project.org_id,
+          projectId: project.id,
+          sessionId: row.id,
+          data: presentSession(row),
+        });
+      });
+      return row;
+    },
+
+    /** A session of the caller's project scope; 404 when missing or in another project. */
+    async get(principal: Principal, sessionId: string, projectId?: string): Promise<SessionsTable> {
+      const project = await projects.scope(principal, projectId);
+      const s = await store.byId(project.id, sessionId);
+      if (!s) throw sessionNotFound();
+      return s;
+    },
+
+    async list(principal: Principal, projectId: string | undefined, limit: number, cursor: string | undefined) {
+      const project = await projects.scope(principal, projectId);
+      return store.list(project.id, limit + 1, decodeCursor(cursor));
+    },
+
+    listPublic(limit: number, cursor: string | undefined) {
+      return store.listPublic(limit + 1, decodeCursor(cursor));
+    },
+
+    async setVisibility(principal: Principal, sessionId: string, isPublic: boolean): Promise<boolean> {
+      const project = await projects.scope(principal);
+      if (!(await store.setPublic(project.id, sessionId, isPublic))) throw sessionNotFound();
+      return isPublic;
+    },
+
+    /** Deletes a session that is not live (409 while it is). */
+    async delete(principal: Principal, sessionId: string) {
+      const s = await this.get(principal, sessionId);
+      if (!(await store.deleteIdle(deps.db, s.project_id, s.id)))
+        throw new Conflict('the session is live; it can be deleted once it has ended');
+      return { id: s.id, deleted: true as const };
+    },
+  };
+}
+export type SessionsService = ReturnType<typeof sessionsService>;

@@ -1,0 +1,48 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { Db, SessionsTable, Tables, Trx } from '../../db/types.js';
+import type { Cursor } from '../../http/pagination.js';
+
+/** SQL of sessions; every read names the project, except the public catalog. */
+export function sessionsStore(db: Db) {
+  const before = (after: Cursor) => (eb: ExpressionBuilder<Tables, 'sessions'>) =>
+    eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]);
+  return {
+    async insert(q: Db | Trx, row: SessionsTable): Promise<void> {
+      await q.insertInto('sessions').values(row).execute();
+    },
+    byId(projectId: string, id: string): Promise<SessionsTable | undefined> {
+      return db.selectFrom('sessions').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    },
+    /** Newest first, keyset-paginated. */
+    list(projectId: string, limit: number, after: Cursor | null): Promise<SessionsTable[]> {
+      let q = db.selectFrom('sessions').selectAll().where('project_id', '=', projectId);
+      if (after) q = q.where(before(after));
+      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    },
+    listPublic(limit: number, after: Cursor | null): Promise<SessionsTable[]> {
+      let q = db.selectFrom('sessions').selectAll().where('is_public', '=', 1);
+      if (after) q = q.where(before(after));
+      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    },
+    async setPublic(projectId: string, id: string, isPublic: boolean): Promise<boolean> {
+      const res = await db
+        .updateTable('sessions')
+        .set({ is_public: isPublic ? 1 : 0 })
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    },
+    /** Deletes a session that is not live; false when it is live or missing. */
+    async deleteIdle(q: Db | Trx, projectId: string, id: string): Promise<boolean> {
+      const res = await q
+        .deleteFrom('sessions')
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('started_at', 'is', null), eb('ended_at', 'is not', null)]))
+        .executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
+    },
+  };
+}
+export type SessionsStore = ReturnType<typeof sessionsStore>;

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE, call, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+
+describe('the HTTP edge', () => {
+  let t: TestApp;
+  let a: Tenant;
+  beforeAll(async () => {
+    t = await startApp();
+    a = await tenant(t);
+  });
+  afterAll(() => t.close());
+
+  it('answers health as plain text while the database answers', async () => {
+    const res = await call(t, 'GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.raw).toBe('ok');
+    expect(String(res.headers['content-type'])).toMatch(/^text\/plain/);
+  });
+
+  it('answers an unknown route with the error envelope', async () => {
+    const res = await call(t, 'GET', '/v1/does-not-exist', { key: a.key });
+    expect(expectError(res, 404, 'NOT_FOUND')).toContain('/v1/does-not-exist');
+  });
+
+  it('answers a known path under the wrong method with 405 and Allow', async () => {
+    const res = await call(t, 'DELETE', '/v1/projects', { key: a.key });
+    expectError(res, 405, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.allow).toBe('GET, POST');
+  });
+
+  it('refuses malformed JSON with 400', async () => {
+    const res = await call(t, 'POST', '/v1/sessions', {
+      key: a.key,
+      payload: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(expectError(res, 400, 'BAD_REQUEST')).toMatch(/not valid JSON/);
+  });
+
+  it('refuses a body that is not JSON with 415', async () => {
+    const res = await call(t, 'POST', '/v1/sessions', {
+      key: a.key,
+      payload: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('refuses a body over 1 MiB with 413 and writes nothing', async () => {
+    const res = await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'x'.repeat(1024 * 1024) } });
+    expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+    const list = await call(t, 'GET', '/v1/sessions', { key: a.key });
+    expect(list.body.data).toEqual([]);
+  });
+
+  it('names the field of a wrong type, a missing field and an unknown field', async () => {
+    expect(expectError(await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 7 } }), 400, 'BAD_REQUEST')).toBe(
+      'body.name must be a string',
+    );
+    expect(expectError(await call(t, 'POST', '/v1/projects', { key: a.key, body: {} }), 400, 'BAD_REQUEST')).toBe(
+      'body.name is required',
+    );
+    expect(
+      expectError(await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'x', nmae: 'y' } }), 400, 'BAD_REQUEST'),
+    ).toBe('body.nmae is not a known field');
+    expect(expectError(await call(t, 'POST', '/v1/sessions', { key: a.key, body: [1] }), 400, 'BAD_REQUEST')).toBe(
+      'body must be an object',
+    );
+  });
+
+  it('names a bad path parameter and a bad query parameter', async () => {
+    expect(expectError(await call(t, 'GET', '/v1/sessions/not-a-uuid', { key: a.key }), 400, 'BAD_REQUEST')).toBe(
+      'path.sessionId must be a valid uuid',
+    );
+    expect(expectError(await call(t, 'GET', '/v1/sessions?limit=abc', { key: a.key }), 400, 'BAD_REQUEST')).toBe(
+      'query.limit must be an integer',
+    );
+    expect(expectError(await call(t, 'GET', '/v1/sessions?limit=201', { key: a.key }), 400, 'BAD_REQUEST')).toMatch(
+      /^query\.limit must be <= 200/,
+    );
+    expect(expectError(await call(t, 'GET', '/v1/sessions?cursor=zzz', { key: a.key }), 400, 'BAD_REQUEST')).toMatch(
+      /query\.cursor/,
+    );
+  });
+
+  it('accepts a creating POST with no body at all where every field is optional', async () => {
+    const res = await call(t, 'POST', '/v1/sessions', { key: a.key, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data.name).toBe('');
+  });
+
+  it('publishes an OpenAPI 3.1 document of every route, and a reference page', async () => {
+    const res = await call(t, 'GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = JSON.parse(res.raw);
+    expect(doc.openapi).toBe('3.1.0');
+    const routes = Object.entries(doc.paths as Record<string, object>).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    for (const expected of [
+      'GET /health',
+      'POST /v1/auth/register',
+      'POST /v1/auth/login',
+      'POST /v1/auth/logout',
+      'GET /v1/me',
+      'GET /v1/projects',
+      'POST /v1/projects',
+      'GET /v1/projects/{projectId}',
+      'PATCH /v1/projects/{projectId}',
+      'GET /v1/members',
+      'PATCH /v1/members/{userId}',
+      'DELETE /v1/members/{userId}',
+      'GET /v1/api-keys',
+      'POST /v1/projects/{projectId}/api-keys',
+      'PATCH /v1/api-keys/{keyId}',
+      'DELETE /v1/api-keys/{keyId}',
+      'GET /v1/restricted-keys',
+      'POST /v1/restricted-keys',
+      'DELETE /v1/restricted-keys/{keyId}',
+      'POST /v1/projects/{projectId}/sessions',
+      'POST /v1/sessions',
+      'GET /v1/sessions',
+      'GET /v1/sessions/{sessionId}',
+      'GET /v1/projects/{projectId}/sessions/{sessionId}',
+      'PUT /v1/sessions/{sessionId}/visibility',
+      'DELETE /v1/sessions/{sessionId}',
+      'GET /v1/public/sessions',
+      'POST /v1/projects/{projectId}/invitations',
+      'POST /v1/invitations/redeem',
+    ]) {
+      expect(routes).toContain(expected);
+    }
+    const create = doc.paths['/v1/sessions'].post;
+    expect(create.responses['201']).toBeDefined();
+    expect(create.responses['4XX'] ?? create.responses['4xx']).toBeDefined();
+    expect(create.security.length).toBeGreaterThan(0);
+    const docs = await call(t, 'GET', '/docs/');
+    expect(docs.status).toBe(200);
+    expect(docs.raw).toMatch(/swagger/i);
+  });
+
+  it('answers health 503 in plain text when the database does not answer', async () => {
+    const broken = await startApp();
+    await broken.runtime.database.close();
+    const res = await call(broken, 'GET', '/health');
+    expect(res.status).toBe(503);
+    expect(res.raw).toBe('database unavailable');
+    await broken.app.close();
+    await broken.runtime.counters.close();
+  });
+
+  it('builds next-page links on the public base URL', async () => {
+    for (let i = 0; i < 3; i++) await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: `s${i}` } });
+    const res = await call(t, 'GET', '/v1/sessions?limit=2', { key: a.key });
+    expect(String(res.headers.link)).toMatch(new RegExp(`^<${BASE}/v1/sessions\\?limit=2&cursor=[^>]+>; rel="next"$`));
+  });
+});

@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+
+const pg = process.env.TEST_DATABASE_URL;
+if (!pg) console.log('[vss] PostgreSQL variant skipped: TEST_DATABASE_URL is not set (.ci/run sets it).');
+if (!process.env.TEST_REDIS_URL)
+  console.log('[vss] Redis variants skipped: TEST_REDIS_URL is not set (.ci/run sets it).');
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['packages/*/test/**/*.test.ts'], env: { VSS_TEST_ENGINE: 'sqlite' } },
+      },
+      ...(pg
+        ? [
+            {
+              extends: true,
+              test: { name: 'postgres', include: ['packages/*/test/**/*.test.ts'], env: { VSS_TEST_ENGINE: 'postgres' } },
+            },
+          ]
+        : []),
+    ],
+  },
+});
