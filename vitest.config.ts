@@ -11,14 +11,22 @@ export default defineConfig({
     hookTimeout: 30_000,
     projects: [
       {
-        extends: true,
-        test: { name: 'sqlite', include: ['packages/*/test/**/*.test.ts'], env: { VSS_TEST_ENGINE: 'sqlite' } },
+        extends: true as const,
+        test: {
+          name: 'sqlite',
+          include: ['packages/*/test/**/*.test.ts'],
+          env: { VSS_TEST_ENGINE: 'sqlite' },
+        },
       },
       ...(pg
         ? [
             {
-              extends: true,
-              test: { name: 'postgres', include: ['packages/*/test/**/*.test.ts'], env: { VSS_TEST_ENGINE: 'postgres' } },
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['packages/*/test/**/*.test.ts'],
+                env: { VSS_TEST_ENGINE: 'postgres' },
+              },
             },
           ]
         : []),

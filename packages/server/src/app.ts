@@ -59,7 +59,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   installAuth(app, {
     config,
     counters: runtime.counters,
-    resolvers: { key: (s) => runtime.services.keys.resolve(s), cookie: (c) => runtime.services.accounts.resolveCookie(c) },
+    resolvers: {
+      key: (s) => runtime.services.keys.resolve(s),
+      cookie: (c) => runtime.services.accounts.resolveCookie(c),
+    },
   });
   installRequestLog(app);
 

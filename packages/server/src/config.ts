@@ -64,7 +64,8 @@ function num(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`);
   return n;
 }
 
@@ -111,7 +112,8 @@ function rootSecret(env: Env, dataDir: string): Buffer {
   const file = join(dataDir, 'secret.key');
   if (existsSync(file)) {
     const kept = readFileSync(file, 'utf8').trim();
-    if (kept.length < 32) throw new ConfigError(`SECRET_KEY is unset and ${file} is damaged: delete it or set SECRET_KEY`);
+    if (kept.length < 32)
+      throw new ConfigError(`SECRET_KEY is unset and ${file} is damaged: delete it or set SECRET_KEY`);
     return Buffer.from(kept, 'utf8');
   }
   const fresh = randomBytes(32).toString('hex');
@@ -139,14 +141,18 @@ export function loadConfig(env: Env): Config {
   const webhookRetryDelaysS = delaysRaw.split(',').map((part) => {
     const s = part.trim();
     if (!/^\d+(\.\d+)?$/.test(s))
-      throw new ConfigError(`WEBHOOK_RETRY_DELAYS_S must be a comma-separated list of seconds, got "${delaysRaw}"`);
+      throw new ConfigError(
+        `WEBHOOK_RETRY_DELAYS_S must be a comma-separated list of seconds, got "${delaysRaw}"`,
+      );
     return Number(s);
   });
   const billingProvider = oneOf(env, 'BILLING_PROVIDER', 'none', ['none', 'stripe'] as const);
   const stripeSecretKey = optional(env, 'STRIPE_SECRET_KEY');
   const stripeWebhookSecret = optional(env, 'STRIPE_WEBHOOK_SECRET');
   if (billingProvider === 'stripe' && (!stripeSecretKey || !stripeWebhookSecret))
-    throw new ConfigError('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are required when BILLING_PROVIDER=stripe');
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are required when BILLING_PROVIDER=stripe',
+    );
 
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', [
     'fatal',

@@ -42,7 +42,11 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Opens storage (migrating it), connects counters and wires the services in dependency order. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: options.pgSchema });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgSchema: options.pgSchema,
+  });
   const counters = config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters();
   const { db } = database;
   const bus = new EventBus();
@@ -55,8 +59,20 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     accounts: accountsService({ config, db, store: accountsSql, counters, projects }),
     members: membersService({ store: membersStore(db) }),
     keys: keysService({ config, store: keysStore(db), projects }),
-    sessions: sessionsService({ db, store: sessionsStore(db), projects, bus, gate: options.gate ?? openGate }),
-    invitations: invitationsService({ config, db, store: invitationsStore(db), accounts: accountsSql, projects }),
+    sessions: sessionsService({
+      db,
+      store: sessionsStore(db),
+      projects,
+      bus,
+      gate: options.gate ?? openGate,
+    }),
+    invitations: invitationsService({
+      config,
+      db,
+      store: invitationsStore(db),
+      accounts: accountsSql,
+      projects,
+    }),
   };
 
   // Housekeeping: forget expired idempotency answers and login sessions.

@@ -32,7 +32,8 @@ export interface StartOptions extends RuntimeOptions {
 /** Builds the real app on fresh storage of the engine under test. */
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'vss-test-'));
-  const pgSchema = ENGINE === 'postgres' ? (options.pgSchema ?? `t_${Math.random().toString(36).slice(2, 12)}`) : undefined;
+  const pgSchema =
+    ENGINE === 'postgres' ? (options.pgSchema ?? `t_${Math.random().toString(36).slice(2, 12)}`) : undefined;
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
@@ -86,7 +87,12 @@ export interface Call {
 }
 
 /** Sends one request through the real HTTP pipeline (inject). */
-export async function call<T = any>(t: TestApp, method: string, url: string, opts: Call = {}): Promise<Res<T>> {
+export async function call<T = any>(
+  t: TestApp,
+  method: string,
+  url: string,
+  opts: Call = {},
+): Promise<Res<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.cookie) headers.cookie = `service_session=${opts.cookie}`;
@@ -146,7 +152,10 @@ export async function register(t: TestApp, address = email()): Promise<Account> 
 
 /** Issues an API key for a project through the API, as the account's owner. */
 export async function apiKey(t: TestApp, account: Account, projectId = account.projectId): Promise<string> {
-  const res = await call(t, 'POST', `/v1/projects/${projectId}/api-keys`, { cookie: account.cookie, body: {} });
+  const res = await call(t, 'POST', `/v1/projects/${projectId}/api-keys`, {
+    cookie: account.cookie,
+    body: {},
+  });
   if (res.status !== 201) throw new Error(`key create failed: ${res.raw}`);
   return res.body.data.secret;
 }

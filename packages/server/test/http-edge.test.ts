@@ -47,44 +47,58 @@ describe('the HTTP edge', () => {
   });
 
   it('refuses a body over 1 MiB with 413 and writes nothing', async () => {
-    const res = await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'x'.repeat(1024 * 1024) } });
+    const res = await call(t, 'POST', '/v1/sessions', {
+      key: a.key,
+      body: { name: 'x'.repeat(1024 * 1024) },
+    });
     expectError(res, 413, 'PAYLOAD_TOO_LARGE');
     const list = await call(t, 'GET', '/v1/sessions', { key: a.key });
     expect(list.body.data).toEqual([]);
   });
 
   it('names the field of a wrong type, a missing field and an unknown field', async () => {
-    expect(expectError(await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 7 } }), 400, 'BAD_REQUEST')).toBe(
-      'body.name must be a string',
-    );
-    expect(expectError(await call(t, 'POST', '/v1/projects', { key: a.key, body: {} }), 400, 'BAD_REQUEST')).toBe(
-      'body.name is required',
-    );
     expect(
-      expectError(await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'x', nmae: 'y' } }), 400, 'BAD_REQUEST'),
+      expectError(
+        await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 7 } }),
+        400,
+        'BAD_REQUEST',
+      ),
+    ).toBe('body.name must be a string');
+    expect(
+      expectError(await call(t, 'POST', '/v1/projects', { key: a.key, body: {} }), 400, 'BAD_REQUEST'),
+    ).toBe('body.name is required');
+    expect(
+      expectError(
+        await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'x', nmae: 'y' } }),
+        400,
+        'BAD_REQUEST',
+      ),
     ).toBe('body.nmae is not a known field');
-    expect(expectError(await call(t, 'POST', '/v1/sessions', { key: a.key, body: [1] }), 400, 'BAD_REQUEST')).toBe(
-      'body must be an object',
-    );
+    expect(
+      expectError(await call(t, 'POST', '/v1/sessions', { key: a.key, body: [1] }), 400, 'BAD_REQUEST'),
+    ).toBe('body must be an object');
   });
 
   it('names a bad path parameter and a bad query parameter', async () => {
-    expect(expectError(await call(t, 'GET', '/v1/sessions/not-a-uuid', { key: a.key }), 400, 'BAD_REQUEST')).toBe(
-      'path.sessionId must be a valid uuid',
-    );
-    expect(expectError(await call(t, 'GET', '/v1/sessions?limit=abc', { key: a.key }), 400, 'BAD_REQUEST')).toBe(
-      'query.limit must be an integer',
-    );
-    expect(expectError(await call(t, 'GET', '/v1/sessions?limit=201', { key: a.key }), 400, 'BAD_REQUEST')).toMatch(
-      /^query\.limit must be <= 200/,
-    );
-    expect(expectError(await call(t, 'GET', '/v1/sessions?cursor=zzz', { key: a.key }), 400, 'BAD_REQUEST')).toMatch(
-      /query\.cursor/,
-    );
+    expect(
+      expectError(await call(t, 'GET', '/v1/sessions/not-a-uuid', { key: a.key }), 400, 'BAD_REQUEST'),
+    ).toBe('path.sessionId must be a valid uuid');
+    expect(
+      expectError(await call(t, 'GET', '/v1/sessions?limit=abc', { key: a.key }), 400, 'BAD_REQUEST'),
+    ).toBe('query.limit must be an integer');
+    expect(
+      expectError(await call(t, 'GET', '/v1/sessions?limit=201', { key: a.key }), 400, 'BAD_REQUEST'),
+    ).toMatch(/^query\.limit must be <= 200/);
+    expect(
+      expectError(await call(t, 'GET', '/v1/sessions?cursor=zzz', { key: a.key }), 400, 'BAD_REQUEST'),
+    ).toMatch(/query\.cursor/);
   });
 
   it('accepts a creating POST with no body at all where every field is optional', async () => {
-    const res = await call(t, 'POST', '/v1/sessions', { key: a.key, headers: { 'content-type': 'application/json' } });
+    const res = await call(t, 'POST', '/v1/sessions', {
+      key: a.key,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.name).toBe('');
   });
@@ -150,8 +164,11 @@ describe('the HTTP edge', () => {
   });
 
   it('builds next-page links on the public base URL', async () => {
-    for (let i = 0; i < 3; i++) await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: `s${i}` } });
+    for (let i = 0; i < 3; i++)
+      await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: `s${i}` } });
     const res = await call(t, 'GET', '/v1/sessions?limit=2', { key: a.key });
-    expect(String(res.headers.link)).toMatch(new RegExp(`^<${BASE}/v1/sessions\\?limit=2&cursor=[^>]+>; rel="next"$`));
+    expect(String(res.headers.link)).toMatch(
+      new RegExp(`^<${BASE}/v1/sessions\\?limit=2&cursor=[^>]+>; rel="next"$`),
+    );
   });
 });

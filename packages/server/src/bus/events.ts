@@ -34,7 +34,11 @@ export class EventBus {
   /** Registers a handler that runs after the producer's transaction committed. `*` receives every type. */
   on(type: string, handler: Handler): () => void {
     this.handlers.set(type, [...(this.handlers.get(type) ?? []), handler]);
-    return () => this.handlers.set(type, (this.handlers.get(type) ?? []).filter((h) => h !== handler));
+    return () =>
+      this.handlers.set(
+        type,
+        (this.handlers.get(type) ?? []).filter((h) => h !== handler),
+      );
   }
 
   /** Publishes an event as part of `db`'s transaction (or at once when `db` is not a transaction). */

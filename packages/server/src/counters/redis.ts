@@ -13,7 +13,11 @@ export function redisCounters(url: string): Counters {
     async hit(key, windowMs) {
       const { index, resetInMs } = windowOf(Date.now(), windowMs);
       const k = name(key, windowMs, index);
-      const res = await redis.multi().incr(k).pexpire(k, resetInMs + 1000).exec();
+      const res = await redis
+        .multi()
+        .incr(k)
+        .pexpire(k, resetInMs + 1000)
+        .exec();
       const count = Number(res?.[0]?.[1] ?? 0);
       return { count, resetInMs };
     },

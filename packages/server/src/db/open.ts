@@ -82,11 +82,17 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       close: () => db.destroy(),
     };
   }
-  // The migrator's own tables live in the schema in use: it looks for them across schemas otherwise.
+  // The migrator's own tables live in the schema in use: left to itself it looks for them across
+  // every schema, and would find another schema's on a shared database.
+  let migrationTableSchema: string | undefined;
+  if (database.engine === 'postgres') {
+    const { rows } = await sql<{ s: string }>`select current_schema() as s`.execute(database.db);
+    migrationTableSchema = rows[0]?.s ?? options.pgSchema;
+  }
   const migrator = new Migrator({
     db: database.db,
     provider: migrations(database.engine),
-    ...(database.engine === 'postgres' && options.pgSchema ? { migrationTableSchema: options.pgSchema } : {}),
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
@@ -100,5 +106,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 /** True when the error is a unique-constraint violation on either engine. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    e?.code === '23505' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }

@@ -33,7 +33,8 @@ function presentedSecret(request: FastifyRequest): string | null {
 async function resolve(request: FastifyRequest, resolvers: CredentialResolvers): Promise<Principal | null> {
   const secret = presentedSecret(request);
   if (secret !== null) {
-    if (secret.startsWith('sat_')) throw new Unauthorized('agent tokens are accepted only by the /mcp endpoint');
+    if (secret.startsWith('sat_'))
+      throw new Unauthorized('agent tokens are accepted only by the /mcp endpoint');
     if (!secret.startsWith('sk_live_') && !secret.startsWith('rk_live_'))
       throw new Unauthorized('unrecognised credential: expected an sk_live_ or rk_live_ key');
     const principal = await resolvers.key(secret);
@@ -56,7 +57,8 @@ export function checkSameOrigin(request: FastifyRequest, publicOrigin: string): 
   if (site !== undefined && site !== 'same-origin' && site !== 'none')
     throw new Forbidden('cross-site request refused (Sec-Fetch-Site)');
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== publicOrigin) throw new Forbidden('cross-origin request refused (Origin)');
+  if (origin !== undefined && origin !== publicOrigin)
+    throw new Forbidden('cross-origin request refused (Origin)');
   const type = request.headers['content-type'];
   if (type !== undefined && !/^application\/json\b/i.test(type))
     throw new Forbidden('cookie-authenticated requests must send JSON bodies');
@@ -87,10 +89,13 @@ export function installAuth(
     let principal: Principal | null = null;
     if (rule !== 'public') {
       principal = await resolve(request, deps.resolvers);
-      if (!principal) throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
+      if (!principal)
+        throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
       if (!rule.accept.includes(principal.kind)) {
         if (principal.kind === 'restricted_key')
-          throw new Forbidden('restricted keys may only create sessions, request connection tokens and read manifests');
+          throw new Forbidden(
+            'restricted keys may only create sessions, request connection tokens and read manifests',
+          );
         if (principal.kind === 'user') throw new Unauthorized('this route needs an API key');
         throw new Unauthorized('this route needs a signed-in dashboard session');
       }

@@ -20,7 +20,12 @@ const CODE_BY_STATUS: Record<number, string> = {
 export function toApiError(err: FastifyError | Error): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as FastifyError;
-  if (fe.validation) return new ApiError(400, 'BAD_REQUEST', describeValidation(fe.validation, fe.validationContext ?? 'body'));
+  if (fe.validation)
+    return new ApiError(
+      400,
+      'BAD_REQUEST',
+      describeValidation(fe.validation, fe.validationContext ?? 'body'),
+    );
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 1 MiB');
@@ -33,9 +38,14 @@ export function toApiError(err: FastifyError | Error): ApiError {
       return new ApiError(400, 'BAD_REQUEST', 'Content-Length does not match the body');
   }
   if (err instanceof SyntaxError || fe.statusCode === 400)
-    return new ApiError(400, 'BAD_REQUEST', fe.statusCode === 400 && !(err instanceof SyntaxError) ? fe.message : 'request body is not valid JSON');
+    return new ApiError(
+      400,
+      'BAD_REQUEST',
+      fe.statusCode === 400 && !(err instanceof SyntaxError) ? fe.message : 'request body is not valid JSON',
+    );
   const status = fe.statusCode ?? 500;
-  if (status >= 400 && status < 500 && CODE_BY_STATUS[status]) return new ApiError(status, CODE_BY_STATUS[status]!, fe.message);
+  if (status >= 400 && status < 500 && CODE_BY_STATUS[status])
+    return new ApiError(status, CODE_BY_STATUS[status]!, fe.message);
   return new ApiError(500, 'SERVER_ERROR', 'internal server error');
 }
 

@@ -44,9 +44,12 @@ export class Idempotency {
       return result.body;
     }
     const key = Array.isArray(header) ? header[0]! : header;
-    if (key.length < 1 || key.length > 255) throw new BadRequest('header Idempotency-Key must be 1 to 255 characters');
+    if (key.length < 1 || key.length > 255)
+      throw new BadRequest('header Idempotency-Key must be 1 to 255 characters');
 
-    const who = request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : `ip:${request.ip}`;
+    const who = request.principal
+      ? `${request.principal.kind}:${request.principal.credentialId}`
+      : `ip:${request.ip}`;
     const scope = `${who} ${request.method} ${request.url.split('?')[0]}`;
     const requestHash = sha256Hex(JSON.stringify(request.body ?? null));
 
@@ -54,12 +57,15 @@ export class Idempotency {
     if (replay !== undefined) return replay;
 
     const slot = `${scope}\n${key}`;
-    if (this.inFlight.has(slot)) throw new Conflict('a request with this Idempotency-Key is still in progress');
+    if (this.inFlight.has(slot))
+      throw new Conflict('a request with this Idempotency-Key is still in progress');
     this.inFlight.add(slot);
     try {
       const result = await transaction(this.db, async (trx) => {
         if (this.engine === 'postgres') {
-          const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${slot})) as ok`.execute(trx);
+          const { rows } = await sql<{
+            ok: boolean;
+          }>`select pg_try_advisory_xact_lock(hashtext(${slot})) as ok`.execute(trx);
           if (!rows[0]?.ok) throw new Conflict('a request with this Idempotency-Key is still in progress');
         }
         const created = await create(trx);
@@ -91,7 +97,12 @@ export class Idempotency {
   }
 
   /** Replays a stored answer; returning the sent reply tells Fastify the handler already answered. */
-  private async lookup<T>(scope: string, key: string, requestHash: string, reply: FastifyReply): Promise<T | undefined> {
+  private async lookup<T>(
+    scope: string,
+    key: string,
+    requestHash: string,
+    reply: FastifyReply,
+  ): Promise<T | undefined> {
     const row = await this.db
       .selectFrom('idempotency_keys')
       .select(['request_hash', 'status_code', 'response_body', 'created_at'])
@@ -100,7 +111,11 @@ export class Idempotency {
       .executeTakeFirst();
     if (!row) return undefined;
     if (row.created_at < now() - IDEMPOTENCY_RETENTION_MS) {
-      await this.db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).execute();
+      await this.db
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .execute();
       return undefined;
     }
     if (row.request_hash !== requestHash)
@@ -111,6 +126,9 @@ export class Idempotency {
 
   /** Deletes answers older than the retention period. */
   async sweep(): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('created_at', '<', now() - IDEMPOTENCY_RETENTION_MS).execute();
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', now() - IDEMPOTENCY_RETENTION_MS)
+      .execute();
   }
 }

@@ -25,7 +25,9 @@ export function installRequestLog(app: FastifyInstance): void {
         url: redactUrl(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
-        principal: request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : undefined,
+        principal: request.principal
+          ? `${request.principal.kind}:${request.principal.credentialId}`
+          : undefined,
       },
       'request',
     );

@@ -46,7 +46,11 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: {
-          bearerKey: { type: 'http', scheme: 'bearer', description: 'sk_live_ API key or rk_live_ restricted key' },
+          bearerKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'sk_live_ API key or rk_live_ restricted key',
+          },
           headerKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           sessionCookie: { type: 'apiKey', in: 'cookie', name: 'service_session' },
         },
@@ -62,14 +66,26 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       if (route.config?.idempotent) {
         out.headers = {
           type: 'object',
-          properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'see Idempotency' } },
+          properties: {
+            'idempotency-key': {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              description: 'see Idempotency',
+            },
+          },
         };
       }
       return { schema: out, url };
     },
   });
 
-  app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
 }

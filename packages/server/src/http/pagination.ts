@@ -6,7 +6,10 @@ import { BadRequest } from './errors.js';
 export const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'page size, 1 to 200' }),
   cursor: Type.Optional(
-    Type.String({ maxLength: 200, description: 'opaque; copy it from the `Link: rel="next"` header of the previous page' }),
+    Type.String({
+      maxLength: 200,
+      description: 'opaque; copy it from the `Link: rel="next"` header of the previous page',
+    }),
   ),
 });
 export type PageQuery = Static<typeof PageQuery>;

@@ -28,11 +28,18 @@ export function validatorCompiler() {
     (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
 }
 
-const PART: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+const PART: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
 
 /** One sentence naming the field of the first validation error, e.g. "body.name must be a string". */
 export function describeValidation(errors: FastifySchemaValidationError[], context: string): string {
-  const e = errors[0] as ErrorObject | undefined;
+  // Inside an anyOf, the first branch's complaint misleads ("must be null"); the anyOf itself does not.
+  const e = (errors.find((x) => x.keyword === 'anyOf' || x.keyword === 'oneOf') ?? errors[0]) as
+    ErrorObject | undefined;
   const part = PART[context] ?? context;
   if (!e) return `${part} is invalid`;
   const path = (e.instancePath || '')
@@ -50,7 +57,9 @@ export function describeValidation(errors: FastifySchemaValidationError[], conte
     case 'type':
       return `${at} must be ${article(String(p.type))}`;
     case 'minLength':
-      return Number(p.limit) === 1 ? `${at} must not be empty` : `${at} must be at least ${p.limit} characters`;
+      return Number(p.limit) === 1
+        ? `${at} must not be empty`
+        : `${at} must be at least ${p.limit} characters`;
     case 'maxLength':
       return `${at} must be at most ${p.limit} characters`;
     case 'minimum':

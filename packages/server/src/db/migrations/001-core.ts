@@ -54,7 +54,11 @@ export function coreMigration(_engine: Engine): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('last_used_at', 'bigint')
         .execute();
-      await db.schema.createIndex('api_keys_org').on('api_keys').columns(['org_id', 'kind', 'created_at']).execute();
+      await db.schema
+        .createIndex('api_keys_org')
+        .on('api_keys')
+        .columns(['org_id', 'kind', 'created_at'])
+        .execute();
 
       await db.schema
         .createTable('sessions')
@@ -92,7 +96,11 @@ export function coreMigration(_engine: Engine): Migration {
         .addColumn('accepted_at', 'bigint')
         .addColumn('accepted_by', 'text')
         .execute();
-      await db.schema.createIndex('invitations_org').on('invitations').columns(['org_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('invitations_org')
+        .on('invitations')
+        .columns(['org_id', 'created_at'])
+        .execute();
 
       await db.schema
         .createTable('idempotency_keys')
@@ -104,7 +112,11 @@ export function coreMigration(_engine: Engine): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('idempotency_keys_pk', ['scope', 'key'])
         .execute();
-      await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_at').execute();
+      await db.schema
+        .createIndex('idempotency_keys_created')
+        .on('idempotency_keys')
+        .column('created_at')
+        .execute();
     },
   };
 }

@@ -3,7 +3,7 @@ import { SESSION_COOKIE, checkSameOrigin } from '../../http/auth.js';
 import { envelope, ok } from '../../http/envelope.js';
 import { USER_ONLY, type RouteDeps } from '../deps.js';
 import { LOGIN_SESSION_MS } from './service.js';
-import { Credentials, RegisteredUser, SignedOut, User } from './schemas.js';
+import { Credentials, LoginCredentials, RegisteredUser, SignedOut, User } from './schemas.js';
 
 /** register, login, logout, me (interface §4.14, decisions §1). */
 export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
@@ -47,7 +47,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
         summary: 'Sign in',
         description:
           'Sets the HTTP-only `service_session` cookie for 7 days, replacing (and revoking) any session the client held. Wrong email and wrong password answer the same 401; repeated failures for one email answer 429 with `Retry-After`.',
-        body: Credentials,
+        body: LoginCredentials,
         response: { 200: envelope(User) },
       },
     },
@@ -71,7 +71,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: {
         tags: ['Account'],
         summary: 'Sign out',
-        description: 'Revokes the login session server-side and clears the cookie. Needs the cookie: 401 without it.',
+        description:
+          'Revokes the login session server-side and clears the cookie. Needs the cookie: 401 without it.',
         response: { 200: envelope(SignedOut) },
       },
     },

@@ -1,10 +1,30 @@
 import { Type } from '@sinclair/typebox';
+import { ROLES } from '../../http/principal.js';
+import { StringEnum } from '../../http/schema-types.js';
 
-export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254, description: 'compared case-insensitively' });
-export const Password = Type.String({ minLength: 8, maxLength: 256, description: '8 to 256 characters, never truncated' });
-export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
+export const Email = Type.String({
+  format: 'email',
+  minLength: 3,
+  maxLength: 254,
+  description: 'compared case-insensitively',
+});
+export const Password = Type.String({
+  minLength: 8,
+  maxLength: 256,
+  description: '8 to 256 characters, never truncated',
+});
+export const RoleSchema = StringEnum(ROLES);
 
 export const Credentials = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
+
+/** Sign-in takes any password up to the maximum: a wrong guess is a 401, never a hint about the rules. */
+export const LoginCredentials = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
 
 export const User = Type.Object(
   {

@@ -38,7 +38,12 @@ export function accountsService(deps: {
   async function openLoginSession(userId: string): Promise<string> {
     const cookie = randomToken(32);
     const t = now();
-    await store.insertLoginSession({ id: sessionHash(cookie), user_id: userId, created_at: t, expires_at: t + LOGIN_SESSION_MS });
+    await store.insertLoginSession({
+      id: sessionHash(cookie),
+      user_id: userId,
+      created_at: t,
+      expires_at: t + LOGIN_SESSION_MS,
+    });
     return cookie;
   }
 
@@ -61,7 +66,10 @@ export function accountsService(deps: {
         projectId = await transaction(db, async (trx) => {
           await store.insertOrg(trx, { id: user.org_id, name: normalized, created_at: t });
           await store.insertUser(trx, user);
-          const project = await deps.projects.insert(trx, user.org_id, { name: 'Default', environment: null });
+          const project = await deps.projects.insert(trx, user.org_id, {
+            name: 'Default',
+            environment: null,
+          });
           return project.id;
         });
       } catch (err) {
@@ -82,11 +90,17 @@ export function accountsService(deps: {
         counters.peek(perEmail, THROTTLE_WINDOW_MS),
       ]);
       if (a.count >= MAX_FAILURES_PER_ADDRESS || e.count >= MAX_FAILURES_PER_EMAIL)
-        throw new RateLimited('too many failed sign-ins for this email; try again later', Math.max(a.resetInMs, e.resetInMs) / 1000);
+        throw new RateLimited(
+          'too many failed sign-ins for this email; try again later',
+          Math.max(a.resetInMs, e.resetInMs) / 1000,
+        );
 
       const user = await store.userByEmail(normalized);
       if (!(await verifyPassword(user?.password_hash, password)) || !user) {
-        await Promise.all([counters.hit(perAddress, THROTTLE_WINDOW_MS), counters.hit(perEmail, THROTTLE_WINDOW_MS)]);
+        await Promise.all([
+          counters.hit(perAddress, THROTTLE_WINDOW_MS),
+          counters.hit(perEmail, THROTTLE_WINDOW_MS),
+        ]);
         throw new Unauthorized('email or password is wrong');
       }
       await counters.clear(perAddress, THROTTLE_WINDOW_MS);

@@ -15,7 +15,12 @@ export function accountsStore(db: Db) {
     async insertOrg(q: Db | Trx, org: { id: string; name: string; created_at: number }): Promise<void> {
       await q.insertInto('orgs').values(org).execute();
     },
-    async insertLoginSession(row: { id: string; user_id: string; created_at: number; expires_at: number }): Promise<void> {
+    async insertLoginSession(row: {
+      id: string;
+      user_id: string;
+      created_at: number;
+      expires_at: number;
+    }): Promise<void> {
       await db.insertInto('user_sessions').values(row).execute();
     },
     async deleteLoginSession(id: string): Promise<void> {

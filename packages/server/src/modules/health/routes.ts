@@ -10,7 +10,8 @@ export const healthRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
       schema: {
         tags: ['Health'],
         summary: 'Liveness and database reachability',
-        description: 'Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer.',
+        description:
+          'Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer.',
         produces: ['text/plain'],
       },
     },

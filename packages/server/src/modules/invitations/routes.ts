@@ -5,7 +5,14 @@ import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, USER_ONLY, type RouteDeps } from '../deps.js';
 import { Deleted } from '../keys/schemas.js';
 import { ProjectParams } from '../projects/schemas.js';
-import { CreateInvitation, CreatedInvitation, Invitation, InvitationParams, Membership, Redeem } from './schemas.js';
+import {
+  CreateInvitation,
+  CreatedInvitation,
+  Invitation,
+  InvitationParams,
+  Membership,
+  Redeem,
+} from './schemas.js';
 import { presentInvitation } from './service.js';
 
 /** Invitations (interface §4.15, decisions §2). */
@@ -30,7 +37,15 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (ap
     async (request, reply) =>
       deps.idempotency.run(request, reply, async (trx) => ({
         status: 201,
-        body: ok(await invitations.create(trx, request.principal!, request.params.projectId, request.body.email, request.body.role)),
+        body: ok(
+          await invitations.create(
+            trx,
+            request.principal!,
+            request.params.projectId,
+            request.body.email,
+            request.body.role,
+          ),
+        ),
       })),
   );
 
@@ -48,7 +63,9 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (ap
     },
     async (request, reply) => {
       const rows = await invitations.list(request.principal!, request.query.limit, request.query.cursor);
-      return ok(paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentInvitation));
+      return ok(
+        paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentInvitation),
+      );
     },
   );
 
@@ -56,7 +73,12 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (ap
     '/v1/invitations/:invitationId',
     {
       config: { auth: KEY_OR_USER },
-      schema: { tags, summary: 'Revoke an invitation', params: InvitationParams, response: { 200: envelope(Deleted) } },
+      schema: {
+        tags,
+        summary: 'Revoke an invitation',
+        params: InvitationParams,
+        response: { 200: envelope(Deleted) },
+      },
     },
     async (request) => ok(await invitations.revoke(request.principal!, request.params.invitationId)),
   );

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../http/schema-types.js';
 import { Email } from '../accounts/schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
-export const InviteRole = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+export const InviteRole = StringEnum(['admin', 'member']);
 
 export const Invitation = Type.Object(
   {
@@ -25,7 +26,13 @@ export const CreatedInvitation = Type.Object({
   accept_url: Type.String({ description: '{base_url}/invite?token=…, for the caller to deliver' }),
 });
 
-export const CreateInvitation = Type.Object({ email: Email, role: InviteRole }, { additionalProperties: false });
-export const Redeem = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const CreateInvitation = Type.Object(
+  { email: Email, role: InviteRole },
+  { additionalProperties: false },
+);
+export const Redeem = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 export const Membership = Type.Object({ user_id: Type.String(), org_id: Type.String(), role: Type.String() });
 export const InvitationParams = Type.Object({ invitationId: Type.String({ format: 'uuid' }) });

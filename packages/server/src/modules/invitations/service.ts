@@ -42,9 +42,9 @@ export function invitationsService(deps: {
   return {
     async create(q: Db | Trx, principal: Principal, projectId: string, email: string, role: string) {
       requireRole(principal, 'admin');
-      const project = await deps.projects.inOrg(principal, projectId);
+      const project = await deps.projects.inOrg(principal, projectId, q);
       const normalized = email.trim().toLowerCase();
-      if (await store.memberByEmail(project.org_id, normalized))
+      if (await store.memberByEmail(project.org_id, normalized, q))
         throw new Conflict('this email already belongs to a member of the organisation');
       const token = randomToken(32);
       const t = now();
@@ -85,10 +85,13 @@ export function invitationsService(deps: {
       if (!user) throw new NotFound('user not found');
       if (invitation.accepted_at !== null) throw new Conflict('this invitation was already redeemed');
       if (invitation.expires_at <= now()) throw new Conflict('this invitation has expired');
-      if (user.email !== invitation.email) throw new Forbidden('this invitation was sent to another email address');
+      if (user.email !== invitation.email)
+        throw new Forbidden('this invitation was sent to another email address');
       if (user.org_id === invitation.org_id) throw new Conflict('you already belong to this organisation');
       if (await store.wouldOrphan(user.id, user.org_id))
-        throw new Conflict('you are the only owner of your current organisation; make another member owner first');
+        throw new Conflict(
+          'you are the only owner of your current organisation; make another member owner first',
+        );
       await transaction(deps.db, async (trx) => {
         if (!(await store.accept(trx, invitation.id, user.id, now())))
           throw new Conflict('this invitation was already redeemed or has expired');

@@ -23,11 +23,20 @@ export function invitationsStore(db: Db) {
       return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     },
     async delete(orgId: string, id: string): Promise<boolean> {
-      const res = await db.deleteFrom('invitations').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      const res = await db
+        .deleteFrom('invitations')
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return Number(res.numDeletedRows) > 0;
     },
-    memberByEmail(orgId: string, email: string) {
-      return db.selectFrom('users').select('id').where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst();
+    memberByEmail(orgId: string, email: string, q: Db | Trx = db) {
+      return q
+        .selectFrom('users')
+        .select('id')
+        .where('org_id', '=', orgId)
+        .where('email', '=', email)
+        .executeTakeFirst();
     },
     /** Marks the invitation used if it still can be; false when already used or expired. */
     async accept(trx: Trx, id: string, userId: string, at: number): Promise<boolean> {

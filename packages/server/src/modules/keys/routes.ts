@@ -4,7 +4,16 @@ import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, type RouteDeps } from '../deps.js';
 import { ProjectParams } from '../projects/schemas.js';
-import { CreateApiKey, CreateRestrictedKey, CreatedKey, Deleted, KeyListQuery, KeyParams, KeyRecord, Relabel } from './schemas.js';
+import {
+  CreateApiKey,
+  CreateRestrictedKey,
+  CreatedKey,
+  Deleted,
+  KeyListQuery,
+  KeyParams,
+  KeyRecord,
+  Relabel,
+} from './schemas.js';
 import { presentKey } from './service.js';
 
 /** API keys (interface §4.13) and restricted keys (interface §4.16, decisions §2). */
@@ -48,7 +57,8 @@ export const keysRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
           response: { 200: envelope(KeyRecord) },
         },
       },
-      async (request) => ok(await keys.relabel(request.principal!, kind, request.params.keyId, request.body.label)),
+      async (request) =>
+        ok(await keys.relabel(request.principal!, kind, request.params.keyId, request.body.label)),
     );
 
     app.delete(
@@ -84,7 +94,15 @@ export const keysRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     async (request, reply) =>
       deps.idempotency.run(request, reply, async (trx) => ({
         status: 201,
-        body: ok(await keys.create(trx, request.principal!, 'api_key', request.params.projectId, request.body.label ?? null)),
+        body: ok(
+          await keys.create(
+            trx,
+            request.principal!,
+            'api_key',
+            request.params.projectId,
+            request.body.label ?? null,
+          ),
+        ),
       })),
   );
 
@@ -105,7 +123,9 @@ export const keysRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       const projectId = request.body.project_id ?? (await projects.scope(request.principal!)).id;
       return deps.idempotency.run(request, reply, async (trx) => ({
         status: 201,
-        body: ok(await keys.create(trx, request.principal!, 'restricted_key', projectId, request.body.label ?? null)),
+        body: ok(
+          await keys.create(trx, request.principal!, 'restricted_key', projectId, request.body.label ?? null),
+        ),
       }));
     },
   );

@@ -24,7 +24,9 @@ export const CreatedKey = Type.Object({
 export const CreateApiKey = Type.Object({ label: Type.Optional(Label) }, { additionalProperties: false });
 export const CreateRestrictedKey = Type.Object(
   {
-    project_id: Type.Optional(Type.String({ format: 'uuid', description: "defaults to the caller's project" })),
+    project_id: Type.Optional(
+      Type.String({ format: 'uuid', description: "defaults to the caller's project" }),
+    ),
     label: Type.Optional(Label),
   },
   { additionalProperties: false },

@@ -29,13 +29,14 @@ export function presentKey(k: ApiKeysTable) {
 export function keysService(deps: { config: Config; store: KeysStore; projects: ProjectsService }) {
   const { store, projects } = deps;
   const pepper = deps.config.keys.apiKeyPepper;
-  const notFound = (kind: KeyKind) => new NotFound(kind === 'api_key' ? 'API key not found' : 'restricted key not found');
+  const notFound = (kind: KeyKind) =>
+    new NotFound(kind === 'api_key' ? 'API key not found' : 'restricted key not found');
 
   return {
     /** Issues a key for a project of the caller's organisation; the raw secret is returned this once. */
     async create(q: Db | Trx, principal: Principal, kind: KeyKind, projectId: string, label: string | null) {
       requireRole(principal, 'admin');
-      const project = await projects.inOrg(principal, projectId);
+      const project = await projects.inOrg(principal, projectId, q);
       const secret = PREFIX[kind] + randomBase62(32);
       const row: ApiKeysTable = {
         id: newId(),
@@ -52,7 +53,13 @@ export function keysService(deps: { config: Config; store: KeysStore; projects: 
       return { ...presentKey(row), secret };
     },
 
-    async list(principal: Principal, kind: KeyKind, projectId: string | undefined, limit: number, cursor: string | undefined) {
+    async list(
+      principal: Principal,
+      kind: KeyKind,
+      projectId: string | undefined,
+      limit: number,
+      cursor: string | undefined,
+    ) {
       requireRole(principal, 'admin');
       return store.list(principal.orgId, kind, projectId, limit + 1, decodeCursor(cursor));
     },

@@ -11,7 +11,9 @@ export function keysStore(db: Db) {
       await q.insertInto('api_keys').values(row).execute();
     },
     /** The key with this secret hash (how a request is authenticated). */
-    bySecretHash(hash: string): Promise<Pick<ApiKeysTable, 'id' | 'org_id' | 'project_id' | 'kind' | 'last_used_at'> | undefined> {
+    bySecretHash(
+      hash: string,
+    ): Promise<Pick<ApiKeysTable, 'id' | 'org_id' | 'project_id' | 'kind' | 'last_used_at'> | undefined> {
       return db
         .selectFrom('api_keys')
         .select(['id', 'org_id', 'project_id', 'kind', 'last_used_at'])
@@ -27,7 +29,13 @@ export function keysStore(db: Db) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
-    list(orgId: string, kind: KeyKind, projectId: string | undefined, limit: number, after: Cursor | null): Promise<ApiKeysTable[]> {
+    list(
+      orgId: string,
+      kind: KeyKind,
+      projectId: string | undefined,
+      limit: number,
+      after: Cursor | null,
+    ): Promise<ApiKeysTable[]> {
       let q = db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('kind', '=', kind);
       if (projectId) q = q.where('project_id', '=', projectId);
       if (after)
@@ -40,7 +48,13 @@ export function keysStore(db: Db) {
       return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
     },
     async setLabel(orgId: string, kind: KeyKind, id: string, label: string | null): Promise<void> {
-      await db.updateTable('api_keys').set({ label }).where('org_id', '=', orgId).where('kind', '=', kind).where('id', '=', id).execute();
+      await db
+        .updateTable('api_keys')
+        .set({ label })
+        .where('org_id', '=', orgId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .execute();
     },
     /** Deletes the key; true when there was one. */
     async delete(orgId: string, kind: KeyKind, id: string): Promise<boolean> {

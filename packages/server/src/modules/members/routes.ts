@@ -28,7 +28,9 @@ export const membersRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     },
     async (request, reply) => {
       const rows = await members.list(request.principal!, request.query.limit, request.query.cursor);
-      return ok(paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentUser));
+      return ok(
+        paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentUser),
+      );
     },
   );
 
@@ -46,7 +48,8 @@ export const membersRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
         response: { 200: envelope(User) },
       },
     },
-    async (request) => ok(presentUser(await members.setRole(request.principal!, request.params.userId, request.body.role))),
+    async (request) =>
+      ok(presentUser(await members.setRole(request.principal!, request.params.userId, request.body.role))),
   );
 
   app.delete(

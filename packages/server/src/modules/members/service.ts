@@ -13,7 +13,8 @@ export function membersService(deps: { store: MembersStore }) {
     const user = await store.byId(principal.orgId, userId);
     if (!user) throw new NotFound('member not found');
     // Only an owner may touch an owner; keys act as admins.
-    if (user.role === 'owner' && principal.role !== 'owner') throw new Forbidden('only an owner may change or remove an owner');
+    if (user.role === 'owner' && principal.role !== 'owner')
+      throw new Forbidden('only an owner may change or remove an owner');
     return user;
   }
 
@@ -24,7 +25,8 @@ export function membersService(deps: { store: MembersStore }) {
 
     async setRole(principal: Principal, userId: string, role: Role) {
       const user = await target(principal, userId);
-      if (role === 'owner' && principal.role !== 'owner') throw new Forbidden('only an owner may make someone an owner');
+      if (role === 'owner' && principal.role !== 'owner')
+        throw new Forbidden('only an owner may make someone an owner');
       if (!(await store.setRole(principal.orgId, userId, role)))
         throw new Conflict('the last owner cannot be demoted; make another member owner first');
       return { ...user, role };

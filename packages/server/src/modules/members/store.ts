@@ -8,7 +8,12 @@ export function membersStore(db: Db) {
     sql<boolean>`(select count(*) from users o where o.org_id = ${orgId} and o.role = 'owner') > 1`;
   return {
     byId(orgId: string, userId: string): Promise<UsersTable | undefined> {
-      return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst();
+      return db
+        .selectFrom('users')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', userId)
+        .executeTakeFirst();
     },
     list(orgId: string, limit: number, after: Cursor | null): Promise<UsersTable[]> {
       let q = db.selectFrom('users').selectAll().where('org_id', '=', orgId);

@@ -18,14 +18,17 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: {
         tags,
         summary: 'List projects',
-        description: "The organisation's projects, oldest first. Paginated with `limit` and `cursor` (next page in the `Link` header).",
+        description:
+          "The organisation's projects, oldest first. Paginated with `limit` and `cursor` (next page in the `Link` header).",
         querystring: PageQuery,
         response: { 200: envelope(Type.Array(Project)) },
       },
     },
     async (request, reply) => {
       const rows = await projects.list(request.principal!, request.query.limit, request.query.cursor);
-      return ok(paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentProject));
+      return ok(
+        paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentProject),
+      );
     },
   );
 
@@ -36,7 +39,8 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: {
         tags,
         summary: 'Create a project',
-        description: 'Owners and admins (and API keys) only. `name` is required (1 to 200 characters); `environment` is optional.',
+        description:
+          'Owners and admins (and API keys) only. `name` is required (1 to 200 characters); `environment` is optional.',
         body: CreateProject,
         response: { 201: envelope(Project) },
       },

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { NullableStringEnum } from '../../http/schema-types.js';
 
-export const Environment = Type.Union(
-  [Type.Literal('development'), Type.Literal('staging'), Type.Literal('production'), Type.Null()],
-  { description: '`development`, `staging`, `production`, or null when not set' },
-);
+export const Environment = NullableStringEnum(['development', 'staging', 'production'], {
+  description: '`development`, `staging`, `production`, or null when not set',
+});
 
 export const ProjectName = Type.String({ minLength: 1, maxLength: 200, description: '1 to 200 characters' });
 

@@ -8,7 +8,13 @@ import type { ProjectsStore } from './store.js';
 
 /** The public shape of a project. */
 export function presentProject(p: ProjectsTable) {
-  return { id: p.id, name: p.name, org_id: p.org_id, environment: p.environment, created_at: iso(p.created_at) };
+  return {
+    id: p.id,
+    name: p.name,
+    org_id: p.org_id,
+    environment: p.environment,
+    created_at: iso(p.created_at),
+  };
 }
 
 /** Refuses with 403 when the principal's role is below `min`. */
@@ -23,8 +29,18 @@ export function projectsService(deps: { store: ProjectsStore }) {
   const { store } = deps;
   return {
     /** Inserts a project (used by create and by registration's Default project). */
-    async insert(q: Db | Trx, orgId: string, input: { name: string; environment: string | null }): Promise<ProjectsTable> {
-      const row: ProjectsTable = { id: newId(), org_id: orgId, name: input.name, environment: input.environment, created_at: now() };
+    async insert(
+      q: Db | Trx,
+      orgId: string,
+      input: { name: string; environment: string | null },
+    ): Promise<ProjectsTable> {
+      const row: ProjectsTable = {
+        id: newId(),
+        org_id: orgId,
+        name: input.name,
+        environment: input.environment,
+        created_at: now(),
+      };
       await store.insert(q, row);
       return row;
     },
@@ -33,8 +49,8 @@ export function projectsService(deps: { store: ProjectsStore }) {
      * A project of the caller's organisation, for management routes (interface §5.1: a key acts
      * for its whole organisation there). Anything outside the organisation is 404.
      */
-    async inOrg(principal: Principal, projectId: string): Promise<ProjectsTable> {
-      const p = await store.byId(principal.orgId, projectId);
+    async inOrg(principal: Principal, projectId: string, q?: Db | Trx): Promise<ProjectsTable> {
+      const p = await store.byId(principal.orgId, projectId, q);
       if (!p) throw projectNotFound();
       return p;
     },
@@ -43,16 +59,17 @@ export function projectsService(deps: { store: ProjectsStore }) {
      * The project a project-scoped route acts on. Keys act on their own project only; dashboard
      * users on any project of their organisation: the one in the path, else `X-Project-Id`,
      * else the organisation's first project. Another project is 404, never 403.
+     * `q` is the caller's transaction when there is one: on SQLite a read outside it would wait for it.
      */
-    async scope(principal: Principal, projectId?: string): Promise<ProjectsTable> {
+    async scope(principal: Principal, projectId?: string, q?: Db | Trx): Promise<ProjectsTable> {
       if (principal.keyProjectId !== null) {
         if (projectId !== undefined && projectId !== principal.keyProjectId) throw projectNotFound();
-        const own = await store.byId(principal.orgId, principal.keyProjectId);
+        const own = await store.byId(principal.orgId, principal.keyProjectId, q);
         if (!own) throw projectNotFound();
         return own;
       }
       const wanted = projectId ?? principal.projectHint;
-      const p = wanted ? await store.byId(principal.orgId, wanted) : await store.first(principal.orgId);
+      const p = wanted ? await store.byId(principal.orgId, wanted, q) : await store.first(principal.orgId, q);
       if (!p) throw projectNotFound();
       return p;
     },
@@ -66,7 +83,11 @@ export function projectsService(deps: { store: ProjectsStore }) {
       return this.insert(q, principal.orgId, { name: input.name, environment: input.environment ?? null });
     },
 
-    async update(principal: Principal, projectId: string, patch: { name?: string; environment?: string | null }) {
+    async update(
+      principal: Principal,
+      projectId: string,
+      patch: { name?: string; environment?: string | null },
+    ) {
       requireRole(principal, 'admin');
       const p = await this.inOrg(principal, projectId);
       await store.update(principal.orgId, p.id, patch);

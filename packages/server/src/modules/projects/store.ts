@@ -7,12 +7,17 @@ export function projectsStore(db: Db) {
     async insert(q: Db | Trx, row: ProjectsTable): Promise<void> {
       await q.insertInto('projects').values(row).execute();
     },
-    byId(orgId: string, id: string): Promise<ProjectsTable | undefined> {
-      return db.selectFrom('projects').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+    byId(orgId: string, id: string, q: Db | Trx = db): Promise<ProjectsTable | undefined> {
+      return q
+        .selectFrom('projects')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
     /** The organisation's first project: the default scope of a dashboard user. */
-    first(orgId: string): Promise<ProjectsTable | undefined> {
-      return db
+    first(orgId: string, q: Db | Trx = db): Promise<ProjectsTable | undefined> {
+      return q
         .selectFrom('projects')
         .selectAll()
         .where('org_id', '=', orgId)
@@ -33,7 +38,11 @@ export function projectsStore(db: Db) {
         );
       return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
     },
-    async update(orgId: string, id: string, patch: Partial<Pick<ProjectsTable, 'name' | 'environment'>>): Promise<void> {
+    async update(
+      orgId: string,
+      id: string,
+      patch: Partial<Pick<ProjectsTable, 'name' | 'environment'>>,
+    ): Promise<void> {
       await db.updateTable('projects').set(patch).where('org_id', '=', orgId).where('id', '=', id).execute();
     },
   };

@@ -5,7 +5,14 @@ import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
 import { Deleted } from '../keys/schemas.js';
 import { ProjectParams } from '../projects/schemas.js';
-import { CreateSession, ProjectSessionParams, PublicSession, Session, SessionParams, Visibility } from './schemas.js';
+import {
+  CreateSession,
+  ProjectSessionParams,
+  PublicSession,
+  Session,
+  SessionParams,
+  Visibility,
+} from './schemas.js';
 import { presentPublicSession, presentSession } from './service.js';
 
 const PROJECT_SCOPE_NOTE =
@@ -28,11 +35,18 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
 
   app.post(
     '/v1/projects/:projectId/sessions',
-    { config: { auth: KEY_USER_OR_RESTRICTED, idempotent: true }, schema: { ...createSchema, params: ProjectParams } },
+    {
+      config: { auth: KEY_USER_OR_RESTRICTED, idempotent: true },
+      schema: { ...createSchema, params: ProjectParams },
+    },
     async (request, reply) =>
       deps.idempotency.run(request, reply, async (trx) => ({
         status: 201,
-        body: ok(presentSession(await sessions.create(trx, request.principal!, request.params.projectId, request.body.name ?? ''))),
+        body: ok(
+          presentSession(
+            await sessions.create(trx, request.principal!, request.params.projectId, request.body.name ?? ''),
+          ),
+        ),
       })),
   );
 
@@ -45,7 +59,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     async (request, reply) =>
       deps.idempotency.run(request, reply, async (trx) => ({
         status: 201,
-        body: ok(presentSession(await sessions.create(trx, request.principal!, undefined, request.body.name ?? ''))),
+        body: ok(
+          presentSession(await sessions.create(trx, request.principal!, undefined, request.body.name ?? '')),
+        ),
       })),
   );
 
@@ -62,7 +78,11 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       },
     },
     async (request) =>
-      ok(presentSession(await sessions.get(request.principal!, request.params.sessionId, request.params.projectId))),
+      ok(
+        presentSession(
+          await sessions.get(request.principal!, request.params.sessionId, request.params.projectId),
+        ),
+      ),
   );
 
   app.get(
@@ -91,9 +111,17 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
 
   app.get(
     '/v1/sessions',
-    { config: { auth: KEY_OR_USER }, schema: { ...listSchema, description: listSchema.description + PROJECT_SCOPE_NOTE } },
+    {
+      config: { auth: KEY_OR_USER },
+      schema: { ...listSchema, description: listSchema.description + PROJECT_SCOPE_NOTE },
+    },
     async (request, reply) => {
-      const rows = await sessions.list(request.principal!, undefined, request.query.limit, request.query.cursor);
+      const rows = await sessions.list(
+        request.principal!,
+        undefined,
+        request.query.limit,
+        request.query.cursor,
+      );
       return ok(paginate(rows, request.query.limit, request, reply, base).map(presentSession));
     },
   );
@@ -102,7 +130,12 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     '/v1/projects/:projectId/sessions',
     { config: { auth: KEY_OR_USER }, schema: { ...listSchema, params: ProjectParams } },
     async (request, reply) => {
-      const rows = await sessions.list(request.principal!, request.params.projectId, request.query.limit, request.query.cursor);
+      const rows = await sessions.list(
+        request.principal!,
+        request.params.projectId,
+        request.query.limit,
+        request.query.cursor,
+      );
       return ok(paginate(rows, request.query.limit, request, reply, base).map(presentSession));
     },
   );
@@ -114,13 +147,15 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: {
         tags,
         summary: 'Make a session public or private',
-        description: 'Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.',
+        description:
+          'Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.',
         params: SessionParams,
         body: Visibility,
         response: { 200: envelope(Type.Boolean()) },
       },
     },
-    async (request) => ok(await sessions.setVisibility(request.principal!, request.params.sessionId, request.body.is_public)),
+    async (request) =>
+      ok(await sessions.setVisibility(request.principal!, request.params.sessionId, request.body.is_public)),
   );
 
   app.delete(
@@ -130,7 +165,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: {
         tags,
         summary: 'Delete a session',
-        description: 'Deletes the session and everything recorded for it. Refused with 409 while the session is live.',
+        description:
+          'Deletes the session and everything recorded for it. Refused with 409 while the session is live.',
         params: SessionParams,
         response: { 200: envelope(Deleted) },
       },

@@ -9,7 +9,8 @@ export const Session = Type.Object(
     project_id: Type.String(),
     name: Type.String(),
     created_by: Type.String({
-      description: '"api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user',
+      description:
+        '"api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user',
     }),
     started_at: MaybeTimestamp,
     ended_at: MaybeTimestamp,
@@ -20,7 +21,13 @@ export const Session = Type.Object(
 );
 
 export const PublicSession = Type.Object(
-  { id: Type.String(), name: Type.String(), created_at: Timestamp, started_at: MaybeTimestamp, ended_at: MaybeTimestamp },
+  {
+    id: Type.String(),
+    name: Type.String(),
+    created_at: Timestamp,
+    started_at: MaybeTimestamp,
+    ended_at: MaybeTimestamp,
+  },
   { title: 'PublicSession' },
 );
 

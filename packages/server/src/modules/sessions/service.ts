@@ -38,13 +38,19 @@ export function presentPublicSession(s: SessionsTable) {
 const sessionNotFound = () => new NotFound('session not found');
 
 /** Sessions: create (billing-gated, `session.created` on the bus), read, list, visibility, delete. */
-export function sessionsService(deps: { db: Db; store: SessionsStore; projects: ProjectsService; bus: EventBus; gate: UsageGate }) {
+export function sessionsService(deps: {
+  db: Db;
+  store: SessionsStore;
+  projects: ProjectsService;
+  bus: EventBus;
+  gate: UsageGate;
+}) {
   const { store, projects, bus } = deps;
 
   return {
     async create(q: Db | Trx, principal: Principal, projectId: string | undefined, name: string) {
-      const project = await projects.scope(principal, projectId);
-      await deps.gate.assertWithinLimits(project.org_id);
+      const project = await projects.scope(principal, projectId, q);
+      await deps.gate.assertWithinLimits(project.org_id, q);
       const row: SessionsTable = {
         id: newId(),
         project_id: project.id,
@@ -78,7 +84,12 @@ export function sessionsService(deps: { db: Db; store: SessionsStore; projects: 
       return s;
     },
 
-    async list(principal: Principal, projectId: string | undefined, limit: number, cursor: string | undefined) {
+    async list(
+      principal: Principal,
+      projectId: string | undefined,
+      limit: number,
+      cursor: string | undefined,
+    ) {
       const project = await projects.scope(principal, projectId);
       return store.list(project.id, limit + 1, decodeCursor(cursor));
     },

@@ -5,13 +5,21 @@ import type { Cursor } from '../../http/pagination.js';
 /** SQL of sessions; every read names the project, except the public catalog. */
 export function sessionsStore(db: Db) {
   const before = (after: Cursor) => (eb: ExpressionBuilder<Tables, 'sessions'>) =>
-    eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]);
+    eb.or([
+      eb('created_at', '<', after.createdAt),
+      eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+    ]);
   return {
     async insert(q: Db | Trx, row: SessionsTable): Promise<void> {
       await q.insertInto('sessions').values(row).execute();
     },
     byId(projectId: string, id: string): Promise<SessionsTable | undefined> {
-      return db.selectFrom('sessions').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
     /** Newest first, keyset-paginated. */
     list(projectId: string, limit: number, after: Cursor | null): Promise<SessionsTable[]> {

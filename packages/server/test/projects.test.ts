@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, startApp, tenant, type Res, type Tenant, type TestApp } from './helpers.js';
+
+describe('projects', () => {
+  let t: TestApp;
+  let a: Tenant;
+  beforeAll(async () => {
+    t = await startApp();
+    a = await tenant(t);
+  });
+  afterAll(() => t.close());
+
+  it('creates a project in the organisation with an API key, and lists it after the Default one', async () => {
+    const res = await call(t, 'POST', '/v1/projects', {
+      key: a.key,
+      body: { name: 'Mobile', environment: 'staging' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ name: 'Mobile', environment: 'staging', org_id: a.orgId });
+    const list = await call(t, 'GET', '/v1/projects', { key: a.key });
+    expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(['Default', 'Mobile']);
+    expect(list.body.data[1]).toEqual(res.body.data);
+  });
+
+  it('defaults environment to null and accepts every allowed value', async () => {
+    expect(
+      (await call(t, 'POST', '/v1/projects', { key: a.key, body: { name: 'n' } })).body.data.environment,
+    ).toBeNull();
+    for (const environment of ['development', 'staging', 'production', null]) {
+      const res = await call(t, 'POST', '/v1/projects', { key: a.key, body: { name: 'e', environment } });
+      expect(res.body.data.environment).toBe(environment);
+    }
+  });
+
+  it('refuses bad project input, naming the field', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{}, 'body.name is required'],
+      [{ name: '' }, 'body.name must not be empty'],
+      [{ name: 'x'.repeat(201) }, 'body.name must be at most 200 characters'],
+      [{ name: 3 }, 'body.name must be a string'],
+      [
+        { name: 'x', environment: 'prod' },
+        'body.environment must be one of "development", "staging", "production", null',
+      ],
+      [{ name: 'x', colour: 'red' }, 'body.colour is not a known field'],
+    ];
+    for (const [body, message] of cases) {
+      expect(
+        expectError(await call(t, 'POST', '/v1/projects', { key: a.key, body }), 400, 'BAD_REQUEST'),
+      ).toBe(message);
+    }
+  });
+
+  it('gets and updates a project', async () => {
+    const created = (await call(t, 'POST', '/v1/projects', { key: a.key, body: { name: 'Old' } })).body.data;
+    const got = await call(t, 'GET', `/v1/projects/${created.id}`, { key: a.key });
+    expect(got.body.data).toEqual(created);
+    const patched = await call(t, 'PATCH', `/v1/projects/${created.id}`, {
+      cookie: a.cookie,
+      body: { name: 'New', environment: 'production' },
+    });
+    expect(patched.body.data).toEqual({ ...created, name: 'New', environment: 'production' });
+    expect((await call(t, 'GET', `/v1/projects/${created.id}`, { key: a.key })).body.data.name).toBe('New');
+    expectError(
+      await call(t, 'PATCH', `/v1/projects/${created.id}`, { key: a.key, body: {} }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectError(
+      await call(t, 'GET', '/v1/projects/00000000-0000-7000-8000-000000000000', { key: a.key }),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it('pages through projects with limit and the Link header', async () => {
+    const b = await tenant(t);
+    for (let i = 0; i < 4; i++)
+      await call(t, 'POST', '/v1/projects', { key: b.key, body: { name: `p${i}` } });
+    const seen: string[] = [];
+    let url: string | null = '/v1/projects?limit=2';
+    while (url) {
+      const page: Res = await call(t, 'GET', url, { key: b.key });
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.data.map((p: { name: string }) => p.name));
+      const link = page.headers.link as string | undefined;
+      url = link
+        ? new URL(/<([^>]+)>/.exec(link)![1]!).pathname + new URL(/<([^>]+)>/.exec(link)![1]!).search
+        : null;
+    }
+    expect(seen).toEqual(['Default', 'p0', 'p1', 'p2', 'p3']);
+  });
+
+  it('needs a credential', async () => {
+    expectError(await call(t, 'GET', '/v1/projects'), 401, 'UNAUTHORIZED');
+    expectError(await call(t, 'POST', '/v1/projects', { body: { name: 'x' } }), 401, 'UNAUTHORIZED');
+  });
+});

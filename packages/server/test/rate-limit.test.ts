@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL, call, expectError, startApp, tenant, type TestApp } from './helpers.js';
+
+describe('rate limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ env: { RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_PER_IP: '3' } });
+  });
+  afterAll(() => t.close());
+
+  it('counts requests per key, says so in RateLimit headers, and answers 429 with Retry-After past the limit', async () => {
+    // Bootstrap through the cookie: a user's requests are counted for the user, not the key.
+    const a = await tenant(t);
+    const first = await call(t, 'GET', '/v1/sessions', { key: a.key });
+    expect(first.headers['ratelimit-limit']).toBe('5');
+    expect(first.headers['ratelimit-remaining']).toBe('4');
+    expect(Number(first.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    for (let i = 0; i < 4; i++)
+      expect((await call(t, 'GET', '/v1/sessions', { key: a.key })).status).toBe(200);
+    const refused = await call(t, 'GET', '/v1/sessions', { key: a.key });
+    expect(expectError(refused, 429, 'RATE_LIMITED')).toMatch(/5 requests per minute/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.headers['ratelimit-remaining']).toBe('0');
+
+    // Another caller is not throttled by the first.
+    const b = await tenant(t);
+    expect((await call(t, 'GET', '/v1/sessions', { key: b.key })).status).toBe(200);
+  });
+
+  it('counts requests without a credential per client address', async () => {
+    const from = (ip: string) =>
+      t.app.inject({ method: 'GET', url: '/v1/public/sessions', remoteAddress: ip });
+    for (let i = 0; i < 3; i++) expect((await from('10.0.0.1')).statusCode).toBe(200);
+    const refused = await from('10.0.0.1');
+    expect(refused.statusCode).toBe(429);
+    expect(JSON.parse(refused.body).error.code).toBe('RATE_LIMITED');
+    expect((await from('10.0.0.2')).statusCode).toBe(200);
+  });
+
+  it('never limits the health check', async () => {
+    for (let i = 0; i < 10; i++) {
+      const res = await t.app.inject({ method: 'GET', url: '/health', remoteAddress: '10.0.0.9' });
+      expect(res.statusCode).toBe(200);
+    }
+  });
+});
+
+describe.skipIf(!REDIS_URL)('rate limits shared through Redis', () => {
+  it('counts one key across two server processes sharing Redis', async () => {
+    const env = { REDIS_URL, RATE_LIMIT_PER_KEY: '4' };
+    const one = await startApp({ env });
+    // The second app uses the same storage, as a second process behind a load balancer would.
+    const two = await startApp({ env, dataDir: one.dataDir, pgSchema: one.pgSchema });
+    try {
+      const a = await tenant(one);
+      // A fresh key, so that earlier runs against the same Redis cannot interfere.
+      expect((await call(one, 'GET', '/v1/sessions', { key: a.key })).status).toBe(200);
+      expect((await call(two, 'GET', '/v1/sessions', { key: a.key })).status).toBe(200);
+      expect((await call(one, 'GET', '/v1/sessions', { key: a.key })).status).toBe(200);
+      expect((await call(two, 'GET', '/v1/sessions', { key: a.key })).status).toBe(200);
+      expectError(await call(one, 'GET', '/v1/sessions', { key: a.key }), 429, 'RATE_LIMITED');
+      expectError(await call(two, 'GET', '/v1/sessions', { key: a.key }), 429, 'RATE_LIMITED');
+    } finally {
+      await two.app.close();
+      await two.runtime.close();
+      await one.close();
+    }
+  });
+
+  it('throttles sign-in failures across processes', async () => {
+    const { register, PASSWORD } = await import('./helpers.js');
+    const one = await startApp({ env: { REDIS_URL } });
+    const two = await startApp({ env: { REDIS_URL }, dataDir: one.dataDir, pgSchema: one.pgSchema });
+    try {
+      const victim = await register(one);
+      for (let i = 0; i < 10; i++) {
+        const app = i % 2 ? one : two;
+        expect(
+          (
+            await call(app, 'POST', '/v1/auth/login', {
+              body: { email: victim.email, password: 'wrong ' + i },
+            })
+          ).status,
+        ).toBe(401);
+      }
+      expectError(
+        await call(one, 'POST', '/v1/auth/login', { body: { email: victim.email, password: PASSWORD } }),
+        429,
+        'RATE_LIMITED',
+      );
+    } finally {
+      await two.app.close();
+      await two.runtime.close();
+      await one.close();
+    }
+  });
+});
