@@ -50,14 +50,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const counters = config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters();
   const { db } = database;
   const bus = new EventBus();
-  const idempotency = new Idempotency(db, database.engine);
+  const idempotency = new Idempotency(db, database.engine, config.keys.tokens);
 
   const accountsSql = accountsStore(db);
   const projects = projectsService({ store: projectsStore(db) });
   const services: Services = {
     projects,
     accounts: accountsService({ config, db, store: accountsSql, counters, projects }),
-    members: membersService({ store: membersStore(db) }),
+    members: membersService({ store: membersStore(db, database.engine) }),
     keys: keysService({ config, store: keysStore(db), projects }),
     sessions: sessionsService({
       db,
@@ -69,6 +69,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     invitations: invitationsService({
       config,
       db,
+      engine: database.engine,
       store: invitationsStore(db),
       accounts: accountsSql,
       projects,

@@ -98,6 +98,27 @@ describe('Idempotency-Key', () => {
     }
   });
 
+  it('replays a new key secret, but keeps neither the secret nor the Idempotency-Key readable in the database', async () => {
+    const headers = { 'idempotency-key': 'key-with-secret-7f3a' };
+    const first = await call(t, 'POST', `/v1/projects/${a.projectId}/api-keys`, {
+      key: a.key,
+      headers,
+      body: {},
+    });
+    const again = await call(t, 'POST', `/v1/projects/${a.projectId}/api-keys`, {
+      key: a.key,
+      headers,
+      body: {},
+    });
+    expect(again.body.data.secret).toBe(first.body.data.secret);
+    const rows = JSON.stringify(
+      await t.runtime.database.db.selectFrom('idempotency_keys').selectAll().execute(),
+    );
+    expect(rows).not.toContain(first.body.data.secret);
+    expect(rows).not.toContain(first.body.data.secret.slice(8, 30));
+    expect(rows).not.toContain('key-with-secret-7f3a');
+  });
+
   it('refuses an empty or over-long key', async () => {
     expect(
       expectError(
@@ -123,8 +144,7 @@ describe('Idempotency-Key', () => {
     await t.runtime.database.db
       .updateTable('idempotency_keys')
       .set({ created_at: Date.now() - 25 * 3600 * 1000 })
-      .where('key', '=', 'old')
-      .execute();
+      .execute(); // every stored answer of this app ages past the retention period
     const later = await call(t, 'POST', '/v1/projects', { key: a.key, headers, body: { name: 'Old' } });
     expect(later.status).toBe(201);
     expect(later.body.data.id).not.toBe(first.body.data.id);

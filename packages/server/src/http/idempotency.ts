@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { isUniqueViolation } from '../db/open.js';
 import { transaction } from '../db/transaction.js';
 import type { Db, Engine, Trx } from '../db/types.js';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../lib/secrets.js';
 import { now } from '../lib/time.js';
 import { BadRequest, Conflict } from './errors.js';
@@ -22,6 +23,11 @@ export interface Created<T> {
  * its key or a key without its object; an error rolls both back, which releases the key.
  * A second request while the first still runs gets 409: in process through `inFlight`,
  * across PostgreSQL clients through a transaction-scoped advisory lock.
+ *
+ * Stored answers can hold secrets (a new API key, an invitation token). The row therefore keeps
+ * only an HMAC of the client's Idempotency-Key, and the answer encrypted (AES-256-GCM) under a
+ * key derived from the server secret and the client's Idempotency-Key: only a retry that
+ * presents the key can read it back, and a copy of the database cannot.
  */
 export class Idempotency {
   private readonly inFlight = new Set<string>();
@@ -29,7 +35,30 @@ export class Idempotency {
   constructor(
     private readonly db: Db,
     private readonly engine: Engine,
+    private readonly secret: Buffer,
   ) {}
+
+  private derive(label: string, scope: string, key: string): Buffer {
+    return createHmac('sha256', this.secret).update(`${label}\n${scope}\n${key}`).digest();
+  }
+
+  private seal(scope: string, key: string, body: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.derive('idempotency-body', scope, key), iv);
+    const data = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+  }
+
+  private open(scope: string, key: string, sealed: string): string {
+    const raw = Buffer.from(sealed, 'base64');
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      this.derive('idempotency-body', scope, key),
+      raw.subarray(0, 12),
+    );
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
 
   /** Runs `create` once per (credential, method, path, key) and replays its answer on retries. */
   async run<T>(
@@ -52,11 +81,12 @@ export class Idempotency {
       : `ip:${request.ip}`;
     const scope = `${who} ${request.method} ${request.url.split('?')[0]}`;
     const requestHash = sha256Hex(JSON.stringify(request.body ?? null));
+    const storedKey = this.derive('idempotency-key', scope, key).toString('hex');
 
-    const replay = await this.lookup<T>(scope, key, requestHash, reply);
+    const replay = await this.lookup<T>(scope, key, storedKey, requestHash, reply);
     if (replay !== undefined) return replay;
 
-    const slot = `${scope}\n${key}`;
+    const slot = `${scope}\n${storedKey}`;
     if (this.inFlight.has(slot))
       throw new Conflict('a request with this Idempotency-Key is still in progress');
     this.inFlight.add(slot);
@@ -73,10 +103,10 @@ export class Idempotency {
           .insertInto('idempotency_keys')
           .values({
             scope,
-            key,
+            key: storedKey,
             request_hash: requestHash,
             status_code: created.status,
-            response_body: JSON.stringify(created.body),
+            response_body: this.seal(scope, key, JSON.stringify(created.body)),
             created_at: now(),
           })
           .execute();
@@ -87,7 +117,7 @@ export class Idempotency {
     } catch (err) {
       // Another process finished the same key between our lookup and our insert: answer as a retry would.
       if (isUniqueViolation(err)) {
-        const again = await this.lookup<T>(scope, key, requestHash, reply);
+        const again = await this.lookup<T>(scope, key, storedKey, requestHash, reply);
         if (again !== undefined) return again;
       }
       throw err;
@@ -100,6 +130,7 @@ export class Idempotency {
   private async lookup<T>(
     scope: string,
     key: string,
+    storedKey: string,
     requestHash: string,
     reply: FastifyReply,
   ): Promise<T | undefined> {
@@ -107,21 +138,21 @@ export class Idempotency {
       .selectFrom('idempotency_keys')
       .select(['request_hash', 'status_code', 'response_body', 'created_at'])
       .where('scope', '=', scope)
-      .where('key', '=', key)
+      .where('key', '=', storedKey)
       .executeTakeFirst();
     if (!row) return undefined;
     if (row.created_at < now() - IDEMPOTENCY_RETENTION_MS) {
       await this.db
         .deleteFrom('idempotency_keys')
         .where('scope', '=', scope)
-        .where('key', '=', key)
+        .where('key', '=', storedKey)
         .execute();
       return undefined;
     }
     if (row.request_hash !== requestHash)
       throw new Conflict('this Idempotency-Key was already used with a different request body');
     reply.code(row.status_code).header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
-    return reply.send(row.response_body) as unknown as T;
+    return reply.send(this.open(scope, key, row.response_body)) as unknown as T;
   }
 
   /** Deletes answers older than the retention period. */

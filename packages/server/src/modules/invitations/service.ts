@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js';
+import { lockOrg } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
-import type { Db, InvitationsTable, Trx } from '../../db/types.js';
+import type { Db, Engine, InvitationsTable, Trx } from '../../db/types.js';
 import { Conflict, Forbidden, NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
@@ -32,6 +33,7 @@ export function presentInvitation(i: InvitationsTable) {
 export function invitationsService(deps: {
   config: Config;
   db: Db;
+  engine: Engine;
   store: InvitationsStore;
   accounts: AccountsStore;
   projects: ProjectsService;
@@ -88,11 +90,13 @@ export function invitationsService(deps: {
       if (user.email !== invitation.email)
         throw new Forbidden('this invitation was sent to another email address');
       if (user.org_id === invitation.org_id) throw new Conflict('you already belong to this organisation');
-      if (await store.wouldOrphan(user.id, user.org_id))
-        throw new Conflict(
-          'you are the only owner of your current organisation; make another member owner first',
-        );
       await transaction(deps.db, async (trx) => {
+        // Checked under the lock of the organisation being left, like every owner change.
+        await lockOrg(trx, deps.engine, user.org_id);
+        if (await store.wouldOrphan(trx, user.id, user.org_id))
+          throw new Conflict(
+            'you are the only owner of your current organisation; make another member owner first',
+          );
         if (!(await store.accept(trx, invitation.id, user.id, now())))
           throw new Conflict('this invitation was already redeemed or has expired');
         await store.moveUser(trx, user.id, invitation.org_id, invitation.role);

@@ -54,11 +54,11 @@ export function invitationsStore(db: Db) {
       await trx.updateTable('users').set({ org_id: orgId, role }).where('id', '=', userId).execute();
     },
     /** True when the user is the only owner of an organisation that has other members. */
-    async wouldOrphan(userId: string, orgId: string): Promise<boolean> {
+    async wouldOrphan(q: Db | Trx, userId: string, orgId: string): Promise<boolean> {
       const { rows } = await sql<{ owners: number; members: number }>`
         select
           (select count(*) from users where org_id = ${orgId} and role = 'owner' and id <> ${userId}) as owners,
-          (select count(*) from users where org_id = ${orgId} and id <> ${userId}) as members`.execute(db);
+          (select count(*) from users where org_id = ${orgId} and id <> ${userId}) as members`.execute(q);
       const r = rows[0]!;
       return Number(r.members) > 0 && Number(r.owners) === 0;
     },

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
-import type { Db, UsersTable } from '../../db/types.js';
+import { lockOrg } from '../../db/locks.js';
+import { transaction } from '../../db/transaction.js';
+import type { Db, Engine, UsersTable } from '../../db/types.js';
 import type { Cursor } from '../../http/pagination.js';
 
 /** SQL of an organisation's members (users). */
-export function membersStore(db: Db) {
+export function membersStore(db: Db, engine: Engine) {
   const otherOwnerExists = (orgId: string) =>
     sql<boolean>`(select count(*) from users o where o.org_id = ${orgId} and o.role = 'owner') > 1`;
   return {
@@ -28,20 +30,27 @@ export function membersStore(db: Db) {
     },
     /** Changes a role unless that would leave the organisation without an owner; false when refused. */
     async setRole(orgId: string, userId: string, role: string): Promise<boolean> {
-      let q = db.updateTable('users').set({ role }).where('org_id', '=', orgId).where('id', '=', userId);
-      if (role !== 'owner') q = q.where((eb) => eb.or([eb('role', '!=', 'owner'), otherOwnerExists(orgId)]));
-      const res = await q.executeTakeFirst();
-      return Number(res.numUpdatedRows) > 0;
+      return transaction(db, async (trx) => {
+        await lockOrg(trx, engine, orgId);
+        let q = trx.updateTable('users').set({ role }).where('org_id', '=', orgId).where('id', '=', userId);
+        if (role !== 'owner')
+          q = q.where((eb) => eb.or([eb('role', '!=', 'owner'), otherOwnerExists(orgId)]));
+        const res = await q.executeTakeFirst();
+        return Number(res.numUpdatedRows) > 0;
+      });
     },
     /** Deletes a member unless they are the last owner; false when refused. */
     async remove(orgId: string, userId: string): Promise<boolean> {
-      const res = await db
-        .deleteFrom('users')
-        .where('org_id', '=', orgId)
-        .where('id', '=', userId)
-        .where((eb) => eb.or([eb('role', '!=', 'owner'), otherOwnerExists(orgId)]))
-        .executeTakeFirst();
-      return Number(res.numDeletedRows) > 0;
+      return transaction(db, async (trx) => {
+        await lockOrg(trx, engine, orgId);
+        const res = await trx
+          .deleteFrom('users')
+          .where('org_id', '=', orgId)
+          .where('id', '=', userId)
+          .where((eb) => eb.or([eb('role', '!=', 'owner'), otherOwnerExists(orgId)]))
+          .executeTakeFirst();
+        return Number(res.numDeletedRows) > 0;
+      });
     },
   };
 }
