@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const pg = process.env.TEST_DATABASE_URL;
@@ -6,6 +7,9 @@ if (!process.env.TEST_REDIS_URL)
   console.log('[vss] Redis variants skipped: TEST_REDIS_URL is not set (.ci/run sets it).');
 
 export default defineConfig({
+  resolve: {
+    alias: { '@vss/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) },
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -4,7 +4,9 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { installAuth } from './http/auth.js';
 import { ErrorEnvelope } from './http/envelope.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { installRequestLog, loggerRedaction } from './http/logging.js';
+import { installRequestLog } from './http/logging.js';
+import websocket from '@fastify/websocket';
+import { liveRoutes } from './modules/live/routes.js';
 import { installOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
@@ -24,7 +26,7 @@ export const BODY_LIMIT = 1024 * 1024;
 export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   const { config } = runtime;
   const app = Fastify({
-    logger: { level: config.logLevel, redact: loggerRedaction },
+    loggerInstance: runtime.logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
@@ -55,6 +57,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   });
 
   await app.register(cookie);
+  // Media is already compressed: per-message deflate would cost CPU for nothing (ARCHITECTURE.md).
+  await app.register(websocket, { options: { maxPayload: 16 * 1024 * 1024, perMessageDeflate: false } });
   await installOpenApi(app, config);
   installAuth(app, {
     config,
@@ -72,6 +76,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     bus: runtime.bus,
     idempotency: runtime.idempotency,
     services: runtime.services,
+    streams: runtime.streams,
+    hub: runtime.hub,
   };
   await app.register(healthRoutes, deps);
   await app.register(accountsRoutes, deps);
@@ -80,5 +86,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(keysRoutes, deps);
   await app.register(sessionsRoutes, deps);
   await app.register(invitationsRoutes, deps);
+  await app.register(liveRoutes, deps);
   return app;
 }

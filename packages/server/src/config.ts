@@ -35,6 +35,8 @@ export interface Config {
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   sessionDepartureTimeoutS: number;
+  /** seconds between WebSocket pings; a connection that missed one is closed */
+  wsHeartbeatS: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   keys: DerivedKeys;
 }
@@ -192,6 +194,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 1200, 1, 100_000_000),
     rateLimitPerIp: int(env, 'RATE_LIMIT_PER_IP', 300, 1, 100_000_000),
     sessionDepartureTimeoutS: int(env, 'SESSION_DEPARTURE_TIMEOUT_S', 20, 0, 86_400),
+    wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 15, 1, 3600),
     logLevel,
     keys: {
       jwt: derive(root, 'jwt'),

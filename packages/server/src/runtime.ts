@@ -1,10 +1,23 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
 import { EventBus } from './bus/events.js';
+import { memoryFanout, redisFanout, type Fanout } from './bus/fanout.js';
 import type { Config } from './config.js';
 import type { Counters } from './counters/counter.js';
 import { memoryCounters } from './counters/memory.js';
 import { redisCounters } from './counters/redis.js';
 import { openDatabase, type Database } from './db/open.js';
 import { Idempotency } from './http/idempotency.js';
+import { loggerRedaction } from './http/logging.js';
+import { SessionHub } from './modules/live/hub.js';
+import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
+import { liveService } from './modules/live/service.js';
+import { connectionTokens } from './modules/live/token.js';
+import { postgresStreamStore } from './streams/postgres.js';
+import { sqliteStreamStore } from './streams/sqlite.js';
+import type { StreamStore } from './streams/store.js';
+import { StreamWriter } from './streams/writer.js';
 import { accountsService } from './modules/accounts/service.js';
 import { accountsStore } from './modules/accounts/store.js';
 import { openGate, type UsageGate } from './modules/billing/gate.js';
@@ -28,6 +41,13 @@ export interface Runtime {
   bus: EventBus;
   idempotency: Idempotency;
   services: Services;
+  logger: FastifyBaseLogger;
+  /** this process's id among the processes sharing storage (live fan-out, presence) */
+  nodeId: string;
+  streams: StreamStore;
+  writer: StreamWriter;
+  fanout: Fanout;
+  hub: SessionHub;
   /** Stops timers and closes connections; the HTTP server must already be closed. */
   close(): Promise<void>;
 }
@@ -49,23 +69,25 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   });
   const counters = config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters();
   const { db } = database;
+  const logger: FastifyBaseLogger = pino({ level: config.logLevel, redact: loggerRedaction });
+  const nodeId = randomBytes(6).toString('hex');
+  const streams = database.pgPool ? postgresStreamStore(database.pgPool) : sqliteStreamStore(config.dataDir);
+  const writer = new StreamWriter(streams);
+  const fanout = config.redisUrl ? redisFanout(config.redisUrl, nodeId) : memoryFanout();
+  const sequencer = config.redisUrl ? redisSequencer(config.redisUrl, streams) : memorySequencer(streams);
+  const gate = options.gate ?? openGate;
   const bus = new EventBus();
   const idempotency = new Idempotency(db, database.engine, config.keys.tokens);
 
   const accountsSql = accountsStore(db);
   const projects = projectsService({ store: projectsStore(db) });
+  const sessions = sessionsService({ db, store: sessionsStore(db), projects, bus, gate });
   const services: Services = {
     projects,
+    sessions,
     accounts: accountsService({ config, db, store: accountsSql, counters, projects }),
     members: membersService({ store: membersStore(db, database.engine) }),
     keys: keysService({ config, store: keysStore(db), projects }),
-    sessions: sessionsService({
-      db,
-      store: sessionsStore(db),
-      projects,
-      bus,
-      gate: options.gate ?? openGate,
-    }),
     invitations: invitationsService({
       config,
       db,
@@ -74,7 +96,18 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       accounts: accountsSql,
       projects,
     }),
+    live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
   };
+  const hub = new SessionHub({
+    db,
+    bus,
+    fanout,
+    sequencer,
+    writer,
+    nodeId,
+    departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
+    log: logger,
+  });
 
   // Housekeeping: forget expired idempotency answers and login sessions.
   const sweep = setInterval(() => {
@@ -89,9 +122,19 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     bus,
     idempotency,
     services,
+    logger,
+    nodeId,
+    streams,
+    writer,
+    fanout,
+    hub,
     async close() {
       clearInterval(sweep);
-      await counters.close();
+      await hub.close();
+      await writer.flush();
+      await Promise.allSettled([fanout.close(), sequencer.close(), counters.close()]);
+      // On PostgreSQL the stream store shares the metadata pool: closing the database closes both.
+      if (!database.pgPool) await streams.close();
       await database.close();
     },
   };

@@ -9,6 +9,8 @@ import type { Db, Engine, Tables } from './types.js';
 export interface Database {
   db: Db;
   engine: Engine;
+  /** the PostgreSQL pool behind `db` (the stream store writes through it directly) */
+  pgPool?: pg.Pool;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +60,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     database = {
       db,
       engine: 'postgres',
+      pgPool: pool,
       ping: async () => {
         await sql`select 1`.execute(db);
       },

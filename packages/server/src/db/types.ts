@@ -78,6 +78,17 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+/** One live connection to a session: presence across processes, and the evidence for ending it. */
+export interface SessionMembersTable {
+  conn_id: string;
+  session_id: string;
+  user_id: string;
+  node_id: string;
+  joined_at: number;
+  heartbeat_at: number;
+  left_at: number | null;
+}
+
 /** Every table of the metadata database. */
 export interface Tables {
   orgs: OrgsTable;
@@ -88,6 +99,7 @@ export interface Tables {
   sessions: SessionsTable;
   invitations: InvitationsTable;
   idempotency_keys: IdempotencyKeysTable;
+  session_members: SessionMembersTable;
 }
 
 /** The query handle every store takes: the database itself or a transaction of it. */

@@ -9,6 +9,9 @@ import type { MembersService } from './members/service.js';
 import type { ProjectsService } from './projects/service.js';
 import type { SessionsService } from './sessions/service.js';
 import type { Database } from '../db/open.js';
+import type { StreamStore } from '../streams/store.js';
+import type { SessionHub } from './live/hub.js';
+import type { LiveService } from './live/service.js';
 
 /** Every capability's service, built once per app in dependency order (app.ts). */
 export interface Services {
@@ -18,6 +21,7 @@ export interface Services {
   keys: KeysService;
   sessions: SessionsService;
   invitations: InvitationsService;
+  live: LiveService;
 }
 
 /** What route plugins receive: configuration, services and the edge's shared helpers. */
@@ -27,6 +31,8 @@ export interface RouteDeps {
   bus: EventBus;
   idempotency: Idempotency;
   services: Services;
+  streams: StreamStore;
+  hub: SessionHub;
 }
 
 /** Routes for dashboard users only. */

@@ -1,0 +1,263 @@
+import { BINARY_PUBLISH, CLOSE, LIVE_ERRORS, decodeBinaryFrame } from '@vss/client';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { WebSocket } from 'ws';
+import { envelope, ok } from '../../http/envelope.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
+import { SessionParams } from '../sessions/schemas.js';
+import { controlText } from './frames.js';
+import type { IncomingPublish, LiveConnection } from './hub.js';
+import { MAX_MESSAGE_BYTES } from './hub.js';
+import { playRecording } from './replay.js';
+import { ConnectionRequest, ConnectionToken } from './schemas.js';
+import type { Ticket } from './service.js';
+
+/** Above this many bytes queued to a receiver, its media frames are dropped (chat and control never are). */
+export const SOFT_BUFFER_BYTES = 1024 * 1024;
+/** A receiver that stays above this many queued bytes for HARD_BUFFER_MS is closed with 1013. */
+export const HARD_BUFFER_BYTES = 8 * 1024 * 1024;
+const HARD_BUFFER_MS = 5000;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    liveTicket?: Ticket;
+  }
+}
+
+/** The connection operation (interface §4.4) and the WebSocket gateway `/ws` (interface §4.5, decisions §6). */
+export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { hub } = deps;
+  const { live } = deps.services;
+
+  app.post(
+    '/v1/sessions/:sessionId/connection',
+    {
+      config: { auth: KEY_USER_OR_RESTRICTED },
+      schema: {
+        tags: ['Live'],
+        summary: 'Get a connection token',
+        description:
+          'A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Accepts API keys, restricted keys and the dashboard cookie.',
+        params: SessionParams,
+        body: ConnectionRequest,
+        response: { 200: envelope(ConnectionToken) },
+      },
+    },
+    async (request) => ok(await live.connect(request.principal!, request.params.sessionId, request.body)),
+  );
+
+  const sockets = new Map<WebSocket, { alive: boolean }>();
+  const heartbeat = setInterval(() => {
+    // A connection that did not answer the previous ping is dead: its TCP peer vanished.
+    for (const [socket, state] of sockets) {
+      if (!state.alive) {
+        socket.terminate();
+        continue;
+      }
+      state.alive = false;
+      socket.ping();
+    }
+  }, deps.config.wsHeartbeatS * 1000);
+  heartbeat.unref();
+  app.addHook('onClose', async () => clearInterval(heartbeat));
+
+  app.get(
+    '/ws',
+    {
+      websocket: true,
+      config: { auth: 'public' },
+      schema: {
+        tags: ['Live'],
+        summary: 'Live WebSocket',
+        description:
+          'Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (and `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409. Protocol: see docs/protocol.md.',
+      },
+      preValidation: async (request) => {
+        const q = request.query as Record<string, string | undefined>;
+        if (q.format !== undefined && q.format !== 'json' && q.format !== 'binary')
+          throw new ApiError(400, 'BAD_REQUEST', 'query.format must be "json" or "binary"');
+        const admitted = await live.admit(q);
+        if ('problem' in admitted)
+          throw new ApiError(
+            admitted.status,
+            admitted.status === 409 ? 'CONFLICT' : 'UNAUTHORIZED',
+            admitted.problem,
+          );
+        request.liveTicket = admitted;
+      },
+    },
+    (socket, request) => {
+      const ticket = request.liveTicket!;
+      const binary = (request.query as Record<string, string>).format === 'binary';
+      const state = { alive: true };
+      sockets.set(socket, state);
+      socket.on('pong', () => (state.alive = true));
+
+      let overSince: number | null = null;
+      const pressure = () => {
+        if (socket.bufferedAmount <= HARD_BUFFER_BYTES) {
+          overSince = null;
+          return;
+        }
+        overSince ??= Date.now();
+        if (Date.now() - overSince > HARD_BUFFER_MS) socket.close(CLOSE.TRY_AGAIN_LATER, 'receiver too slow');
+      };
+      const conn: LiveConnection = {
+        id: newId(),
+        userId: ticket.claims.sub,
+        binary,
+        sendText(text, droppable) {
+          if (socket.readyState !== socket.OPEN) return;
+          if (droppable && socket.bufferedAmount > SOFT_BUFFER_BYTES) {
+            hub.stats.dropped += 1;
+            return pressure();
+          }
+          socket.send(text);
+          pressure();
+        },
+        sendBinary(data) {
+          if (socket.readyState !== socket.OPEN) return;
+          if (socket.bufferedAmount > SOFT_BUFFER_BYTES) {
+            hub.stats.dropped += 1;
+            return pressure();
+          }
+          socket.send(data);
+          pressure();
+        },
+        close: (code, reason) => socket.close(code, reason),
+      };
+
+      if (ticket.claims.mode === 'replay') {
+        let stopped = false;
+        socket.on('close', () => {
+          stopped = true;
+          sockets.delete(socket);
+        });
+        socket.on('message', () =>
+          conn.sendText(
+            controlText('error', conn.userId, Date.now(), {
+              code: LIVE_ERRORS.REPLAY_ONLY,
+              message: 'replay connections cannot publish',
+            }),
+            false,
+          ),
+        );
+        conn.sendText(
+          controlText('welcome', conn.userId, Date.now(), {
+            session_id: ticket.session.id,
+            user_id: conn.userId,
+            mode: 'replay',
+            participants: [],
+          }),
+          false,
+        );
+        void playRecording({
+          store: deps.streams,
+          conn,
+          sessionId: ticket.session.id,
+          fromTs: ticket.claims.from_ts ?? 0,
+          speed: ticket.claims.speed,
+          focus: ticket.claims.focus,
+          stopped: () => stopped,
+        })
+          .then(() => !stopped && socket.close(CLOSE.NORMAL, 'replay finished'))
+          .catch((err) => {
+            request.log.error({ err }, 'replay failed');
+            socket.close(1011, 'replay failed');
+          });
+        return;
+      }
+
+      // Messages that arrive while the join is still being recorded wait for it, in order.
+      const joined = hub.join(conn, ticket.session, ticket.orgId).catch((err) => {
+        request.log.error({ err }, 'join failed');
+        socket.close(1011, 'join failed');
+        throw err;
+      });
+      socket.on('message', (data: Buffer, isBinary: boolean) => {
+        void joined.then(() => handle(conn, data, isBinary)).catch(() => {});
+      });
+      socket.on('close', () => {
+        sockets.delete(socket);
+        void joined.then(() => hub.leave(conn)).catch((err) => request.log.error({ err }, 'leave failed'));
+      });
+    },
+  );
+
+  const refuse = (conn: LiveConnection, code: string, message: string, id?: string) =>
+    conn.sendText(
+      controlText('error', conn.userId, Date.now(), { code, message, ...(id !== undefined ? { id } : {}) }),
+      false,
+    );
+
+  /** Parses one client message (JSON or binary) and hands it to the hub. */
+  function handle(conn: LiveConnection, data: Buffer, isBinary: boolean): Promise<void> | void {
+    // Too large: refused, but with the publisher's id when it can be read (maxPayload bounds the parse).
+    if (data.length > MAX_MESSAGE_BYTES)
+      return refuse(
+        conn,
+        LIVE_ERRORS.TOO_LARGE,
+        `messages are limited to ${MAX_MESSAGE_BYTES} bytes`,
+        messageId(data, isBinary),
+      );
+    if (isBinary) {
+      let frame;
+      try {
+        frame = decodeBinaryFrame(data);
+      } catch (err) {
+        return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, (err as Error).message);
+      }
+      if (frame.kind !== BINARY_PUBLISH)
+        return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'clients send binary publish frames (kind 1)');
+      const msg: IncomingPublish = {
+        streamType: frame.streamType,
+        timestampMs: frame.timestampMs,
+        payload: Buffer.from(frame.payload.buffer, frame.payload.byteOffset, frame.payload.byteLength),
+        wireBytes: data.length,
+        ...(frame.id !== undefined ? { id: frame.id } : {}),
+      };
+      return hub.publish(conn, msg);
+    }
+    let m: Record<string, unknown>;
+    try {
+      m = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      if (!m || typeof m !== 'object' || Array.isArray(m)) throw new Error();
+    } catch {
+      return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'messages are JSON objects');
+    }
+    const id = typeof m.id === 'string' || typeof m.id === 'number' ? String(m.id) : undefined;
+    if (m.type === 'unpublish' && typeof m.stream_type === 'string')
+      return hub.unpublish(conn, m.stream_type);
+    if (m.type !== 'publish')
+      return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'type must be "publish" or "unpublish"', id);
+    if (typeof m.stream_type !== 'string')
+      return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'stream_type must be a string', id);
+    if (typeof m.body !== 'string' || !BASE64.test(m.body))
+      return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'body must be base64', id);
+    if (
+      m.timestamp_ms !== undefined &&
+      (typeof m.timestamp_ms !== 'number' || !Number.isSafeInteger(m.timestamp_ms))
+    )
+      return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'timestamp_ms must be an integer', id);
+    return hub.publish(conn, {
+      streamType: m.stream_type,
+      payload: Buffer.from(m.body, 'base64'),
+      wireBytes: data.length,
+      ...(m.timestamp_ms !== undefined ? { timestampMs: m.timestamp_ms as number } : {}),
+      ...(id !== undefined ? { id } : {}),
+    });
+  }
+};
+
+/** The client id of a message, if it has one and it can be read. */
+function messageId(data: Buffer, isBinary: boolean): string | undefined {
+  try {
+    if (isBinary) return decodeBinaryFrame(data).id;
+    const m = JSON.parse(data.toString('utf8')) as { id?: unknown };
+    return typeof m.id === 'string' || typeof m.id === 'number' ? String(m.id) : undefined;
+  } catch {
+    return undefined;
+  }
+}

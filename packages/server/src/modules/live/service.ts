@@ -1,0 +1,79 @@
+import type { Db, SessionsTable } from '../../db/types.js';
+import { Conflict } from '../../http/errors.js';
+import type { Principal } from '../../http/principal.js';
+import type { UsageGate } from '../billing/gate.js';
+import type { SessionsService } from '../sessions/service.js';
+import { TOKEN_TTL_S, type ConnectionClaims, type ConnectionTokens } from './token.js';
+
+/** What a verified `/ws` request is allowed to do. */
+export interface Ticket {
+  claims: ConnectionClaims;
+  session: SessionsTable;
+  orgId: string;
+}
+
+/** Connection tokens: issued over REST, checked before every WebSocket upgrade. */
+export function liveService(deps: {
+  db: Db;
+  sessions: SessionsService;
+  tokens: ConnectionTokens;
+  gate: UsageGate;
+}) {
+  const { db } = deps;
+  return {
+    /** A token for one participant of one session, live or replay (interface §4.4). */
+    async connect(
+      principal: Principal,
+      sessionId: string,
+      input: { user_id: string; replay?: boolean; from_ts?: number; speed?: number; focus?: string },
+    ) {
+      const session = await deps.sessions.get(principal, sessionId);
+      const mode = input.replay ? 'replay' : 'live';
+      if (mode === 'live') {
+        if (session.ended_at !== null)
+          throw new Conflict('the session has ended; request a replay connection instead');
+        await deps.gate.assertWithinLimits(principal.orgId);
+      }
+      const access_token = await deps.tokens.issue({
+        sub: input.user_id,
+        sid: session.id,
+        pid: session.project_id,
+        mode,
+        from_ts: input.from_ts ?? null,
+        speed: input.speed ?? 1,
+        focus: input.focus ?? null,
+      });
+      return { access_token, expires_in: TOKEN_TTL_S, session: session.id };
+    },
+
+    /** Checks a `/ws` request: a valid token for this session and this user; why not, otherwise. */
+    async admit(query: {
+      session?: string;
+      access_token?: string;
+      user_id?: string;
+    }): Promise<Ticket | { problem: string; status: number }> {
+      if (!query.access_token) return { problem: 'access_token is required', status: 401 };
+      const verified = await deps.tokens.verify(query.access_token);
+      if ('problem' in verified) return { problem: verified.problem, status: 401 };
+      const { claims } = verified;
+      if (!query.session || query.session !== claims.sid)
+        return { problem: 'the token is for another session', status: 401 };
+      if (!query.user_id || query.user_id !== claims.sub)
+        return { problem: 'user_id differs from the token', status: 401 };
+      const row = await db
+        .selectFrom('sessions')
+        .innerJoin('projects', 'projects.id', 'sessions.project_id')
+        .selectAll('sessions')
+        .select('projects.org_id')
+        .where('sessions.id', '=', claims.sid)
+        .where('sessions.project_id', '=', claims.pid)
+        .executeTakeFirst();
+      if (!row) return { problem: 'the session no longer exists', status: 401 };
+      const { org_id, ...session } = row;
+      if (claims.mode === 'live' && session.ended_at !== null)
+        return { problem: 'the session has ended', status: 409 };
+      return { claims, session, orgId: org_id };
+    },
+  };
+}
+export type LiveService = ReturnType<typeof liveService>;

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { newId } from '../../lib/ids.js';
+
+/** Connection tokens live 300 seconds (interface §8). */
+export const TOKEN_TTL_S = 300;
+const LEEWAY_S = 10;
+
+/** What a connection token grants (decisions §6). */
+export interface ConnectionClaims {
+  sub: string;
+  sid: string;
+  pid: string;
+  mode: 'live' | 'replay';
+  from_ts: number | null;
+  speed: number;
+  focus: string | null;
+}
+
+/** Signs and checks connection tokens: HS256 pinned, `kid` naming the key, audience `ws`. */
+export function connectionTokens(key: Buffer) {
+  const kid = createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return {
+    async issue(claims: ConnectionClaims): Promise<string> {
+      return new SignJWT({
+        sid: claims.sid,
+        pid: claims.pid,
+        mode: claims.mode,
+        from_ts: claims.from_ts,
+        speed: claims.speed,
+        focus: claims.focus,
+      })
+        .setProtectedHeader({ alg: 'HS256', kid, typ: 'JWT' })
+        .setSubject(claims.sub)
+        .setAudience('ws')
+        .setIssuedAt()
+        .setExpirationTime(`${TOKEN_TTL_S}s`)
+        .setJti(newId())
+        .sign(key);
+    },
+    /** The claims of a valid token, or a reason it is not valid. */
+    async verify(token: string): Promise<{ claims: ConnectionClaims } | { problem: string }> {
+      try {
+        const { payload, protectedHeader } = await jwtVerify(token, key, {
+          algorithms: ['HS256'],
+          audience: 'ws',
+          clockTolerance: LEEWAY_S,
+          requiredClaims: ['exp', 'sub', 'sid', 'pid', 'mode'],
+        });
+        if (protectedHeader.kid !== kid) return { problem: 'the token was signed with another key' };
+        const mode = payload.mode === 'replay' ? 'replay' : payload.mode === 'live' ? 'live' : null;
+        if (!mode) return { problem: 'the token has no valid mode' };
+        return {
+          claims: {
+            sub: String(payload.sub),
+            sid: String(payload.sid),
+            pid: String(payload.pid),
+            mode,
+            from_ts: typeof payload.from_ts === 'number' ? payload.from_ts : null,
+            speed: typeof payload.speed === 'number' ? payload.speed : 1,
+            focus: typeof payload.focus === 'string' ? payload.focus : null,
+          },
+        };
+      } catch (err) {
+        if (err instanceof joseErrors.JWTExpired) return { problem: 'the connection token has expired' };
+        return { problem: 'the connection token is not valid' };
+      }
+    },
+  };
+}
+export type ConnectionTokens = ReturnType<typeof connectionTokens>;
