@@ -1,5 +1,5 @@
-import pg from 'pg';
-import type { ReadRange, StreamEvent, StreamStore } from './store.js';
+import type pg from 'pg';
+import type { ReadRange, StreamStore } from './store.js';
 
 const PAGE = 256;
 /** rows per INSERT statement (5 parameters each, well under PostgreSQL's 65535) */
