@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
+import { transaction } from '../../db/transaction.js';
 import type { Db, SessionsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
 import type { StreamWriter } from '../../streams/writer.js';
@@ -138,16 +139,16 @@ export class SessionHub {
       .execute();
 
     // The first join anywhere starts the session; the conditional update lets exactly one process win.
-    const started = await db
-      .updateTable('sessions')
-      .set({ started_at: now })
-      .where('id', '=', session.id)
-      .where('started_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(started.numUpdatedRows) > 0) {
-      live.session = { ...live.session, started_at: now };
-      await this.timeline(live, 'session.started', 'system', {}, now);
-      await this.deps.bus.publish(db, {
+    // The conditional update lets exactly one process win the start; its event commits with it.
+    const won = await transaction(db, async (trx) => {
+      const started = await trx
+        .updateTable('sessions')
+        .set({ started_at: now })
+        .where('id', '=', session.id)
+        .where('started_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(started.numUpdatedRows) === 0) return false;
+      await this.deps.bus.publish(trx, {
         id: newId(),
         type: 'session.started',
         at: now,
@@ -156,6 +157,11 @@ export class SessionHub {
         sessionId: session.id,
         data: presentSession({ ...session, started_at: now }),
       });
+      return true;
+    });
+    if (won) {
+      live.session = { ...live.session, started_at: now };
+      await this.timeline(live, 'session.started', 'system', {}, now);
     }
     await this.timeline(live, 'participant.joined', conn.userId, { user_id: conn.userId }, now);
 
@@ -215,7 +221,7 @@ export class SessionHub {
     if (live.members.size === 0) {
       this.sessions.delete(live.session.id);
       live.unsubscribe();
-      this.scheduleEnd(live.session.id, live.orgId);
+      this.scheduleEnd(live.session.id);
     }
   }
 
@@ -463,14 +469,12 @@ export class SessionHub {
   }
 
   /** Schedules the end check for when the departure timeout will have passed. */
-  private scheduleEnd(sessionId: string, orgId: string): void {
+  private scheduleEnd(sessionId: string): void {
     const existing = this.pendingEnds.get(sessionId);
     if (existing) clearTimeout(existing);
     const timer = setTimeout(() => {
       this.pendingEnds.delete(sessionId);
-      void this.tryEnd(sessionId, orgId).catch((err) =>
-        this.deps.log.error({ err }, 'ending the session failed'),
-      );
+      void this.tryEnd(sessionId).catch((err) => this.deps.log.error({ err }, 'ending the session failed'));
     }, this.deps.departureTimeoutMs + 50);
     timer.unref();
     this.pendingEnds.set(sessionId, timer);
@@ -480,59 +484,58 @@ export class SessionHub {
    * Ends the session when nobody is present in any process and the last departure is older than
    * the timeout; exactly one process wins the conditional update and announces the end.
    */
-  async tryEnd(sessionId: string, orgId?: string): Promise<boolean> {
+  async tryEnd(sessionId: string): Promise<boolean> {
     const { db } = this.deps;
     const now = Date.now();
     const cutoff = now - this.deps.departureTimeoutMs;
-    const res = await db
-      .updateTable('sessions')
-      .set({ ended_at: now })
-      .where('id', '=', sessionId)
-      .where('started_at', 'is not', null)
-      .where('ended_at', 'is', null)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('session_members')
-              .select(sql`1`.as('one'))
-              .where('session_members.session_id', '=', sessionId)
-              .where((eb) =>
-                eb.or([
-                  eb.and([eb('left_at', 'is', null), eb('heartbeat_at', '>', now - STALE_MS)]),
-                  eb(sql`coalesce(left_at, heartbeat_at)`, '>', cutoff),
-                ]),
-              ),
+    // The end and its `session.ended` event commit together, or neither does.
+    const ended = await transaction(db, async (trx) => {
+      const res = await trx
+        .updateTable('sessions')
+        .set({ ended_at: now })
+        .where('id', '=', sessionId)
+        .where('started_at', 'is not', null)
+        .where('ended_at', 'is', null)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('session_members')
+                .select(sql`1`.as('one'))
+                .where('session_members.session_id', '=', sessionId)
+                .where((eb) =>
+                  eb.or([
+                    eb.and([eb('left_at', 'is', null), eb('heartbeat_at', '>', now - STALE_MS)]),
+                    eb(sql`coalesce(left_at, heartbeat_at)`, '>', cutoff),
+                  ]),
+                ),
+            ),
           ),
-        ),
-      )
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) return false;
-    const session = await db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('id', '=', sessionId)
-      .executeTakeFirstOrThrow();
-    const org =
-      orgId ??
-      (
-        await db
-          .selectFrom('projects')
-          .select('org_id')
-          .where('id', '=', session.project_id)
-          .executeTakeFirstOrThrow()
-      ).org_id;
+        )
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) return false;
+      const row = await trx
+        .selectFrom('sessions')
+        .innerJoin('projects', 'projects.id', 'sessions.project_id')
+        .selectAll('sessions')
+        .select('projects.org_id')
+        .where('sessions.id', '=', sessionId)
+        .executeTakeFirstOrThrow();
+      const { org_id, ...session } = row;
+      await this.deps.bus.publish(trx, {
+        id: newId(),
+        type: 'session.ended',
+        at: now,
+        orgId: org_id,
+        projectId: session.project_id,
+        sessionId,
+        data: presentSession(session),
+      });
+      return true;
+    });
+    if (!ended) return false;
     await this.record(sessionId, 'session.ended', 'system', {}, now);
     await this.deps.writer.flush();
     this.deps.sequencer.forget(sessionId);
-    await this.deps.bus.publish(db, {
-      id: newId(),
-      type: 'session.ended',
-      at: now,
-      orgId: org,
-      projectId: session.project_id,
-      sessionId,
-      data: presentSession(session),
-    });
     return true;
   }
 

@@ -1,0 +1,245 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LiveClient, type LiveMessage } from '@vss/client';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { sqliteStreamStore } from '../src/streams/sqlite.js';
+import { ENGINE, PG_URL, REDIS_URL } from './helpers.js';
+import { jpeg } from './live-helpers.js';
+import { dropPgSchema, freePort, pgSchemaUrl, runServer, waitForHttp, type Proc } from './process-helpers.js';
+
+/** Bootstraps an account, a key and a session over real HTTP. */
+async function bootstrap(base: string) {
+  const post = async (path: string, body: unknown, headers: Record<string, string>) => {
+    const res = await fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return { res, data: ((await res.json()) as { data: any }).data };
+  };
+  const reg = await post(
+    '/v1/auth/register',
+    { email: `c-${Date.now()}-${Math.random()}@example.com`, password: 'cluster password' },
+    {},
+  );
+  const cookie = reg.res.headers.get('set-cookie')!.split(';')[0]!;
+  const key = (await post(`/v1/projects/${reg.data.project_id}/api-keys`, {}, { cookie })).data
+    .secret as string;
+  const session = (await post('/v1/sessions', { name: 'cluster' }, { authorization: `Bearer ${key}` })).data;
+  const tokenFor = async (userId: string, b = base) =>
+    (
+      (await (
+        await fetch(`${b}/v1/sessions/${session.id}/connection`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ user_id: userId }),
+        })
+      ).json()) as { data: { access_token: string } }
+    ).data.access_token;
+  return { key, session, tokenFor };
+}
+
+function client(base: string, session: string, userId: string, token: () => Promise<string>) {
+  const c = new LiveClient({
+    url: base.replace('http', 'ws'),
+    session,
+    userId,
+    token,
+    WebSocket: WebSocket as never,
+    reconnect: false,
+  });
+  const messages: LiveMessage[] = [];
+  const controls: Array<{ event: string; user_id: string }> = [];
+  c.on('message', (m) => messages.push(m));
+  c.on('control', (m) => controls.push(m));
+  return { c, messages, controls };
+}
+
+async function until<T>(fn: () => T, ms = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
+  'two server processes sharing PostgreSQL and Redis',
+  () => {
+    const schema = `cluster_${Math.random().toString(36).slice(2, 10)}`;
+    const procs: Proc[] = [];
+    const dirs: string[] = [];
+    let bases: string[] = [];
+    let dbUrl = '';
+    beforeAll(async () => {
+      dbUrl = await pgSchemaUrl(PG_URL, schema);
+      for (let i = 0; i < 2; i++) {
+        const port = await freePort();
+        const dir = mkdtempSync(join(tmpdir(), 'vss-node-'));
+        dirs.push(dir);
+        const p = runServer({
+          DATA_DIR: dir,
+          PORT: String(port),
+          DATABASE_URL: dbUrl,
+          REDIS_URL,
+          SESSION_DEPARTURE_TIMEOUT_S: '1',
+          LOG_LEVEL: 'warn',
+          SECRET_KEY: 'cluster-secret-cluster-secret-cluster-secret',
+        });
+        procs.push(p);
+        bases.push(`http://127.0.0.1:${port}`);
+        // One after the other: the first migrates the schema.
+        await waitForHttp(`${bases[i]}/health`);
+      }
+    }, 60_000);
+    afterAll(async () => {
+      for (const p of procs) p.child.kill('SIGTERM');
+      await Promise.all(procs.map((p) => p.exited));
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+      await dropPgSchema(PG_URL, schema);
+      bases = [];
+    });
+
+    it('fans messages out across processes, decides the lifecycle once, and keeps seq unique', async () => {
+      const { session, tokenFor } = await bootstrap(bases[0]!);
+      const alice = client(bases[0]!, session.id, 'alice', () => tokenFor('alice', bases[0]));
+      const bob = client(bases[1]!, session.id, 'bob', () => tokenFor('bob', bases[1]));
+      await alice.c.connect();
+      const welcome = await bob.c.connect();
+      expect((welcome.data.participants as string[]).sort()).toEqual(['alice', 'bob']);
+      await until(
+        () => alice.controls.find((m) => m.event === 'join' && m.user_id === 'bob'),
+        10_000,
+        'join across processes',
+      );
+
+      const seqs: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        seqs.push(await alice.c.publish('media/alice/cam', jpeg(i, 2000), { ack: true }));
+        seqs.push(await bob.c.publish('media/bob/cam', jpeg(100 + i, 2000), { ack: true }));
+      }
+      await alice.c.publishChat('from process one', { ack: true });
+      await until(
+        () => bob.messages.filter((m) => m.streamType === 'media/alice/cam').length === 20,
+        10_000,
+        'alice frames at bob',
+      );
+      await until(
+        () => alice.messages.filter((m) => m.streamType === 'media/bob/cam').length === 20,
+        10_000,
+        'bob frames at alice',
+      );
+      await until(() => bob.messages.find((m) => m.streamType === 'chat'), 10_000, 'chat at bob');
+      const got = bob.messages.filter((m) => m.streamType === 'media/alice/cam');
+      got.forEach((m, i) => expect(Buffer.from(m.payload).equals(jpeg(i, 2000))).toBe(true));
+      expect(new Set(seqs).size).toBe(seqs.length);
+
+      await alice.c.close();
+      await bob.c.close();
+      const db = new pg.Client({ connectionString: dbUrl });
+      await db.connect();
+      try {
+        const ended = await (async () => {
+          const end = Date.now() + 15_000;
+          while (Date.now() < end) {
+            const { rows } = await db.query('select ended_at from sessions where id = $1', [session.id]);
+            if (rows[0].ended_at) return rows[0].ended_at;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          return null;
+        })();
+        expect(ended).not.toBeNull();
+        const { rows } = await db.query(
+          "select seq, convert_from(body, 'UTF8') as body from stream_events where session_id = $1 and stream_id = 'events' order by seq",
+          [session.id],
+        );
+        const types = rows.map((r) => JSON.parse(r.body).type);
+        expect(types.filter((t) => t === 'session.started')).toHaveLength(1);
+        expect(types.filter((t) => t === 'session.ended')).toHaveLength(1);
+        expect(types.filter((t) => t === 'participant.joined')).toHaveLength(2);
+        const all = await db.query(
+          'select count(*)::int as n, count(distinct seq)::int as d, max(seq)::int as m from stream_events where session_id = $1',
+          [session.id],
+        );
+        expect(all.rows[0].n).toBe(all.rows[0].d);
+        expect(all.rows[0].m).toBe(all.rows[0].n);
+      } finally {
+        await db.end();
+      }
+    }, 60_000);
+  },
+);
+
+describe('a server process killed with SIGKILL', () => {
+  it('loses no message it acknowledged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vss-kill-'));
+    const schema = `kill_${Math.random().toString(36).slice(2, 10)}`;
+    const dbUrl = ENGINE === 'postgres' ? await pgSchemaUrl(PG_URL, schema) : '';
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const proc = runServer({
+      DATA_DIR: dir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...(dbUrl ? { DATABASE_URL: dbUrl } : {}),
+    });
+    try {
+      await waitForHttp(`${base}/health`);
+      const { session, tokenFor } = await bootstrap(base);
+      const alice = client(base, session.id, 'alice', () => tokenFor('alice'));
+      await alice.c.connect();
+      const acked = new Map<number, Buffer>();
+      const inflight: Promise<unknown>[] = [];
+      let killed = false;
+      for (let i = 0; i < 5000 && !killed; i++) {
+        const payload = jpeg(i, 4000);
+        inflight.push(
+          alice.c.publish('media/alice/cam', payload, { ack: true }).then(
+            (seq) => void acked.set(seq, payload),
+            () => {},
+          ),
+        );
+        if (i % 50 === 49) await new Promise((r) => setImmediate(r));
+        if (acked.size >= 300 && !killed) {
+          killed = true;
+          proc.child.kill('SIGKILL');
+        }
+        if (i % 200 === 199)
+          await Promise.race([Promise.all(inflight.slice(-200)), new Promise((r) => setTimeout(r, 200))]);
+      }
+      await proc.exited;
+      await Promise.allSettled(inflight);
+      expect(killed).toBe(true);
+      expect(acked.size).toBeGreaterThanOrEqual(300);
+
+      const stored = new Map<number, Buffer>();
+      if (ENGINE === 'postgres') {
+        const db = new pg.Client({ connectionString: dbUrl });
+        await db.connect();
+        const { rows } = await db.query(
+          "select seq, body from stream_events where session_id = $1 and stream_id = 'media/alice/cam'",
+          [session.id],
+        );
+        for (const r of rows) stored.set(Number(r.seq), r.body);
+        await db.end();
+      } else {
+        const store = sqliteStreamStore(dir);
+        for await (const e of store.read(session.id, {})) stored.set(e.seq, e.body);
+        await store.close();
+      }
+      for (const [seq, payload] of acked) {
+        expect(stored.get(seq)?.equals(payload), `acked seq ${seq} is stored intact`).toBe(true);
+      }
+    } finally {
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      if (dbUrl) await dropPgSchema(PG_URL, schema);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import pg from 'pg';
+
+const MAIN = resolve(__dirname, '../src/main.ts');
+
+/** A port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => ok(port));
+    });
+    srv.on('error', fail);
+  });
+}
+
+/** A server process started from the real entry point. */
+export interface Proc {
+  child: ChildProcess;
+  out: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `main.ts` with exactly this environment (plus PATH). */
+export function runServer(env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+  return { child, out: () => out, exited };
+}
+
+/** Waits until `url` answers 2xx. */
+export async function waitForHttp(url: string, deadlineMs = 20_000): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+/** Creates a PostgreSQL schema and returns a URL whose connections use it. */
+export async function pgSchemaUrl(baseUrl: string, schema: string): Promise<string> {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    await client.query(`create schema if not exists "${schema}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+/** Drops a PostgreSQL schema. */
+export async function dropPgSchema(baseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
