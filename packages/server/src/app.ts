@@ -7,6 +7,7 @@ import { installErrorHandling } from './http/error-handler.js';
 import { installRequestLog } from './http/logging.js';
 import websocket from '@fastify/websocket';
 import { liveRoutes } from './modules/live/routes.js';
+import { recordingsRoutes } from './modules/recordings/routes.js';
 import { installOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
@@ -87,5 +88,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(sessionsRoutes, deps);
   await app.register(invitationsRoutes, deps);
   await app.register(liveRoutes, deps);
+  await app.register(recordingsRoutes, deps);
   return app;
 }

@@ -13,6 +13,7 @@ import { loggerRedaction } from './http/logging.js';
 import { SessionHub } from './modules/live/hub.js';
 import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
 import { liveService } from './modules/live/service.js';
+import { recordingsService } from './modules/recordings/service.js';
 import { connectionTokens } from './modules/live/token.js';
 import { postgresStreamStore } from './streams/postgres.js';
 import { sqliteStreamStore } from './streams/sqlite.js';
@@ -79,6 +80,16 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const bus = new EventBus();
   const idempotency = new Idempotency(db, database.engine, config.keys.tokens);
 
+  const hub = new SessionHub({
+    db,
+    bus,
+    fanout,
+    sequencer,
+    writer,
+    nodeId,
+    departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
+    log: logger,
+  });
   const accountsSql = accountsStore(db);
   const projects = projectsService({ store: projectsStore(db) });
   const sessions = sessionsService({ db, store: sessionsStore(db), projects, bus, gate });
@@ -97,16 +108,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       projects,
     }),
     live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
+    recordings: recordingsService({ config, db, bus, store: streams, writer, hub, sessions }),
   };
-  const hub = new SessionHub({
-    db,
-    bus,
-    fanout,
-    sequencer,
-    writer,
-    nodeId,
-    departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
-    log: logger,
+  // Once a session has ended, its recording is announced (this process won the end, so it alone does).
+  bus.on('session.ended', (e) => {
+    void services.recordings
+      .finalize(e.sessionId!, e.orgId, e.projectId)
+      .catch((err) => logger.error({ err }, 'recording.ready failed'));
   });
 
   // Housekeeping: forget expired idempotency answers and login sessions.

@@ -229,11 +229,23 @@ describe('live sessions', () => {
       'ended_at',
     );
     expect(Date.parse(ended) - lastLeft).toBeGreaterThanOrEqual(1000);
+    // recording.ready follows once every stream of the ended session is durably written.
+    const ready = await eventually(
+      () => events.find((e) => e.sessionId === s.id && e.type === 'recording.ready'),
+      10_000,
+      'recording.ready',
+    );
     expect(events.filter((e) => e.sessionId === s.id).map((e) => e.type)).toEqual([
       'session.created',
       'session.started',
       'session.ended',
+      'recording.ready',
     ]);
+    expect(ready.data).toEqual({
+      duration_ms: expect.any(Number),
+      stream_count: 1,
+      bytes: expect.any(Number),
+    });
     const timeline = (await recorded(t, s.id))
       .filter((r) => r.streamId === 'events')
       .map((r) => JSON.parse(r.body.toString()));
@@ -244,6 +256,7 @@ describe('live sessions', () => {
       'participant.left',
       'participant.left',
       'session.ended',
+      'recording.ready',
     ]);
     for (const e of timeline) expect(Object.keys(e).sort()).toEqual(['actor', 'data', 'ts', 'type', 'v']);
     // A new live token is refused; a rejoin with an old one too.

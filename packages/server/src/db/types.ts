@@ -89,6 +89,23 @@ export interface SessionMembersTable {
   left_at: number | null;
 }
 
+/** A replay link: its token is kept only as an HMAC. */
+export interface ReplayLinksTable {
+  id: string;
+  session_id: string;
+  project_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A participant whose media was redacted from a session (and is refused from then on). */
+export interface RedactionsTable {
+  session_id: string;
+  user_id: string;
+  created_at: number;
+}
+
 /** Every table of the metadata database. */
 export interface Tables {
   orgs: OrgsTable;
@@ -100,6 +117,8 @@ export interface Tables {
   invitations: InvitationsTable;
   idempotency_keys: IdempotencyKeysTable;
   session_members: SessionMembersTable;
+  replay_links: ReplayLinksTable;
+  redactions: RedactionsTable;
 }
 
 /** The query handle every store takes: the database itself or a transaction of it. */

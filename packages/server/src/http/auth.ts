@@ -89,9 +89,9 @@ export function installAuth(
     let principal: Principal | null = null;
     if (rule !== 'public') {
       principal = await resolve(request, deps.resolvers);
-      if (!principal)
+      if (!principal && !rule.anonymous)
         throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
-      if (!rule.accept.includes(principal.kind)) {
+      if (principal && !rule.accept.includes(principal.kind)) {
         if (principal.kind === 'restricted_key')
           throw new Forbidden(
             'restricted keys may only create sessions, request connection tokens and read manifests',
@@ -99,7 +99,7 @@ export function installAuth(
         if (principal.kind === 'user') throw new Unauthorized('this route needs an API key');
         throw new Unauthorized('this route needs a signed-in dashboard session');
       }
-      if (principal.kind === 'user' && (!SAFE_METHODS.has(request.method) || rule.csrf))
+      if (principal?.kind === 'user' && (!SAFE_METHODS.has(request.method) || rule.csrf))
         checkSameOrigin(request, publicOrigin);
       request.principal = principal;
     }

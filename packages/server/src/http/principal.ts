@@ -33,6 +33,8 @@ export type RouteAuth =
       accept: CredentialKind[];
       /** treat this non-mutating method as state-changing for the CSRF rule (export enqueue GET) */
       csrf?: boolean;
+      /** with no credential at all, let the handler decide (public sessions): principal is null */
+      anonymous?: boolean;
     };
 
 declare module 'fastify' {

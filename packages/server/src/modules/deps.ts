@@ -12,6 +12,7 @@ import type { Database } from '../db/open.js';
 import type { StreamStore } from '../streams/store.js';
 import type { SessionHub } from './live/hub.js';
 import type { LiveService } from './live/service.js';
+import type { RecordingsService } from './recordings/service.js';
 
 /** Every capability's service, built once per app in dependency order (app.ts). */
 export interface Services {
@@ -22,6 +23,7 @@ export interface Services {
   sessions: SessionsService;
   invitations: InvitationsService;
   live: LiveService;
+  recordings: RecordingsService;
 }
 
 /** What route plugins receive: configuration, services and the edge's shared helpers. */

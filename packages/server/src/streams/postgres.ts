@@ -1,15 +1,19 @@
 import type pg from 'pg';
-import type { ReadRange, StreamStore } from './store.js';
+import { statsOf, type ReadRange, type StreamStat, type StreamStore } from './store.js';
 
 const PAGE = 256;
 /** rows per INSERT statement (5 parameters each, well under PostgreSQL's 65535) */
 const ROWS_PER_STATEMENT = 1000;
+type Row = { seq: string | number; stream_id: string; ts: string | number; body: Buffer };
 
 /**
  * Recorded streams in a PostgreSQL table beside the metadata. Batches are multi-row INSERTs in one
- * transaction. The schema is created by the metadata migrations (002-live).
+ * transaction, with the per-stream statistics upserted in it. The schema is created by the
+ * metadata migrations (002-live, 003-recordings).
  */
 export function postgresStreamStore(pool: pg.Pool): StreamStore {
+  const one = async <T>(text: string, values: unknown[]): Promise<T | undefined> =>
+    (await pool.query(text, values)).rows[0] as T | undefined;
   return {
     async appendBatch(events) {
       const client = await pool.connect();
@@ -28,6 +32,15 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
             values,
           );
         }
+        for (const s of statsOf(events).values()) {
+          await client.query(
+            `insert into stream_stats (session_id, stream_id, events, bytes, min_ts, max_ts) values ($1, $2, $3, $4, $5, $6)
+             on conflict (session_id, stream_id) do update set
+               events = stream_stats.events + excluded.events, bytes = stream_stats.bytes + excluded.bytes,
+               min_ts = least(stream_stats.min_ts, excluded.min_ts), max_ts = greatest(stream_stats.max_ts, excluded.max_ts)`,
+            [s.sessionId, s.streamId, s.events, s.bytes, s.minTs, s.maxTs],
+          );
+        }
         await client.query('commit');
       } catch (err) {
         await client.query('rollback').catch(() => {});
@@ -37,11 +50,12 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
       }
     },
     async maxSeq(sessionId) {
-      const { rows } = await pool.query(
-        'select coalesce(max(seq), 0) as m from stream_events where session_id = $1',
-        [sessionId],
+      return Number(
+        (await one<{ m: string }>(
+          'select coalesce(max(seq), 0) as m from stream_events where session_id = $1',
+          [sessionId],
+        ))!.m,
       );
-      return Number(rows[0].m);
     },
     async *read(sessionId, range: ReadRange) {
       let from = range.fromSeq ?? 0;
@@ -51,16 +65,12 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
         let where = 'session_id = $1 and seq >= $2';
         if (range.fromTs !== undefined) where += ` and ts >= $${params.push(range.fromTs)}`;
         if (range.toTs !== undefined) where += ` and ts < $${params.push(range.toTs)}`;
+        if (range.streamId !== undefined) where += ` and stream_id = $${params.push(range.streamId)}`;
         const { rows } = await pool.query(
           `select seq, stream_id, ts, body from stream_events where ${where} order by seq limit ${PAGE}`,
           params,
         );
-        for (const r of rows as Array<{
-          seq: string | number;
-          stream_id: string;
-          ts: string | number;
-          body: Buffer;
-        }>) {
+        for (const r of rows as Row[]) {
           const seq = Number(r.seq);
           from = seq + 1;
           if (range.streams && !range.streams(r.stream_id)) continue;
@@ -70,17 +80,86 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
         if (rows.length < PAGE) return;
       }
     },
+    async stats(sessionId) {
+      const { rows } = await pool.query(
+        'select stream_id, events, bytes, min_ts, max_ts from stream_stats where session_id = $1 order by stream_id',
+        [sessionId],
+      );
+      return rows.map((r): StreamStat => ({
+        streamId: r.stream_id,
+        events: Number(r.events),
+        bytes: Number(r.bytes),
+        minTs: Number(r.min_ts),
+        maxTs: Number(r.max_ts),
+      }));
+    },
+    async firstFrom(sessionId, fromSeq, fromTs) {
+      const r = await one<{ seq: string; ts: string }>(
+        'select seq, ts from stream_events where session_id = $1 and seq >= $2 and ts >= $3 order by seq limit 1',
+        [sessionId, fromSeq, fromTs],
+      );
+      return r ? { seq: Number(r.seq), ts: Number(r.ts) } : undefined;
+    },
+    async nextTs(sessionId, ts) {
+      const r = await one<{ ts: string }>(
+        'select ts from stream_events where session_id = $1 and ts >= $2 order by ts limit 1',
+        [sessionId, ts],
+      );
+      return r ? Number(r.ts) : undefined;
+    },
+    async minSeqIn(sessionId, lo, hi) {
+      const r = await one<{ s: string | null }>(
+        'select min(seq) as s from stream_events where session_id = $1 and ts >= $2 and ts < $3',
+        [sessionId, lo, hi],
+      );
+      return r?.s == null ? undefined : Number(r.s);
+    },
+    async *slot(sessionId, lo, hi, fromSeq, limit) {
+      const { rows: seqs } = await pool.query(
+        'select seq from stream_events where session_id = $1 and ts >= $2 and ts < $3 and seq >= $4 order by seq limit $5',
+        [sessionId, lo, hi, fromSeq, limit],
+      );
+      // Bodies in pages, so that memory holds one page beyond what was already sent.
+      for (let i = 0; i < seqs.length; i += PAGE) {
+        const page = seqs.slice(i, i + PAGE).map((r) => Number(r.seq));
+        const { rows } = await pool.query(
+          'select seq, stream_id, ts, body from stream_events where session_id = $1 and seq = any($2) order by seq',
+          [sessionId, page],
+        );
+        for (const r of rows as Row[])
+          yield { sessionId, seq: Number(r.seq), streamId: r.stream_id, ts: Number(r.ts), body: r.body };
+      }
+    },
     async deleteStreams(sessionId, streamIds) {
       if (streamIds.length === 0) return 0;
+      await pool.query('delete from stream_stats where session_id = $1 and stream_id = any($2)', [
+        sessionId,
+        streamIds,
+      ]);
       const res = await pool.query(
         'delete from stream_events where session_id = $1 and stream_id = any($2)',
         [sessionId, streamIds],
       );
+      // The deleted rows' bytes stay in the table's pages until vacuumed: redaction must remove them.
+      await pool.query('vacuum stream_events');
       return res.rowCount ?? 0;
     },
     async deleteSession(sessionId) {
+      await pool.query('delete from stream_stats where session_id = $1', [sessionId]);
       const res = await pool.query('delete from stream_events where session_id = $1', [sessionId]);
       return res.rowCount ?? 0;
+    },
+    async replaceBody(sessionId, seq, body) {
+      await pool.query(
+        `with old as (select stream_id, length(body) as n from stream_events where session_id = $1 and seq = $2)
+         update stream_stats s set bytes = s.bytes + $3 - old.n from old where s.session_id = $1 and s.stream_id = old.stream_id`,
+        [sessionId, seq, body.length],
+      );
+      await pool.query('update stream_events set body = $3 where session_id = $1 and seq = $2', [
+        sessionId,
+        seq,
+        body,
+      ]);
     },
     async close() {
       await pool.end();

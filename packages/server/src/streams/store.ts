@@ -9,6 +9,40 @@ export interface StreamEvent {
   body: Buffer;
 }
 
+/** What is recorded in one stream of a session, kept up to date batch by batch. */
+export interface StreamStat {
+  streamId: string;
+  events: number;
+  bytes: number;
+  minTs: number;
+  maxTs: number;
+}
+
+/** Per-stream totals of a batch, merged into the stored statistics. */
+export function statsOf(events: StreamEvent[]): Map<string, { sessionId: string } & StreamStat> {
+  const out = new Map<string, { sessionId: string } & StreamStat>();
+  for (const e of events) {
+    const k = `${e.sessionId}\n${e.streamId}`;
+    const s = out.get(k);
+    if (!s)
+      out.set(k, {
+        sessionId: e.sessionId,
+        streamId: e.streamId,
+        events: 1,
+        bytes: e.body.length,
+        minTs: e.ts,
+        maxTs: e.ts,
+      });
+    else {
+      s.events += 1;
+      s.bytes += e.body.length;
+      if (e.ts < s.minTs) s.minTs = e.ts;
+      if (e.ts > s.maxTs) s.maxTs = e.ts;
+    }
+  }
+  return out;
+}
+
 /** A read of one session's recording. */
 export interface ReadRange {
   fromTs?: number;
@@ -16,6 +50,8 @@ export interface ReadRange {
   toTs?: number;
   /** the first seq to return (inclusive) */
   fromSeq?: number;
+  /** only this stream (filtered by the database) */
+  streamId?: string;
   /** only these streams */
   streams?: (streamId: string) => boolean;
   limit?: number;
@@ -33,9 +69,35 @@ export interface StreamStore {
   maxSeq(sessionId: string): Promise<number>;
   /** Events in seq order, read page by page so memory stays bounded. */
   read(sessionId: string, range: ReadRange): AsyncGenerator<StreamEvent>;
+  /** Per-stream statistics of a session's recording (no scan of the events). */
+  stats(sessionId: string): Promise<StreamStat[]>;
+  /** The first event (in seq order) with seq >= fromSeq and ts >= fromTs: where a read starts. */
+  firstFrom(
+    sessionId: string,
+    fromSeq: number,
+    fromTs: number,
+  ): Promise<{ seq: number; ts: number } | undefined>;
+  /** The earliest timestamp at or after `ts`, or undefined. */
+  nextTs(sessionId: string, ts: number): Promise<number | undefined>;
+  /** The smallest seq among events with lo <= ts < hi. */
+  minSeqIn(sessionId: string, lo: number, hi: number): Promise<number | undefined>;
+  /**
+   * Events with lo <= ts < hi and seq >= fromSeq, in seq order, at most `limit` of them: the seqs
+   * are found through the (session, ts, seq) index first, then bodies are read one by one, so
+   * nothing beyond what is returned is held in memory.
+   */
+  slot(
+    sessionId: string,
+    lo: number,
+    hi: number,
+    fromSeq: number,
+    limit: number,
+  ): AsyncGenerator<StreamEvent>;
   /** Deletes the named streams of a session; returns how many events went. */
   deleteStreams(sessionId: string, streamIds: string[]): Promise<number>;
   /** Deletes a session's whole recording. */
   deleteSession(sessionId: string): Promise<number>;
+  /** Replaces the body of one event (redacting a chat message), overwriting the old bytes. */
+  replaceBody(sessionId: string, seq: number, body: Buffer): Promise<void>;
   close(): Promise<void>;
 }

@@ -55,6 +55,8 @@ interface Member {
 interface LiveSession {
   session: SessionsTable;
   orgId: string;
+  /** participants whose media was redacted: their further media is refused */
+  redacted: Set<string>;
   members: Map<string, Member>;
   unsubscribe: () => void;
   /** Serialises seq assignment and batching per session, so that seq follows arrival order. */
@@ -118,7 +120,19 @@ export class SessionHub {
 
     let live = this.sessions.get(session.id);
     if (!live) {
-      live = { session, orgId, members: new Map(), unsubscribe: () => {}, chain: Promise.resolve() };
+      const redacted = await db
+        .selectFrom('redactions')
+        .select('user_id')
+        .where('session_id', '=', session.id)
+        .execute();
+      live = {
+        session,
+        orgId,
+        redacted: new Set(redacted.map((r) => r.user_id)),
+        members: new Map(),
+        unsubscribe: () => {},
+        chain: Promise.resolve(),
+      };
       this.sessions.set(session.id, live);
       const state = live;
       state.unsubscribe = await this.deps.fanout.subscribe(session.id, (m) => this.deliverRemote(state, m));
@@ -231,7 +245,7 @@ export class SessionHub {
     if (!live) return;
     const member = live.members.get(conn.id)!;
     try {
-      const { streamId, body, ts, isMedia } = this.check(member, msg);
+      const { streamId, body, ts, isMedia } = this.check(live, member, msg);
       const run = live.chain.then(async () => {
         if (isMedia) {
           const kind = parseMediaStream(streamId)!.kind;
@@ -315,6 +329,7 @@ export class SessionHub {
 
   /** Validates a publish; returns what to record. */
   private check(
+    live: LiveSession,
     member: Member,
     msg: IncomingPublish,
   ): { streamId: string; body: Buffer; ts: number; isMedia: boolean } {
@@ -460,7 +475,38 @@ export class SessionHub {
   }
 
   private deliverRemote(live: LiveSession, m: FanoutMessage): void {
+    // Another process redacted a participant: refuse their media here too. Not for clients.
+    if (m.kind === 'control' && m.event === 'redacted') {
+      live.redacted.add(m.userId!);
+      return;
+    }
     this.deliverLocal(live, m);
+  }
+
+  /** Refuses a participant's further media in this session, in every process. */
+  redact(sessionId: string, userId: string): void {
+    this.sessions.get(sessionId)?.redacted.add(userId);
+    this.deps.fanout.publish(sessionId, {
+      kind: 'control',
+      fromConn: '',
+      event: 'redacted',
+      userId,
+      timestampMs: Date.now(),
+    });
+  }
+
+  /** Appends a timeline event from outside a live connection (redaction, recording.ready). */
+  async appendTimeline(
+    sessionId: string,
+    type: string,
+    actor: string,
+    data: Record<string, unknown>,
+    ts = Date.now(),
+  ): Promise<void> {
+    const live = this.sessions.get(sessionId);
+    if (live) await this.timeline(live, type, actor, data, ts);
+    else await this.record(sessionId, type, actor, data, ts);
+    await this.deps.writer.flush();
   }
 
   private findByConn(connId: string): LiveSession | undefined {

@@ -77,9 +77,14 @@ export function sessionsService(deps: {
     },
 
     /** A session of the caller's project scope; 404 when missing or in another project. */
-    async get(principal: Principal, sessionId: string, projectId?: string): Promise<SessionsTable> {
-      const project = await projects.scope(principal, projectId);
-      const s = await store.byId(project.id, sessionId);
+    async get(
+      principal: Principal,
+      sessionId: string,
+      projectId?: string,
+      q?: Db | Trx,
+    ): Promise<SessionsTable> {
+      const project = await projects.scope(principal, projectId, q);
+      const s = await store.byId(project.id, sessionId, q);
       if (!s) throw sessionNotFound();
       return s;
     },

@@ -1,0 +1,252 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { envelope, ok } from '../../http/envelope.js';
+import type { RouteAuth } from '../../http/principal.js';
+import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { SessionParams } from '../sessions/schemas.js';
+import {
+  CreateReplayLink,
+  Manifest,
+  PlaybackQuery,
+  PlaybackWindow,
+  RedactParams,
+  RedactQuery,
+  Redacted,
+  ReplayLink,
+  ReplayQuery,
+  RevokedLinks,
+  TimelineEvent,
+  TimelineMeta,
+} from './schemas.js';
+
+/** Playback answers are written as JSON text while reading: sent as is, not re-serialised. */
+function sendJson(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
+}
+
+const KEY_OR_PUBLIC: RouteAuth = { accept: ['api_key', 'user'], anonymous: true };
+const KEY_RESTRICTED_OR_PUBLIC: RouteAuth = {
+  accept: ['api_key', 'user', 'restricted_key'],
+  anonymous: true,
+};
+const PUBLIC_NOTE = ' Without credentials it answers for public sessions only (401 otherwise).';
+const PAGING =
+  "Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once.";
+
+/** Manifest, playback, timeline, public access, replay links, redaction (interface §4.6–4.8, §4.10). */
+export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { recordings } = deps.services;
+  const tags = ['Recordings'];
+
+  app.get(
+    '/v1/sessions/:sessionId/manifest',
+    {
+      config: { auth: KEY_RESTRICTED_OR_PUBLIC },
+      schema: {
+        tags,
+        summary: 'Session manifest',
+        description:
+          'The layout-agnostic reconstruction contract: participants and their tracks (listed once media reached them), streams, capabilities.' +
+          PUBLIC_NOTE,
+        params: SessionParams,
+        response: { 200: envelope(Manifest) },
+      },
+    },
+    async (request) =>
+      ok(await recordings.manifest(await recordings.readable(request.principal, request.params.sessionId))),
+  );
+
+  app.get(
+    '/v1/sessions/:sessionId/playback/timeline',
+    {
+      config: { auth: KEY_OR_PUBLIC },
+      schema: {
+        tags,
+        summary: 'Playback timeline metadata',
+        description: 'Streams, event count and time bounds.' + PUBLIC_NOTE,
+        params: SessionParams,
+        response: { 200: envelope(TimelineMeta) },
+      },
+    },
+    async (request) =>
+      ok(
+        await recordings.timelineMeta(await recordings.readable(request.principal, request.params.sessionId)),
+      ),
+  );
+
+  app.get(
+    '/v1/sessions/:sessionId/playback',
+    {
+      config: { auth: KEY_OR_PUBLIC },
+      schema: {
+        tags,
+        summary: 'A playback window',
+        description: PAGING + PUBLIC_NOTE,
+        params: SessionParams,
+        querystring: PlaybackQuery,
+        response: { 200: envelope(PlaybackWindow) },
+      },
+    },
+    async (request, reply) => {
+      const s = await recordings.readable(request.principal, request.params.sessionId);
+      const { from_ts, window_size, base_seq } = request.query;
+      return sendJson(reply, await recordings.window(s.id, from_ts, window_size, base_seq));
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:sessionId/timeline',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'The session timeline',
+        description:
+          'Every event of the `events` stream, `{ seq, v, type, ts, actor, data }`, in order. For large sessions read windows instead.',
+        params: SessionParams,
+        response: { 200: envelope(Type.Array(TimelineEvent)) },
+      },
+    },
+    async (request) => ok(await recordings.timeline(request.principal!, request.params.sessionId)),
+  );
+
+  const publicTags = ['Public'];
+  app.get(
+    '/v1/public/sessions/:sessionId/manifest',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: publicTags,
+        summary: 'Manifest of a public session',
+        description: '404 unless the session is public.',
+        params: SessionParams,
+        response: { 200: envelope(Manifest) },
+      },
+    },
+    async (request) =>
+      ok(await recordings.manifest(await recordings.publicSession(request.params.sessionId))),
+  );
+  app.get(
+    '/v1/public/sessions/:sessionId/playback/timeline',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: publicTags,
+        summary: 'Timeline metadata of a public session',
+        description: '404 unless the session is public.',
+        params: SessionParams,
+        response: { 200: envelope(TimelineMeta) },
+      },
+    },
+    async (request) =>
+      ok(await recordings.timelineMeta(await recordings.publicSession(request.params.sessionId))),
+  );
+  app.get(
+    '/v1/public/sessions/:sessionId/playback',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: publicTags,
+        summary: 'A playback window of a public session',
+        description: '404 unless the session is public. ' + PAGING,
+        params: SessionParams,
+        querystring: PlaybackQuery,
+        response: { 200: envelope(PlaybackWindow) },
+      },
+    },
+    async (request, reply) => {
+      const s = await recordings.publicSession(request.params.sessionId);
+      const { from_ts, window_size, base_seq } = request.query;
+      return sendJson(reply, await recordings.window(s.id, from_ts, window_size, base_seq));
+    },
+  );
+  app.get(
+    '/v1/public/sessions/:sessionId/replay',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: publicTags,
+        summary: 'Replay through a link',
+        description:
+          'With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). ' +
+          PAGING,
+        params: SessionParams,
+        querystring: ReplayQuery,
+        response: { 200: envelope(PlaybackWindow) },
+      },
+    },
+    async (request, reply) => {
+      const { from_ts, window_size, base_seq, token } = request.query;
+      const s = await recordings.replayable(request.params.sessionId, token);
+      return sendJson(reply, await recordings.window(s.id, from_ts, window_size, base_seq));
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:sessionId/replay-links',
+    {
+      config: { auth: KEY_OR_USER, idempotent: true },
+      schema: {
+        tags,
+        summary: 'Create a replay link',
+        description:
+          'Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed.',
+        params: SessionParams,
+        body: CreateReplayLink,
+        response: { 201: envelope(ReplayLink) },
+      },
+    },
+    async (request, reply) =>
+      deps.idempotency.run(request, reply, async (trx) => ({
+        status: 201,
+        body: ok(
+          await recordings.createLink(
+            trx,
+            request.principal!,
+            request.params.sessionId,
+            request.body.expires_in_minutes,
+          ),
+        ),
+      })),
+  );
+
+  app.delete(
+    '/v1/sessions/:sessionId/replay-links',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Revoke every replay link of a session',
+        params: SessionParams,
+        response: { 200: envelope(RevokedLinks) },
+      },
+    },
+    async (request) => ok(await recordings.revokeLinks(request.principal!, request.params.sessionId)),
+  );
+
+  app.delete(
+    '/v1/sessions/:sessionId/participants/:userId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Redact a participant',
+        description:
+          'Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. A participant who published no media: 404.',
+        params: RedactParams,
+        querystring: RedactQuery,
+        response: { 200: envelope(Redacted) },
+      },
+    },
+    async (request) =>
+      ok(
+        await recordings.redact(
+          request.principal!,
+          request.params.sessionId,
+          request.params.userId,
+          request.query.include_chat,
+        ),
+      ),
+  );
+};

@@ -1,0 +1,120 @@
+import { Type } from '@sinclair/typebox';
+
+export const PlaybackQuery = Type.Object({
+  from_ts: Type.Integer({ minimum: 0, description: 'start of reading, ms since 1970' }),
+  window_size: Type.Integer({
+    minimum: 1,
+    maximum: 300_000,
+    default: 30_000,
+    description: 'ms, 1 to 300000 (default 30000)',
+  }),
+  base_seq: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'continue from this seq: the `next_base_seq` of the previous answer',
+    }),
+  ),
+});
+
+export const ReplayQuery = Type.Composite([
+  PlaybackQuery,
+  Type.Object({
+    token: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'replay link token' })),
+  }),
+]);
+
+export const PlaybackWindow = Type.Object(
+  {
+    events: Type.Array(
+      Type.Object({
+        seq: Type.Integer(),
+        timestamp_ms: Type.Integer(),
+        stream_id: Type.String(),
+        body_base64: Type.String(),
+      }),
+    ),
+    base_seq: Type.Integer({ description: 'the seq this read started from' }),
+    next_base_seq: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further',
+    }),
+  },
+  { title: 'PlaybackWindow' },
+);
+
+export const TimelineMeta = Type.Object(
+  {
+    participant_count: Type.Integer(),
+    stream_ids: Type.Array(Type.String()),
+    total_events_estimated: Type.Integer(),
+    min_ts: Type.Integer(),
+    max_ts: Type.Integer(),
+  },
+  { title: 'PlaybackTimeline' },
+);
+
+const Track = Type.Object({
+  kind: Type.Union([Type.Literal('cam'), Type.Literal('mic'), Type.Literal('screen')]),
+  stream_id: Type.String(),
+  start_ts: Type.Integer(),
+  end_ts: Type.Integer(),
+});
+
+export const Manifest = Type.Object(
+  {
+    version: Type.Literal(1),
+    session_id: Type.String(),
+    epoch: Type.Integer(),
+    start_ts: Type.Integer(),
+    end_ts: Type.Integer(),
+    participants: Type.Array(Type.Object({ user_id: Type.String(), tracks: Type.Array(Track) })),
+    streams: Type.Object({ events: Type.String(), chat: Type.String(), director: Type.String() }),
+    capabilities: Type.Array(Type.String()),
+  },
+  { title: 'Manifest' },
+);
+
+export const TimelineEvent = Type.Object(
+  {
+    seq: Type.Integer(),
+    v: Type.Integer(),
+    type: Type.String(),
+    ts: Type.Integer(),
+    actor: Type.String(),
+    data: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { title: 'TimelineEvent' },
+);
+
+export const CreateReplayLink = Type.Object(
+  {
+    expires_in_minutes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 43_200,
+        description: '1 to 43200 (30 days); default 1440 (one day)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ReplayLink = Type.Object({
+  link: Type.String({ description: '{base_url}/v1/public/sessions/{sessionId}/replay?token={token}' }),
+  token: Type.String(),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+export const RevokedLinks = Type.Object({ session_id: Type.String(), revoked: Type.Integer() });
+
+export const RedactParams = Type.Object({
+  sessionId: Type.String({ format: 'uuid' }),
+  userId: Type.String({ minLength: 1, maxLength: 128 }),
+});
+export const RedactQuery = Type.Object({
+  include_chat: Type.Boolean({
+    default: false,
+    description: "also replace the participant's chat bodies with a redaction marker",
+  }),
+});
+export const Redacted = Type.Object({ redacted: Type.String(), deletedStreams: Type.Integer() });

@@ -1,0 +1,308 @@
+import { parseMediaStream, type TrackKind } from '@vss/client';
+import type { EventBus } from '../../bus/events.js';
+import type { Config } from '../../config.js';
+import type { Db, SessionsTable, Trx } from '../../db/types.js';
+import { NotFound, Unauthorized } from '../../http/errors.js';
+import type { Principal } from '../../http/principal.js';
+import { newId } from '../../lib/ids.js';
+import { hmacHex, randomToken } from '../../lib/secrets.js';
+import { iso, now } from '../../lib/time.js';
+import type { StreamStore } from '../../streams/store.js';
+import type { StreamWriter } from '../../streams/writer.js';
+import type { SessionHub } from '../live/hub.js';
+import type { SessionsService } from '../sessions/service.js';
+
+/** An answer holds at most this many events, or this many payload bytes (decisions §4). */
+export const MAX_WINDOW_EVENTS = 5000;
+export const MAX_WINDOW_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_LINK_MINUTES = 1440;
+
+const sessionNotFound = () => new NotFound('session not found');
+
+/**
+ * Recordings: manifest, timeline metadata, playback windows, the timeline, public and
+ * replay-link access, redaction, and `recording.ready` once a session has ended.
+ */
+export function recordingsService(deps: {
+  config: Config;
+  db: Db;
+  bus: EventBus;
+  store: StreamStore;
+  writer: StreamWriter;
+  hub: SessionHub;
+  sessions: SessionsService;
+}) {
+  const { db, store } = deps;
+  const linkHash = (token: string) => hmacHex(deps.config.keys.tokens, `replay:${token}`);
+
+  /** The session a request may read: through its credential, or (none given) only when public. */
+  async function readable(principal: Principal | null, sessionId: string): Promise<SessionsTable> {
+    if (principal) return deps.sessions.get(principal, sessionId);
+    const s = await db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', sessionId)
+      .where('is_public', '=', 1)
+      .executeTakeFirst();
+    if (!s) throw new Unauthorized('missing credential: this session is not public');
+    return s;
+  }
+
+  /** A public session, else 404 (never revealing whether a private one exists). */
+  async function publicSession(sessionId: string): Promise<SessionsTable> {
+    const s = await db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', sessionId)
+      .where('is_public', '=', 1)
+      .executeTakeFirst();
+    if (!s) throw sessionNotFound();
+    return s;
+  }
+
+  async function manifest(session: SessionsTable) {
+    const stats = await store.stats(session.id);
+    const byUser = new Map<
+      string,
+      Array<{ kind: TrackKind; stream_id: string; start_ts: number; end_ts: number }>
+    >();
+    for (const s of stats) {
+      const media = parseMediaStream(s.streamId);
+      if (!media) continue;
+      const tracks = byUser.get(media.userId) ?? [];
+      tracks.push({ kind: media.kind, stream_id: s.streamId, start_ts: s.minTs, end_ts: s.maxTs });
+      byUser.set(media.userId, tracks);
+    }
+    const participants = [...byUser.entries()]
+      .map(([user_id, tracks]) => ({
+        user_id,
+        tracks: tracks.sort((a, b) => a.start_ts - b.start_ts || a.kind.localeCompare(b.kind)),
+      }))
+      .sort((a, b) => a.tracks[0]!.start_ts - b.tracks[0]!.start_ts || a.user_id.localeCompare(b.user_id));
+    const fallback = session.started_at ?? session.created_at;
+    const start = stats.length ? Math.min(...stats.map((s) => s.minTs)) : fallback;
+    const end = stats.length ? Math.max(...stats.map((s) => s.maxTs)) : (session.ended_at ?? fallback);
+    const capabilities = ['separated-tracks', 'event-timeline', 'director-track', 'configurable-layouts'];
+    if (stats.some((s) => s.streamId === 'captions')) capabilities.push('captions');
+    return {
+      version: 1 as const,
+      session_id: session.id,
+      epoch: start,
+      start_ts: start,
+      end_ts: end,
+      participants,
+      streams: { events: 'events', chat: 'chat', director: 'director' },
+      capabilities,
+    };
+  }
+
+  async function timelineMeta(session: SessionsTable) {
+    const stats = await store.stats(session.id);
+    const joined = await db
+      .selectFrom('session_members')
+      .select('user_id')
+      .distinct()
+      .where('session_id', '=', session.id)
+      .execute();
+    const mediaUsers = new Set(stats.map((s) => parseMediaStream(s.streamId)?.userId).filter(Boolean));
+    return {
+      participant_count: new Set([...joined.map((j) => j.user_id), ...mediaUsers]).size,
+      stream_ids: stats.map((s) => s.streamId),
+      total_events_estimated: stats.reduce((n, s) => n + s.events, 0),
+      min_ts: stats.length ? Math.min(...stats.map((s) => s.minTs)) : 0,
+      max_ts: stats.length ? Math.max(...stats.map((s) => s.maxTs)) : 0,
+    };
+  }
+
+  /**
+   * One playback answer (decisions §4). Time is cut into windows [from_ts + k·W, from_ts + (k+1)·W);
+   * an answer returns the events of one window in seq order, from base_seq on, capped at 5000
+   * events or 8 MiB. next_base_seq is the next event of the window when capped, else the first
+   * event (smallest seq) of the next window holding anything; following it, from_ts unchanged,
+   * returns every event from from_ts on exactly once, window by window.
+   * The answer is written as JSON text as it is read: bodies are never held twice.
+   */
+  async function window(
+    sessionId: string,
+    fromTs: number,
+    windowSize: number,
+    baseSeq: number | undefined,
+  ): Promise<string> {
+    let k = 0;
+    if (baseSeq !== undefined) {
+      const first = await store.firstFrom(sessionId, baseSeq, fromTs);
+      if (!first) return `{"data":{"events":[],"base_seq":${baseSeq},"next_base_seq":null},"error":null}`;
+      k = Math.floor((first.ts - fromTs) / windowSize);
+    }
+    const lo = fromTs + k * windowSize;
+    const hi = lo + windowSize;
+    const parts: string[] = [];
+    let bytes = 0;
+    let next: number | null = null;
+    let firstSeq: number | undefined;
+    for await (const e of store.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1)) {
+      if (
+        parts.length >= MAX_WINDOW_EVENTS ||
+        (parts.length > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)
+      ) {
+        next = e.seq;
+        break;
+      }
+      firstSeq ??= e.seq;
+      bytes += e.body.length;
+      parts.push(
+        `{"seq":${e.seq},"timestamp_ms":${e.ts},"stream_id":${JSON.stringify(e.streamId)},"body_base64":"${e.body.toString('base64')}"}`,
+      );
+    }
+    if (next === null) {
+      const after = await store.nextTs(sessionId, hi);
+      if (after !== undefined) {
+        const k2 = Math.floor((after - fromTs) / windowSize);
+        next =
+          (await store.minSeqIn(sessionId, fromTs + k2 * windowSize, fromTs + (k2 + 1) * windowSize)) ?? null;
+      }
+    }
+    const base = baseSeq ?? firstSeq ?? next ?? 0;
+    return `{"data":{"events":[${parts.join(',')}],"base_seq":${base},"next_base_seq":${next}},"error":null}`;
+  }
+
+  return {
+    readable,
+    publicSession,
+    manifest,
+    timelineMeta,
+    window,
+
+    /** The `events` stream as envelopes with their seq. */
+    async timeline(principal: Principal, sessionId: string) {
+      const session = await deps.sessions.get(principal, sessionId);
+      const out: Array<{
+        seq: number;
+        v: number;
+        type: string;
+        ts: number;
+        actor: string;
+        data: Record<string, unknown>;
+      }> = [];
+      for await (const e of store.read(session.id, { streamId: 'events' }))
+        out.push({ seq: e.seq, ...JSON.parse(e.body.toString('utf8')) });
+      return out;
+    },
+
+    /** A replay link: a random token, kept hashed, valid 1 to 43200 minutes. */
+    async createLink(q: Db | Trx, principal: Principal, sessionId: string, minutes = DEFAULT_LINK_MINUTES) {
+      const session = await deps.sessions.get(principal, sessionId, undefined, q);
+      const token = randomToken(32);
+      const t = now();
+      const expires = t + minutes * 60_000;
+      await q
+        .insertInto('replay_links')
+        .values({
+          id: newId(),
+          session_id: session.id,
+          project_id: session.project_id,
+          token_hash: linkHash(token),
+          created_at: t,
+          expires_at: expires,
+        })
+        .execute();
+      return {
+        link: `${deps.config.publicBaseUrl}/v1/public/sessions/${session.id}/replay?token=${encodeURIComponent(token)}`,
+        token,
+        expires_at: iso(expires),
+      };
+    },
+
+    async revokeLinks(principal: Principal, sessionId: string) {
+      const session = await deps.sessions.get(principal, sessionId);
+      const res = await db.deleteFrom('replay_links').where('session_id', '=', session.id).executeTakeFirst();
+      return { session_id: session.id, revoked: Number(res.numDeletedRows) };
+    },
+
+    /** The session a replay-link token (or, without one, public visibility) opens. */
+    async replayable(sessionId: string, token: string | undefined): Promise<SessionsTable> {
+      if (token === undefined) return publicSession(sessionId);
+      const link = await db
+        .selectFrom('replay_links')
+        .select(['session_id', 'expires_at'])
+        .where('token_hash', '=', linkHash(token))
+        .executeTakeFirst();
+      if (!link || link.session_id !== sessionId || link.expires_at <= now())
+        throw new Unauthorized('the replay link is invalid, revoked or expired');
+      const s = await db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+      if (!s) throw sessionNotFound();
+      return s;
+    },
+
+    /**
+     * Deletes every media stream of a participant (the bytes, not a flag), optionally replaces
+     * their chat bodies with a redaction marker, refuses their further media, and records
+     * `participant.redacted`.
+     */
+    async redact(principal: Principal, sessionId: string, userId: string, includeChat: boolean) {
+      const session = await deps.sessions.get(principal, sessionId);
+      const streams = (await store.stats(session.id))
+        .map((s) => s.streamId)
+        .filter((id) => parseMediaStream(id)?.userId === userId);
+      if (streams.length === 0) throw new NotFound('this participant published no media in the session');
+      await db
+        .insertInto('redactions')
+        .values({ session_id: session.id, user_id: userId, created_at: now() })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      deps.hub.redact(session.id, userId);
+      // Whatever of theirs is still queued is written first, so that the delete removes it too.
+      await deps.writer.flush();
+      await store.deleteStreams(session.id, streams);
+      let chatRedacted = 0;
+      if (includeChat) {
+        const mine: Array<{ seq: number; ts: number }> = [];
+        for await (const e of store.read(session.id, { streamId: 'chat' })) {
+          const env = JSON.parse(e.body.toString('utf8')) as { actor?: string };
+          if (env.actor === userId) mine.push({ seq: e.seq, ts: e.ts });
+        }
+        for (const m of mine) {
+          const marker = {
+            v: 1,
+            type: 'chat.message',
+            ts: m.ts,
+            actor: userId,
+            data: { text: null, redacted: true },
+          };
+          await store.replaceBody(session.id, m.seq, Buffer.from(JSON.stringify(marker), 'utf8'));
+        }
+        chatRedacted = mine.length;
+      }
+      await deps.hub.appendTimeline(session.id, 'participant.redacted', 'system', {
+        user_id: userId,
+        streams,
+        chat_messages_redacted: chatRedacted,
+      });
+      return { redacted: userId, deletedStreams: streams.length };
+    },
+
+    /** Announces `recording.ready` once an ended session's streams are all durably written. */
+    async finalize(sessionId: string, orgId: string, projectId: string): Promise<void> {
+      await deps.writer.flush();
+      const stats = await store.stats(sessionId);
+      const data = {
+        duration_ms: stats.length
+          ? Math.max(...stats.map((s) => s.maxTs)) - Math.min(...stats.map((s) => s.minTs))
+          : 0,
+        stream_count: stats.length,
+        bytes: stats.reduce((n, s) => n + s.bytes, 0),
+      };
+      await deps.hub.appendTimeline(sessionId, 'recording.ready', 'system', data);
+      await deps.bus.publish(db, {
+        id: newId(),
+        type: 'recording.ready',
+        at: now(),
+        orgId,
+        projectId,
+        sessionId,
+        data,
+      });
+    },
+  };
+}
+export type RecordingsService = ReturnType<typeof recordingsService>;
