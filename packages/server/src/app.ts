@@ -1,11 +1,14 @@
-import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { installAuth } from './http/auth.js';
 import { ErrorEnvelope } from './http/envelope.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installRequestLog } from './http/logging.js';
-import websocket from '@fastify/websocket';
 import { liveRoutes } from './modules/live/routes.js';
 import { recordingsRoutes } from './modules/recordings/routes.js';
 import { installOpenApi } from './http/openapi.js';
@@ -28,6 +31,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   const { config } = runtime;
   const app = Fastify({
     loggerInstance: runtime.logger,
+    // No child logger per request (it costs on every request); error lines carry the request id themselves.
+    childLoggerFactory: (logger) => logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
@@ -53,13 +58,23 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     if (body === '') return done(null, undefined);
     defaultJson(request, body as string, done);
   });
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  // Only routes with a body schema get the hook: the others pay nothing for it.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema?.body) return;
+    const defaultBody = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+      if (request.body === undefined) request.body = {};
+      done();
+    };
+    route.preValidation = [
+      defaultBody,
+      ...(Array.isArray(route.preValidation)
+        ? route.preValidation
+        : route.preValidation
+          ? [route.preValidation]
+          : []),
+    ];
   });
 
-  await app.register(cookie);
-  // Media is already compressed: per-message deflate would cost CPU for nothing (ARCHITECTURE.md).
-  await app.register(websocket, { options: { maxPayload: 16 * 1024 * 1024, perMessageDeflate: false } });
   await installOpenApi(app, config);
   installAuth(app, {
     config,
@@ -69,7 +84,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       cookie: (c) => runtime.services.accounts.resolveCookie(c),
     },
   });
-  installRequestLog(app);
+  installRequestLog(app, config.logLevel);
 
   const deps: RouteDeps = {
     config,

@@ -25,7 +25,7 @@ import { openGate, type UsageGate } from './modules/billing/gate.js';
 import type { Services } from './modules/deps.js';
 import { invitationsService } from './modules/invitations/service.js';
 import { invitationsStore } from './modules/invitations/store.js';
-import { keysService } from './modules/keys/service.js';
+import { keysService, type Revocations } from './modules/keys/service.js';
 import { keysStore } from './modules/keys/store.js';
 import { membersService } from './modules/members/service.js';
 import { membersStore } from './modules/members/store.js';
@@ -33,6 +33,24 @@ import { projectsService } from './modules/projects/service.js';
 import { projectsStore } from './modules/projects/store.js';
 import { sessionsService } from './modules/sessions/service.js';
 import { sessionsStore } from './modules/sessions/store.js';
+
+/** Key revocations travel on the fan-out's `system` channel: every process evicts its cached key. */
+function keyRevocations(fanout: Fanout): Revocations {
+  return {
+    publish: (keyId) =>
+      fanout.publish('system', {
+        kind: 'control',
+        fromConn: '',
+        event: 'key.revoked',
+        data: { id: keyId },
+        timestampMs: Date.now(),
+      }),
+    subscribe: (handler) =>
+      void fanout.subscribe('system', (m) => {
+        if (m.event === 'key.revoked' && typeof m.data?.id === 'string') handler(m.data.id);
+      }),
+  };
+}
 
 /** Everything a server process holds open: storage, counters, the bus and the services over them. */
 export interface Runtime {
@@ -91,14 +109,20 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     log: logger,
   });
   const accountsSql = accountsStore(db);
-  const projects = projectsService({ store: projectsStore(db) });
-  const sessions = sessionsService({ db, store: sessionsStore(db), projects, bus, gate });
+  const projects = projectsService({ store: projectsStore(db), hot: database.hot });
+  const sessions = sessionsService({ db, hot: database.hot, store: sessionsStore(db), projects, bus, gate });
   const services: Services = {
     projects,
     sessions,
     accounts: accountsService({ config, db, store: accountsSql, counters, projects }),
     members: membersService({ store: membersStore(db, database.engine) }),
-    keys: keysService({ config, store: keysStore(db), projects }),
+    keys: keysService({
+      config,
+      store: keysStore(db),
+      projects,
+      hot: database.hot,
+      revocations: keyRevocations(fanout),
+    }),
     invitations: invitationsService({
       config,
       db,

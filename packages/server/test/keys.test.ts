@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createSession, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+import {
+  REDIS_URL,
+  call,
+  createSession,
+  expectError,
+  startApp,
+  tenant,
+  type Tenant,
+  type TestApp,
+} from './helpers.js';
+import { eventually } from './live-helpers.js';
 
 describe('API keys', () => {
   let t: TestApp;
@@ -206,5 +216,33 @@ describe('restricted keys', () => {
       400,
       'BAD_REQUEST',
     );
+  });
+});
+
+describe.skipIf(!REDIS_URL)('API keys across server processes', () => {
+  it('refuses a key deleted through one process in the other, which had it cached', async () => {
+    const one = await startApp({ env: { REDIS_URL } });
+    const two = await startApp({ env: { REDIS_URL }, dataDir: one.dataDir, pgSchema: one.pgSchema });
+    try {
+      const a = await tenant(one);
+      const created = (await call(one, 'POST', `/v1/projects/${a.projectId}/api-keys`, { key: a.key })).body
+        .data;
+      // Both processes have now resolved (and cached) the key.
+      expect((await call(one, 'GET', '/v1/sessions', { key: created.secret })).status).toBe(200);
+      expect((await call(two, 'GET', '/v1/sessions', { key: created.secret })).status).toBe(200);
+      expect((await call(one, 'DELETE', `/v1/api-keys/${created.id}`, { key: a.key })).status).toBe(200);
+      expectError(await call(one, 'GET', '/v1/sessions', { key: created.secret }), 401, 'UNAUTHORIZED');
+      const refusedAfter = Date.now();
+      await eventually(
+        async () => (await call(two, 'GET', '/v1/sessions', { key: created.secret })).status === 401,
+        2000,
+        'refusal in the other process',
+      );
+      expect(Date.now() - refusedAfter).toBeLessThan(500);
+    } finally {
+      await two.app.close();
+      await two.runtime.close();
+      await one.close();
+    }
   });
 });

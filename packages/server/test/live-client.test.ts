@@ -62,7 +62,7 @@ describe('the live client against the real server', () => {
       [alice, bob].map((x) => new Promise<void>((ok) => x.c.on('reconnect', () => ok()))),
     );
     const before = tokens;
-    for (const ws of t.app.websocketServer.clients) ws.terminate();
+    t.runtime.hub.dropAllSockets();
     await reconnected;
     expect(tokens).toBeGreaterThan(before);
     await alice.c.publish('media/alice/cam', jpeg(6), { ack: true });

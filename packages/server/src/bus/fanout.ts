@@ -25,7 +25,10 @@ type Handler = (message: FanoutMessage) => void;
  */
 export interface Fanout {
   publish(sessionId: string, message: FanoutMessage): void;
-  /** Subscribes this process to a session; the first local member subscribes, the last leaves. */
+  /**
+   * Subscribes this process to a session; the first local member subscribes, the last leaves.
+   * The pseudo-session `system` carries process-wide notices (key revocations).
+   */
   subscribe(sessionId: string, handler: Handler): Promise<() => void>;
   close(): Promise<void>;
 }

@@ -10,8 +10,8 @@ export interface WindowCount {
  * in Redis when several server processes must share them.
  */
 export interface Counters {
-  /** Adds one to `key` in the current window of `windowMs` and returns the new count. */
-  hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** Adds one to `key` in the current window of `windowMs` and returns the new count (at once, for in-process counters). */
+  hit(key: string, windowMs: number): Promise<WindowCount> | WindowCount;
   /** The current count of `key` without adding to it. */
   peek(key: string, windowMs: number): Promise<WindowCount>;
   /** Forgets `key` in the current window. */

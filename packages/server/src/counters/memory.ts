@@ -25,7 +25,7 @@ export function memoryCounters(): Counters {
   }
 
   return {
-    hit: async (key, windowMs) => read(key, windowMs, 1),
+    hit: (key, windowMs) => read(key, windowMs, 1),
     peek: async (key, windowMs) => read(key, windowMs, 0),
     clear: async (key, windowMs) => {
       counts.delete(`${windowMs}|${key}`);

@@ -3,6 +3,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { hotReads, type HotReads } from './hot.js';
 import type { Db, Engine, Tables } from './types.js';
 
 /** An open metadata database: the Kysely handle, its engine and how to check and close it. */
@@ -11,6 +12,8 @@ export interface Database {
   engine: Engine;
   /** the PostgreSQL pool behind `db` (the stream store writes through it directly) */
   pgPool?: pg.Pool;
+  /** The per-request lookups, prepared once (see hot.ts). */
+  hot: HotReads;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -36,7 +39,7 @@ const pgTypes = {
 
 /** Opens the metadata database of the configuration and brings its schema up to date. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  let database: Database;
+  let database: Omit<Database, 'hot'>;
   if (options.databaseUrl) {
     const schema = options.pgSchema;
     if (schema) {
@@ -103,7 +106,17 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     await database.close();
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`);
   }
-  return database;
+  // Opened after migrating: the SQLite read connection needs the file and its tables to exist.
+  const hot = hotReads(database.engine, database.db, options.dataDir, options.sqliteFile ?? 'vss.sqlite');
+  const close = database.close;
+  return {
+    ...database,
+    hot,
+    close: async () => {
+      hot.close();
+      await close();
+    },
+  };
 }
 
 /** True when the error is a unique-constraint violation on either engine. */

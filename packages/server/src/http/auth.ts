@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Counters } from '../counters/counter.js';
+import { readSessionCookie } from './cookies.js';
 import { Forbidden, RateLimited, Unauthorized } from './errors.js';
 import type { Principal } from './principal.js';
-
-/** The name of the dashboard login cookie (interface §5). */
-export const SESSION_COOKIE = 'service_session';
 
 /** How the edge turns a credential into a principal; implemented by the keys and accounts modules. */
 export interface CredentialResolvers {
@@ -41,7 +39,7 @@ async function resolve(request: FastifyRequest, resolvers: CredentialResolvers):
     if (!principal) throw new Unauthorized('the key is invalid or has been deleted');
     return principal;
   }
-  const cookie = request.cookies?.[SESSION_COOKIE];
+  const cookie = readSessionCookie(request);
   if (cookie) {
     const principal = await resolvers.cookie(cookie);
     if (!principal) throw new Unauthorized('the login session has expired or was signed out');
@@ -107,7 +105,8 @@ export function installAuth(
     if (config.rateLimit === false) return;
     const bucket = principal ? `${principal.kind}:${principal.credentialId}` : `ip:${request.ip}`;
     const limit = principal ? deps.config.rateLimitPerKey : deps.config.rateLimitPerIp;
-    const { count, resetInMs } = await deps.counters.hit(bucket, RATE_WINDOW_MS);
+    const counted = deps.counters.hit(bucket, RATE_WINDOW_MS);
+    const { count, resetInMs } = counted instanceof Promise ? await counted : counted;
     const resetS = Math.ceil(resetInMs / 1000);
     reply.header('ratelimit-limit', limit);
     reply.header('ratelimit-remaining', Math.max(0, limit - count));

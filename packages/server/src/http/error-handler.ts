@@ -65,7 +65,8 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const apiError = toApiError(err);
-    if (apiError.status >= 500) request.log.error({ err }, 'request failed');
+    if (apiError.status >= 500)
+      request.log.error({ err, reqId: request.id, url: request.url.split('?')[0] }, 'request failed');
     reply.code(apiError.status).headers(apiError.headers);
     return reply.send({ data: null, error: { code: apiError.code, message: apiError.message } });
   });

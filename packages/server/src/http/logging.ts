@@ -17,10 +17,13 @@ export const loggerRedaction = [
 ];
 
 /** One structured line per answered request, without secrets. */
-export function installRequestLog(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+export function installRequestLog(app: FastifyInstance, level: string): void {
+  // Above info nothing would be written: then no hook at all.
+  if (['fatal', 'error', 'warn', 'silent'].includes(level)) return;
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
+        reqId: request.id,
         method: request.method,
         url: redactUrl(request.url),
         status: reply.statusCode,
@@ -31,5 +34,6 @@ export function installRequestLog(app: FastifyInstance): void {
       },
       'request',
     );
+    done();
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { SESSION_COOKIE, checkSameOrigin } from '../../http/auth.js';
+import { checkSameOrigin } from '../../http/auth.js';
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../http/cookies.js';
 import { envelope, ok } from '../../http/envelope.js';
 import { USER_ONLY, type RouteDeps } from '../deps.js';
 import { LOGIN_SESSION_MS } from './service.js';
@@ -9,13 +10,8 @@ import { Credentials, LoginCredentials, RegisteredUser, SignedOut, User } from '
 export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const { accounts } = deps.services;
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
-  const cookieOptions = {
-    httpOnly: true,
-    sameSite: 'lax' as const,
-    path: '/',
-    maxAge: LOGIN_SESSION_MS / 1000,
-    secure: deps.config.publicBaseUrl.startsWith('https:'),
-  };
+  const secure = deps.config.publicBaseUrl.startsWith('https:');
+  const maxAge = LOGIN_SESSION_MS / 1000;
 
   app.post(
     '/v1/auth/register',
@@ -33,7 +29,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     async (request, reply) => {
       checkSameOrigin(request, publicOrigin);
       const { user, cookie } = await accounts.register(request.body.email, request.body.password);
-      reply.setCookie(SESSION_COOKIE, cookie, cookieOptions).code(201);
+      setSessionCookie(reply, cookie, maxAge, secure);
+      reply.code(201);
       return ok(user);
     },
   );
@@ -57,9 +54,9 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
         request.body.email,
         request.body.password,
         request.ip,
-        request.cookies[SESSION_COOKIE],
+        readSessionCookie(request),
       );
-      reply.setCookie(SESSION_COOKIE, cookie, cookieOptions);
+      setSessionCookie(reply, cookie, maxAge, secure);
       return ok(user);
     },
   );
@@ -77,8 +74,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       },
     },
     async (request, reply) => {
-      await accounts.logout(request.cookies[SESSION_COOKIE]!);
-      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      await accounts.logout(readSessionCookie(request)!);
+      clearSessionCookie(reply, secure);
       return ok({ signed_out: true });
     },
   );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../../http/schema-types.js';
+import { Nullable, StringEnum } from '../../http/schema-types.js';
 import { Email } from '../accounts/schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -15,7 +15,7 @@ export const Invitation = Type.Object(
     created_by: Type.String({ description: 'the inviting user id, or "api_key"' }),
     created_at: Timestamp,
     expires_at: Timestamp,
-    accepted_at: Type.Union([Timestamp, Type.Null()]),
+    accepted_at: Nullable(Timestamp),
   },
   { title: 'Invitation' },
 );

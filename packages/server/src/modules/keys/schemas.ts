@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/schema-types.js';
 
-const Label = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], {
+const Label = Nullable(Type.String({ minLength: 1, maxLength: 200 }), {
   description: 'free text to recognise the key by, 1 to 200 characters, or null',
 });
 
 const keyFields = {
   id: Type.String(),
   project_id: Type.String(),
-  label: Type.Union([Type.String(), Type.Null()]),
+  label: Nullable(Type.String()),
   prefix: Type.String({ description: 'the first 12 characters of the secret, for recognition' }),
   created_at: Type.String({ format: 'date-time' }),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  last_used_at: Nullable(Type.String({ format: 'date-time' }), {
     description: 'updated at most once a minute',
   }),
 };

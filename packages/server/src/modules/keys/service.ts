@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import type { HotReads } from '../../db/hot.js';
 import type { ApiKeysTable, Db, Trx } from '../../db/types.js';
 import { NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
@@ -12,6 +13,19 @@ import type { KeyKind, KeysStore } from './store.js';
 const PREFIX: Record<KeyKind, string> = { api_key: 'sk_live_', restricted_key: 'rk_live_' };
 /** last_used_at is written at most this often per key, so that authenticating stays a read. */
 const TOUCH_INTERVAL_MS = 60_000;
+/**
+ * Resolved keys are remembered this long in the process. Deleting a key evicts it at once here
+ * and, through the revocation broadcast, in every other process; the TTL only bounds what a lost
+ * broadcast could leave behind.
+ */
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 10_000;
+
+/** Tells every server process that a key was deleted (Redis pub/sub when several share storage). */
+export interface Revocations {
+  publish(keyId: string): void;
+  subscribe(handler: (keyId: string) => void): void;
+}
 
 /** The public shape of a key: never its secret. */
 export function presentKey(k: ApiKeysTable) {
@@ -26,8 +40,22 @@ export function presentKey(k: ApiKeysTable) {
 }
 
 /** API keys and restricted keys: issue (secret shown once), list, relabel, delete, resolve. */
-export function keysService(deps: { config: Config; store: KeysStore; projects: ProjectsService }) {
+export function keysService(deps: {
+  config: Config;
+  store: KeysStore;
+  projects: ProjectsService;
+  hot: HotReads;
+  revocations: Revocations;
+}) {
   const { store, projects } = deps;
+  const cache = new Map<string, { principal: Principal; expires: number; touched: number }>();
+  const secretOf = new Map<string, string>();
+  const evict = (keyId: string) => {
+    const secret = secretOf.get(keyId);
+    if (secret !== undefined) cache.delete(secret);
+    secretOf.delete(keyId);
+  };
+  deps.revocations.subscribe(evict);
   const pepper = deps.config.keys.apiKeyPepper;
   const notFound = (kind: KeyKind) =>
     new NotFound(kind === 'api_key' ? 'API key not found' : 'restricted key not found');
@@ -76,21 +104,33 @@ export function keysService(deps: { config: Config; store: KeysStore; projects: 
     async delete(principal: Principal, kind: KeyKind, id: string) {
       requireRole(principal, 'admin');
       if (!(await store.delete(principal.orgId, kind, id))) throw notFound(kind);
+      evict(id);
+      deps.revocations.publish(id);
       return { id, deleted: true as const };
     },
 
-    /** The principal of a presented secret, or null. Looked up on every request: deletion is immediate. */
+    /** The principal of a presented secret, or null (cached briefly; deletion evicts it everywhere). */
     async resolve(secret: string): Promise<Principal | null> {
       if (secret.length > 100) return null;
-      const key = await store.bySecretHash(hmacHex(pepper, secret));
+      const t = now();
+      const hit = cache.get(secret);
+      if (hit && hit.expires > t) {
+        if (hit.touched < t - TOUCH_INTERVAL_MS) {
+          hit.touched = t;
+          store.touch(hit.principal.credentialId, t).catch(() => {});
+        }
+        return hit.principal;
+      }
+      const key = await deps.hot.keyByHash(hmacHex(pepper, secret));
       const kind: KeyKind = secret.startsWith(PREFIX.restricted_key) ? 'restricted_key' : 'api_key';
       if (!key || key.kind !== kind) return null;
-      const t = now();
-      if (key.last_used_at === null || key.last_used_at < t - TOUCH_INTERVAL_MS) {
+      let touched = key.last_used_at ?? 0;
+      if (touched < t - TOUCH_INTERVAL_MS) {
         // Not awaited: recording the use must not delay or fail the request it belongs to.
+        touched = t;
         store.touch(key.id, t).catch(() => {});
       }
-      return {
+      const principal: Principal = {
         kind,
         credentialId: key.id,
         orgId: key.org_id,
@@ -99,6 +139,13 @@ export function keysService(deps: { config: Config; store: KeysStore; projects: 
         role: 'admin',
         projectHint: null,
       };
+      if (cache.size >= CACHE_MAX) {
+        cache.clear();
+        secretOf.clear();
+      }
+      cache.set(secret, { principal, expires: t + CACHE_TTL_MS, touched });
+      secretOf.set(key.id, secret);
+      return principal;
     },
   };
 }

@@ -10,16 +10,6 @@ export function keysStore(db: Db) {
     async insert(q: Db | Trx, row: ApiKeysTable): Promise<void> {
       await q.insertInto('api_keys').values(row).execute();
     },
-    /** The key with this secret hash (how a request is authenticated). */
-    bySecretHash(
-      hash: string,
-    ): Promise<Pick<ApiKeysTable, 'id' | 'org_id' | 'project_id' | 'kind' | 'last_used_at'> | undefined> {
-      return db
-        .selectFrom('api_keys')
-        .select(['id', 'org_id', 'project_id', 'kind', 'last_used_at'])
-        .where('secret_hash', '=', hash)
-        .executeTakeFirst();
-    },
     byId(orgId: string, kind: KeyKind, id: string): Promise<ApiKeysTable | undefined> {
       return db
         .selectFrom('api_keys')

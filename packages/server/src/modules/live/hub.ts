@@ -103,6 +103,18 @@ export class SessionHub {
     this.heartbeat.unref();
   }
 
+  private sockets: () => Iterable<{ terminate(): void }> = () => [];
+
+  /** Lets the hub reach the raw sockets (to drop them all, as a network cut would: tests, drills). */
+  attachSockets(list: () => Iterable<{ terminate(): void }>): void {
+    this.sockets = list;
+  }
+
+  /** Drops every WebSocket of this process without a close handshake. */
+  dropAllSockets(): void {
+    for (const s of this.sockets()) s.terminate();
+  }
+
   /** Number of live connections in this process. */
   get connectionCount(): number {
     let n = 0;

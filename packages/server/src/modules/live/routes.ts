@@ -1,5 +1,6 @@
 import { BINARY_PUBLISH, CLOSE, LIVE_ERRORS, decodeBinaryFrame } from '@vss/client';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import websocket from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import { envelope, ok } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
@@ -28,6 +29,10 @@ declare module 'fastify' {
 
 /** The connection operation (interface §4.4) and the WebSocket gateway `/ws` (interface §4.5, decisions §6). */
 export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  // Registered here, not on the app: the plugin's hooks then run for these routes only.
+  // Media is already compressed: per-message deflate would cost CPU for nothing.
+  await app.register(websocket, { options: { maxPayload: 16 * 1024 * 1024, perMessageDeflate: false } });
+  deps.hub.attachSockets(() => app.websocketServer.clients);
   const { hub } = deps;
   const { live } = deps.services;
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableStringEnum } from '../../http/schema-types.js';
+import { Nullable, NullableStringEnum } from '../../http/schema-types.js';
 
 export const Environment = NullableStringEnum(['development', 'staging', 'production'], {
   description: '`development`, `staging`, `production`, or null when not set',
@@ -12,7 +12,7 @@ export const Project = Type.Object(
     id: Type.String(),
     name: Type.String(),
     org_id: Type.String(),
-    environment: Type.Union([Type.String(), Type.Null()]),
+    environment: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
   },
   { title: 'Project' },

@@ -1,3 +1,4 @@
+import type { HotReads } from '../../db/hot.js';
 import type { Db, ProjectsTable, Trx } from '../../db/types.js';
 import { Forbidden, NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
@@ -24,8 +25,14 @@ export function requireRole(principal: Principal, min: Role): void {
 
 const projectNotFound = () => new NotFound('project not found');
 
+/** What a caller acts on: a project's id and organisation. */
+export interface ProjectRef {
+  id: string;
+  org_id: string;
+}
+
 /** Projects, and the rules that decide which project a caller acts on. */
-export function projectsService(deps: { store: ProjectsStore }) {
+export function projectsService(deps: { store: ProjectsStore; hot: HotReads }) {
   const { store } = deps;
   return {
     /** Inserts a project (used by create and by registration's Default project). */
@@ -50,7 +57,9 @@ export function projectsService(deps: { store: ProjectsStore }) {
      * for its whole organisation there). Anything outside the organisation is 404.
      */
     async inOrg(principal: Principal, projectId: string, q?: Db | Trx): Promise<ProjectsTable> {
-      const p = await store.byId(principal.orgId, projectId, q);
+      const p = await (q
+        ? store.byId(principal.orgId, projectId, q)
+        : deps.hot.project(principal.orgId, projectId));
       if (!p) throw projectNotFound();
       return p;
     },
@@ -61,15 +70,16 @@ export function projectsService(deps: { store: ProjectsStore }) {
      * else the organisation's first project. Another project is 404, never 403.
      * `q` is the caller's transaction when there is one: on SQLite a read outside it would wait for it.
      */
-    async scope(principal: Principal, projectId?: string, q?: Db | Trx): Promise<ProjectsTable> {
+    async scope(principal: Principal, projectId?: string, q?: Db | Trx): Promise<ProjectRef> {
+      // A key's project is part of the key: projects are never deleted, so there is nothing to re-read.
       if (principal.keyProjectId !== null) {
         if (projectId !== undefined && projectId !== principal.keyProjectId) throw projectNotFound();
-        const own = await store.byId(principal.orgId, principal.keyProjectId, q);
-        if (!own) throw projectNotFound();
-        return own;
+        return { id: principal.keyProjectId, org_id: principal.orgId };
       }
       const wanted = projectId ?? principal.projectHint;
-      const p = wanted ? await store.byId(principal.orgId, wanted, q) : await store.first(principal.orgId, q);
+      const p = wanted
+        ? await (q ? store.byId(principal.orgId, wanted, q) : deps.hot.project(principal.orgId, wanted))
+        : await store.first(principal.orgId, q);
       if (!p) throw projectNotFound();
       return p;
     },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/schema-types.js';
 
 export const PlaybackQuery = Type.Object({
   from_ts: Type.Integer({ minimum: 0, description: 'start of reading, ms since 1970' }),
@@ -34,7 +35,7 @@ export const PlaybackWindow = Type.Object(
       }),
     ),
     base_seq: Type.Integer({ description: 'the seq this read started from' }),
-    next_base_seq: Type.Union([Type.Integer(), Type.Null()], {
+    next_base_seq: Nullable(Type.Integer(), {
       description:
         'pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further',
     }),

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/schema-types.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
-const MaybeTimestamp = Type.Union([Timestamp, Type.Null()]);
+const MaybeTimestamp = Nullable(Timestamp);
 
 export const Session = Type.Object(
   {

@@ -1,4 +1,5 @@
 import type { EventBus } from '../../bus/events.js';
+import type { HotReads } from '../../db/hot.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';
 import { Conflict, NotFound } from '../../http/errors.js';
@@ -39,6 +40,7 @@ const sessionNotFound = () => new NotFound('session not found');
 
 /** Sessions: create (billing-gated, `session.created` on the bus), read, list, visibility, delete. */
 export function sessionsService(deps: {
+  hot: HotReads;
   db: Db;
   store: SessionsStore;
   projects: ProjectsService;
@@ -84,7 +86,7 @@ export function sessionsService(deps: {
       q?: Db | Trx,
     ): Promise<SessionsTable> {
       const project = await projects.scope(principal, projectId, q);
-      const s = await store.byId(project.id, sessionId, q);
+      const s = await (q ? store.byId(project.id, sessionId, q) : deps.hot.session(project.id, sessionId));
       if (!s) throw sessionNotFound();
       return s;
     },
