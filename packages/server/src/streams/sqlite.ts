@@ -139,7 +139,7 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
     async deleteStreams(sessionId, streamIds) {
       if (streamIds.length === 0) return 0;
       const marks = streamIds.map(() => '?').join(',');
-      return db.transaction(() => {
+      const deleted = db.transaction(() => {
         db.prepare(`delete from stream_stats where session_id = ? and stream_id in (${marks})`).run(
           sessionId,
           ...streamIds,
@@ -148,6 +148,10 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
           .prepare(`delete from stream_events where session_id = ? and stream_id in (${marks})`)
           .run(sessionId, ...streamIds).changes;
       })();
+      // secure_delete zeroes the freed space in the new page versions; the old versions sit in the
+      // WAL until a checkpoint. Truncating it leaves the deleted bytes nowhere on disk.
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      return deleted;
     },
     async deleteSession(sessionId) {
       return db.transaction(() => {
@@ -170,6 +174,7 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
           old.stream_id,
         );
       })();
+      db.pragma('wal_checkpoint(TRUNCATE)');
     },
     async close() {
       db.close();

@@ -362,6 +362,8 @@ export class SessionHub {
     if (media) {
       if (media.userId !== userId)
         throw new Refusal(LIVE_ERRORS.FORBIDDEN_STREAM, 'media may be published only under your own user_id');
+      if (live.redacted.has(userId))
+        throw new Refusal(LIVE_ERRORS.REDACTED, 'your media was redacted from this session');
       const problem = mediaProblem(media.kind, msg.payload);
       if (problem) throw new Refusal(LIVE_ERRORS.BAD_CODEC, problem);
       return { streamId: msg.streamType, body: msg.payload, ts, isMedia: true };

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import type { RouteAuth } from '../../http/principal.js';
 import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { Deleted } from '../keys/schemas.js';
 import { SessionParams } from '../sessions/schemas.js';
 import {
   CreateReplayLink,
@@ -209,6 +210,22 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
           ),
         ),
       })),
+  );
+
+  app.delete(
+    '/v1/sessions/:sessionId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Delete a session',
+        description:
+          'Deletes the session and everything recorded for it. Refused with 409 while the session is live.',
+        params: SessionParams,
+        response: { 200: envelope(Deleted) },
+      },
+    },
+    async (request) => ok(await recordings.deleteSession(request.principal!, request.params.sessionId)),
   );
 
   app.delete(

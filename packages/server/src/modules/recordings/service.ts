@@ -281,6 +281,16 @@ export function recordingsService(deps: {
       return { redacted: userId, deletedStreams: streams.length };
     },
 
+    /** Deletes a session that is not live, then everything recorded for it. */
+    async deleteSession(principal: Principal, sessionId: string) {
+      const deleted = await deps.sessions.delete(principal, sessionId);
+      await store.deleteSession(sessionId);
+      await db.deleteFrom('replay_links').where('session_id', '=', sessionId).execute();
+      await db.deleteFrom('redactions').where('session_id', '=', sessionId).execute();
+      await db.deleteFrom('session_members').where('session_id', '=', sessionId).execute();
+      return deleted;
+    },
+
     /** Announces `recording.ready` once an ended session's streams are all durably written. */
     async finalize(sessionId: string, orgId: string, projectId: string): Promise<void> {
       await deps.writer.flush();

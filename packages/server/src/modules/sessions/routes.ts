@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
-import { Deleted } from '../keys/schemas.js';
 import { ProjectParams } from '../projects/schemas.js';
 import {
   CreateSession,
@@ -156,22 +155,6 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     },
     async (request) =>
       ok(await sessions.setVisibility(request.principal!, request.params.sessionId, request.body.is_public)),
-  );
-
-  app.delete(
-    '/v1/sessions/:sessionId',
-    {
-      config: { auth: KEY_OR_USER },
-      schema: {
-        tags,
-        summary: 'Delete a session',
-        description:
-          'Deletes the session and everything recorded for it. Refused with 409 while the session is live.',
-        params: SessionParams,
-        response: { 200: envelope(Deleted) },
-      },
-    },
-    async (request) => ok(await sessions.delete(request.principal!, request.params.sessionId)),
   );
 
   app.get(
