@@ -141,9 +141,24 @@ describe('the HTTP edge', () => {
       'GET /v1/public/sessions',
       'POST /v1/projects/{projectId}/invitations',
       'POST /v1/invitations/redeem',
+      'POST /v1/sessions/{sessionId}/connection',
+      'GET /v1/sessions/{sessionId}/manifest',
+      'GET /v1/sessions/{sessionId}/playback',
+      'GET /v1/sessions/{sessionId}/playback/timeline',
+      'GET /v1/sessions/{sessionId}/timeline',
+      'GET /v1/public/sessions/{sessionId}/manifest',
+      'GET /v1/public/sessions/{sessionId}/playback',
+      'GET /v1/public/sessions/{sessionId}/playback/timeline',
+      'GET /v1/public/sessions/{sessionId}/replay',
+      'POST /v1/sessions/{sessionId}/replay-links',
+      'DELETE /v1/sessions/{sessionId}/replay-links',
+      'DELETE /v1/sessions/{sessionId}/participants/{userId}',
     ]) {
       expect(routes).toContain(expected);
     }
+    // The WebSocket protocol, binary frames included, is described in the document itself.
+    expect(doc.info.description).toContain('/ws?session=');
+    expect(doc.info.description).toContain('0x56');
     const create = doc.paths['/v1/sessions'].post;
     expect(create.responses['201']).toBeDefined();
     expect(create.responses['4XX'] ?? create.responses['4xx']).toBeDefined();

@@ -29,6 +29,21 @@ Only successful answers are kept.
 
 **Rate limits** are counted per credential (per client address without one), per minute, with
 \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every answer and \`Retry-After\` on 429.
+
+**Live WebSocket** (not an HTTP operation, so described here). Get a token with
+\`POST /v1/sessions/{id}/connection\`, then upgrade \`GET /ws?session={id}&access_token={token}&user_id={user}\`
+(add \`&format=binary\` to receive media as binary frames). A bad, expired or foreign token, or another
+user_id: 401 before the upgrade; a live token for an ended session: 409. Server to client:
+\`{ type: "message", stream_type, timestamp_ms, body (base64), seq }\` and
+\`{ type: "control", event, user_id, timestamp_ms, data }\` with event \`welcome\`, \`join\`, \`leave\`,
+\`track.published\`, \`track.unpublished\`, \`ack\` (\`{ id, seq }\` once durably written), \`end\`, \`error\`
+(\`{ code, message, id? }\`). Client to server: \`{ type: "publish", stream_type, timestamp_ms?, body, id? }\`
+(\`media/<own user_id>/cam|mic|screen\`, \`chat\`, \`director\`) and \`{ type: "unpublish", stream_type }\`.
+Messages are at most 2 MiB. Binary frames (media, both directions), big-endian: \`0x56\`, kind
+(1 publish, 2 message), uint8 N, N bytes stream type, uint64 timestamp_ms, then for publish uint8 M and
+M bytes id (0: no ack), for message uint64 seq, then the payload. Media payloads are one JPEG or one
+EVC1 chunk (\`EVC1\`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs,
+uint32 + description, data). Full protocol: docs/protocol.md in the repository.
 `;
 
 const SECURITY: Record<string, string[]> = {
