@@ -1,3 +1,4 @@
+import { keysetPage } from '../../db/keyset.js';
 import { sql } from 'kysely';
 import type { Db, InvitationsTable, Trx } from '../../db/types.js';
 import type { Cursor } from '../../http/pagination.js';
@@ -12,15 +13,8 @@ export function invitationsStore(db: Db) {
       return db.selectFrom('invitations').selectAll().where('token_hash', '=', hash).executeTakeFirst();
     },
     list(orgId: string, limit: number, after: Cursor | null): Promise<InvitationsTable[]> {
-      let q = db.selectFrom('invitations').selectAll().where('org_id', '=', orgId);
-      if (after)
-        q = q.where((eb) =>
-          eb.or([
-            eb('created_at', '<', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-          ]),
-        );
-      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      const q = db.selectFrom('invitations').selectAll().where('org_id', '=', orgId);
+      return keysetPage(q, after, 'desc', limit).execute();
     },
     async delete(orgId: string, id: string): Promise<boolean> {
       const res = await db

@@ -1,3 +1,4 @@
+import { keysetPage } from '../../db/keyset.js';
 import type { ApiKeysTable, Db, Trx } from '../../db/types.js';
 import type { Cursor } from '../../http/pagination.js';
 
@@ -28,14 +29,7 @@ export function keysStore(db: Db) {
     ): Promise<ApiKeysTable[]> {
       let q = db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('kind', '=', kind);
       if (projectId) q = q.where('project_id', '=', projectId);
-      if (after)
-        q = q.where((eb) =>
-          eb.or([
-            eb('created_at', '>', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-          ]),
-        );
-      return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+      return keysetPage(q, after, 'asc', limit).execute();
     },
     async setLabel(orgId: string, kind: KeyKind, id: string, label: string | null): Promise<void> {
       await db

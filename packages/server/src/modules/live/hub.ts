@@ -219,23 +219,7 @@ export class SessionHub {
     const member = live.members.get(conn.id)!;
     live.members.delete(conn.id);
     const now = Date.now();
-    for (const kind of member.tracks) {
-      await this.timeline(
-        live,
-        'track.unpublished',
-        conn.userId,
-        { user_id: conn.userId, kind, stream_id: `media/${conn.userId}/${kind}` },
-        now,
-      );
-      this.control(
-        live,
-        conn.id,
-        'track.unpublished',
-        conn.userId,
-        { kind, stream_type: `media/${conn.userId}/${kind}` },
-        now,
-      );
-    }
+    for (const kind of member.tracks) await this.endTrack(live, conn, kind, now);
     await this.timeline(live, 'participant.left', conn.userId, { user_id: conn.userId }, now);
     this.control(live, conn.id, 'leave', conn.userId, {}, now);
     await this.deps.db
@@ -321,22 +305,25 @@ export class SessionHub {
       return;
     }
     member.tracks.delete(media.kind);
-    const now = Date.now();
+    await this.endTrack(live, conn, media.kind, Date.now());
+  }
+
+  /** Records the end of a track in the timeline and tells the others. */
+  private async endTrack(
+    live: LiveSession,
+    conn: LiveConnection,
+    kind: TrackKind,
+    ts: number,
+  ): Promise<void> {
+    const streamId = `media/${conn.userId}/${kind}`;
     await this.timeline(
       live,
       'track.unpublished',
       conn.userId,
-      { user_id: conn.userId, kind: media.kind, stream_id: streamType },
-      now,
+      { user_id: conn.userId, kind, stream_id: streamId },
+      ts,
     );
-    this.control(
-      live,
-      conn.id,
-      'track.unpublished',
-      conn.userId,
-      { kind: media.kind, stream_type: streamType },
-      now,
-    );
+    this.control(live, conn.id, 'track.unpublished', conn.userId, { kind, stream_type: streamId }, ts);
   }
 
   /** Validates a publish; returns what to record. */

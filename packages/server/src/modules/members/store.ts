@@ -1,3 +1,4 @@
+import { keysetPage } from '../../db/keyset.js';
 import { sql } from 'kysely';
 import { lockOrg } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
@@ -18,15 +19,8 @@ export function membersStore(db: Db, engine: Engine) {
         .executeTakeFirst();
     },
     list(orgId: string, limit: number, after: Cursor | null): Promise<UsersTable[]> {
-      let q = db.selectFrom('users').selectAll().where('org_id', '=', orgId);
-      if (after)
-        q = q.where((eb) =>
-          eb.or([
-            eb('created_at', '>', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-          ]),
-        );
-      return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+      const q = db.selectFrom('users').selectAll().where('org_id', '=', orgId);
+      return keysetPage(q, after, 'asc', limit).execute();
     },
     /** Changes a role unless that would leave the organisation without an owner; false when refused. */
     async setRole(orgId: string, userId: string, role: string): Promise<boolean> {

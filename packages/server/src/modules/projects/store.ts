@@ -1,3 +1,4 @@
+import { keysetPage } from '../../db/keyset.js';
 import type { Cursor } from '../../http/pagination.js';
 import type { Db, ProjectsTable, Trx } from '../../db/types.js';
 
@@ -28,15 +29,8 @@ export function projectsStore(db: Db) {
     },
     /** Oldest first, keyset-paginated. */
     list(orgId: string, limit: number, after: Cursor | null): Promise<ProjectsTable[]> {
-      let q = db.selectFrom('projects').selectAll().where('org_id', '=', orgId);
-      if (after)
-        q = q.where((eb) =>
-          eb.or([
-            eb('created_at', '>', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-          ]),
-        );
-      return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+      const q = db.selectFrom('projects').selectAll().where('org_id', '=', orgId);
+      return keysetPage(q, after, 'asc', limit).execute();
     },
     async update(
       orgId: string,

@@ -1,14 +1,9 @@
-import type { ExpressionBuilder } from 'kysely';
-import type { Db, SessionsTable, Tables, Trx } from '../../db/types.js';
+import { keysetPage } from '../../db/keyset.js';
+import type { Db, SessionsTable, Trx } from '../../db/types.js';
 import type { Cursor } from '../../http/pagination.js';
 
 /** SQL of sessions; every read names the project, except the public catalog. */
 export function sessionsStore(db: Db) {
-  const before = (after: Cursor) => (eb: ExpressionBuilder<Tables, 'sessions'>) =>
-    eb.or([
-      eb('created_at', '<', after.createdAt),
-      eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-    ]);
   return {
     async insert(q: Db | Trx, row: SessionsTable): Promise<void> {
       await q.insertInto('sessions').values(row).execute();
@@ -23,14 +18,20 @@ export function sessionsStore(db: Db) {
     },
     /** Newest first, keyset-paginated. */
     list(projectId: string, limit: number, after: Cursor | null): Promise<SessionsTable[]> {
-      let q = db.selectFrom('sessions').selectAll().where('project_id', '=', projectId);
-      if (after) q = q.where(before(after));
-      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return keysetPage(
+        db.selectFrom('sessions').selectAll().where('project_id', '=', projectId),
+        after,
+        'desc',
+        limit,
+      ).execute();
     },
     listPublic(limit: number, after: Cursor | null): Promise<SessionsTable[]> {
-      let q = db.selectFrom('sessions').selectAll().where('is_public', '=', 1);
-      if (after) q = q.where(before(after));
-      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return keysetPage(
+        db.selectFrom('sessions').selectAll().where('is_public', '=', 1),
+        after,
+        'desc',
+        limit,
+      ).execute();
     },
     async setPublic(projectId: string, id: string, isPublic: boolean): Promise<boolean> {
       const res = await db
