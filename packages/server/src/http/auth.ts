@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Counters } from '../counters/counter.js';
 import { readSessionCookie } from './cookies.js';
 import { Forbidden, RateLimited, Unauthorized } from './errors.js';
-import type { Principal } from './principal.js';
+import type { Principal, RouteAuth } from './principal.js';
 
 /** How the edge turns a credential into a principal; implemented by the keys and accounts modules. */
 export interface CredentialResolvers {
@@ -74,16 +74,33 @@ export function installAuth(
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
   app.decorateRequest('principal', null);
 
+  // Each route gets its own onRequest hook with its rule captured at registration: nothing is
+  // looked up per request (Fastify builds a fresh `routeOptions` object on every access).
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth === undefined && !route.url.startsWith('/docs'))
-      throw new Error(`route ${String(route.method)} ${route.url} does not declare config.auth`);
+    const rule = route.config?.auth;
+    if (rule === undefined) {
+      if (!route.url.startsWith('/docs'))
+        throw new Error(`route ${String(route.method)} ${route.url} does not declare config.auth`);
+      return;
+    }
+    const limited = route.config?.rateLimit !== false;
+    const existing = route.onRequest
+      ? Array.isArray(route.onRequest)
+        ? route.onRequest
+        : [route.onRequest]
+      : [];
+    route.onRequest = [
+      (request: FastifyRequest, reply: FastifyReply) => guard(request, reply, rule, limited),
+      ...existing,
+    ];
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    const rule = config?.auth;
-    if (rule === undefined) return; // unknown route: the not-found handler answers
-
+  async function guard(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rule: RouteAuth,
+    limited: boolean,
+  ): Promise<void> {
     let principal: Principal | null = null;
     if (rule !== 'public') {
       principal = await resolve(request, deps.resolvers);
@@ -102,7 +119,7 @@ export function installAuth(
       request.principal = principal;
     }
 
-    if (config.rateLimit === false) return;
+    if (!limited) return;
     const bucket = principal ? `${principal.kind}:${principal.credentialId}` : `ip:${request.ip}`;
     const limit = principal ? deps.config.rateLimitPerKey : deps.config.rateLimitPerIp;
     const counted = deps.counters.hit(bucket, RATE_WINDOW_MS);
@@ -112,5 +129,5 @@ export function installAuth(
     reply.header('ratelimit-remaining', Math.max(0, limit - count));
     reply.header('ratelimit-reset', resetS);
     if (count > limit) throw new RateLimited(`rate limit of ${limit} requests per minute exceeded`, resetS);
-  });
+  }
 }
