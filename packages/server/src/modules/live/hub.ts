@@ -30,7 +30,8 @@ export interface LiveConnection {
   /** media goes out as binary frames */
   binary: boolean;
   /** Sends a JSON text frame; `droppable` frames (media) may be dropped for a slow receiver. */
-  sendText(text: string, droppable: boolean): void;
+  /** Sends a JSON text frame (a string, or its UTF-8 bytes when shared by many receivers). */
+  sendText(text: string | Buffer, droppable: boolean): void;
   sendBinary(data: Buffer): void;
   close(code: number, reason: string): void;
 }
@@ -459,7 +460,8 @@ export class SessionHub {
    * binary frame) is built at most once and the same bytes go to every receiver.
    */
   private deliverLocal(live: LiveSession, m: FanoutMessage): void {
-    let text: string | undefined;
+    // The text is encoded to UTF-8 once here: handed a string, ws would encode it again per receiver.
+    let text: Buffer | undefined;
     let binary: Buffer | undefined;
     const isMedia = m.kind === 'message' && m.streamType!.startsWith('media/');
     for (const [id, member] of live.members) {
@@ -469,7 +471,7 @@ export class SessionHub {
         binary ??= binaryMessage(m);
         conn.sendBinary(binary);
       } else {
-        text ??= textFrame(m);
+        text ??= Buffer.from(textFrame(m), 'utf8');
         conn.sendText(text, isMedia);
       }
     }

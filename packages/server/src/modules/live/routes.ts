@@ -119,7 +119,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
             hub.stats.dropped += 1;
             return pressure();
           }
-          socket.send(text);
+          socket.send(text, { binary: false });
           pressure();
         },
         sendBinary(data) {
