@@ -84,6 +84,7 @@ class Refusal extends Error {
 export class SessionHub {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly pendingEnds = new Map<string, NodeJS.Timeout>();
+  private readonly loading = new Map<string, Promise<LiveSession>>();
   private readonly heartbeat: NodeJS.Timeout;
   /** media frames not sent to slow receivers, since start */
   readonly stats = { dropped: 0, published: 0 };
@@ -123,6 +124,38 @@ export class SessionHub {
     return n;
   }
 
+  /**
+   * The live state of a session, created once. Concurrent joins to an idle session share one load:
+   * without this map each would create its own state and one participant would be orphaned.
+   */
+  private load(session: SessionsTable, orgId: string): Promise<LiveSession> {
+    const existing = this.sessions.get(session.id);
+    if (existing) return Promise.resolve(existing);
+    let pending = this.loading.get(session.id);
+    if (!pending) {
+      pending = (async () => {
+        const redacted = await this.deps.db
+          .selectFrom('redactions')
+          .select('user_id')
+          .where('session_id', '=', session.id)
+          .execute();
+        const live: LiveSession = {
+          session,
+          orgId,
+          redacted: new Set(redacted.map((r) => r.user_id)),
+          members: new Map(),
+          unsubscribe: () => {},
+          chain: Promise.resolve(),
+        };
+        live.unsubscribe = await this.deps.fanout.subscribe(session.id, (m) => this.deliverRemote(live, m));
+        this.sessions.set(session.id, live);
+        return live;
+      })().finally(() => this.loading.delete(session.id));
+      this.loading.set(session.id, pending);
+    }
+    return pending;
+  }
+
   /** Adds a connection to its session: presence, lifecycle, timeline, welcome and join signals. */
   async join(conn: LiveConnection, session: SessionsTable, orgId: string): Promise<void> {
     const { db } = this.deps;
@@ -131,25 +164,7 @@ export class SessionHub {
     if (pending) clearTimeout(pending);
     this.pendingEnds.delete(session.id);
 
-    let live = this.sessions.get(session.id);
-    if (!live) {
-      const redacted = await db
-        .selectFrom('redactions')
-        .select('user_id')
-        .where('session_id', '=', session.id)
-        .execute();
-      live = {
-        session,
-        orgId,
-        redacted: new Set(redacted.map((r) => r.user_id)),
-        members: new Map(),
-        unsubscribe: () => {},
-        chain: Promise.resolve(),
-      };
-      this.sessions.set(session.id, live);
-      const state = live;
-      state.unsubscribe = await this.deps.fanout.subscribe(session.id, (m) => this.deliverRemote(state, m));
-    }
+    const live = await this.load(session, orgId);
     live.members.set(conn.id, { conn, tracks: new Set(), tokens: RATE_BURST, refilledAt: now });
 
     await db
