@@ -85,6 +85,8 @@ export class SessionHub {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly pendingEnds = new Map<string, NodeJS.Timeout>();
   private readonly loading = new Map<string, Promise<LiveSession>>();
+  /** The session of each local connection: every publish looks its session up, without a scan. */
+  private readonly byConn = new Map<string, LiveSession>();
   private readonly heartbeat: NodeJS.Timeout;
   /** media frames not sent to slow receivers, since start */
   readonly stats = { dropped: 0, published: 0 };
@@ -166,6 +168,7 @@ export class SessionHub {
 
     const live = await this.load(session, orgId);
     live.members.set(conn.id, { conn, tracks: new Set(), tokens: RATE_BURST, refilledAt: now });
+    this.byConn.set(conn.id, live);
 
     await db
       .insertInto('session_members')
@@ -234,6 +237,7 @@ export class SessionHub {
     if (!live) return;
     const member = live.members.get(conn.id)!;
     live.members.delete(conn.id);
+    this.byConn.delete(conn.id);
     const now = Date.now();
     for (const kind of member.tracks) await this.endTrack(live, conn, kind, now);
     await this.timeline(live, 'participant.left', conn.userId, { user_id: conn.userId }, now);
@@ -528,8 +532,7 @@ export class SessionHub {
   }
 
   private findByConn(connId: string): LiveSession | undefined {
-    for (const s of this.sessions.values()) if (s.members.has(connId)) return s;
-    return undefined;
+    return this.byConn.get(connId);
   }
 
   /** Schedules the end check for when the departure timeout will have passed. */
