@@ -11,6 +11,8 @@ export interface DerivedKeys {
   apiKeyPepper: Buffer;
   cookie: Buffer;
   tokens: Buffer;
+  /** seals webhook signing secrets at rest */
+  webhooks: Buffer;
 }
 
 /** The whole runtime configuration: read once at start, validated, frozen. Nothing else reads process.env. */
@@ -37,6 +39,8 @@ export interface Config {
   sessionDepartureTimeoutS: number;
   /** seconds between WebSocket pings; a connection that missed one is closed */
   wsHeartbeatS: number;
+  /** this process claims and runs jobs (webhook deliveries, exports); false: `npm run worker` does */
+  jobWorker: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   keys: DerivedKeys;
 }
@@ -195,12 +199,14 @@ export function loadConfig(env: Env): Config {
     rateLimitPerIp: int(env, 'RATE_LIMIT_PER_IP', 300, 1, 100_000_000),
     sessionDepartureTimeoutS: int(env, 'SESSION_DEPARTURE_TIMEOUT_S', 20, 0, 86_400),
     wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 15, 1, 3600),
+    jobWorker: bool(env, 'JOB_WORKER', true),
     logLevel,
     keys: {
       jwt: derive(root, 'jwt'),
       apiKeyPepper: derive(root, 'api-key-pepper'),
       cookie: derive(root, 'cookie'),
       tokens: derive(root, 'tokens'),
+      webhooks: derive(root, 'webhook-secrets'),
     },
   };
   Object.freeze(config.keys);

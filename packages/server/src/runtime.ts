@@ -33,6 +33,9 @@ import { projectsService } from './modules/projects/service.js';
 import { projectsStore } from './modules/projects/store.js';
 import { sessionsService } from './modules/sessions/service.js';
 import { sessionsStore } from './modules/sessions/store.js';
+import { webhooksService } from './modules/webhooks/service.js';
+import { webhooksStore } from './modules/webhooks/store.js';
+import { JobQueue, type ClaimedJob } from './jobs/queue.js';
 
 /** Key revocations travel on the fan-out's `system` channel: every process evicts its cached key. */
 function keyRevocations(fanout: Fanout): Revocations {
@@ -67,6 +70,7 @@ export interface Runtime {
   writer: StreamWriter;
   fanout: Fanout;
   hub: SessionHub;
+  jobs: JobQueue;
   /** Stops timers and closes connections; the HTTP server must already be closed. */
   close(): Promise<void>;
 }
@@ -75,9 +79,12 @@ export interface RuntimeOptions {
   /** PostgreSQL schema (tests give each app its own) */
   pgSchema?: string;
   gate?: UsageGate;
+  /** how often the job worker looks for due jobs enqueued elsewhere (default 1 s) */
+  jobPollMs?: number;
 }
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const FINALIZE_JOB = 'recording.finalize';
 
 /** Opens storage (migrating it), connects counters and wires the services in dependency order. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -97,6 +104,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const gate = options.gate ?? openGate;
   const bus = new EventBus();
   const idempotency = new Idempotency(db, database.engine, config.keys.tokens);
+  const jobs = new JobQueue({
+    db,
+    engine: database.engine,
+    owner: nodeId,
+    log: logger,
+    pollMs: options.jobPollMs,
+  });
 
   const hub = new SessionHub({
     db,
@@ -133,17 +147,34 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     }),
     live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
     recordings: recordingsService({ config, db, bus, store: streams, writer, hub, sessions }),
+    webhooks: webhooksService({ config, db, store: webhooksStore(db), projects, bus, jobs }),
   };
-  // Once a session has ended, its recording is announced (this process won the end, so it alone does).
-  bus.on('session.ended', (e) => {
-    void services.recordings
-      .finalize(e.sessionId!, e.orgId, e.projectId)
-      .catch((err) => logger.error({ err }, 'recording.ready failed'));
+  // Once a session has ended, its recording is announced: a job committed with the end, so a crash
+  // in between delays `recording.ready` but cannot lose it.
+  bus.onTransactional('session.ended', async (trx, e) => {
+    await jobs.enqueue(trx, FINALIZE_JOB, { session_id: e.sessionId, org_id: e.orgId, project_id: e.projectId });
   });
+  jobs.register({
+    kind: FINALIZE_JOB,
+    concurrency: 4,
+    leaseMs: 60_000,
+    retryDelayMs: (attempt) => (attempt < 5 ? 5000 * 2 ** attempt : undefined),
+    async run(job: ClaimedJob<{ session_id: string; org_id: string; project_id: string }>) {
+      const p = job.payload;
+      await services.recordings.finalize(p.session_id, p.org_id, p.project_id);
+      return { ok: true };
+    },
+  });
+  if (config.jobWorker) jobs.start();
 
-  // Housekeeping: forget expired idempotency answers and login sessions.
+  // Housekeeping: forget expired idempotency answers, login sessions, old webhook events and failed jobs.
   const sweep = setInterval(() => {
-    void Promise.allSettled([idempotency.sweep(), services.accounts.sweep()]);
+    void Promise.allSettled([
+      idempotency.sweep(),
+      services.accounts.sweep(),
+      services.webhooks.sweep(),
+      jobs.sweep(),
+    ]);
   }, SWEEP_INTERVAL_MS);
   sweep.unref();
 
@@ -160,9 +191,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     writer,
     fanout,
     hub,
+    jobs,
     async close() {
       clearInterval(sweep);
       await hub.close();
+      await jobs.stop();
       await writer.flush();
       await Promise.allSettled([fanout.close(), sequencer.close(), counters.close()]);
       // On PostgreSQL the stream store shares the metadata pool: closing the database closes both.

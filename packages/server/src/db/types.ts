@@ -106,6 +106,59 @@ export interface RedactionsTable {
   created_at: number;
 }
 
+/** A durable job (jobs/queue.ts): claimed with a lease, retried on its kind's schedule. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  /** JSON */
+  payload: string;
+  group_key: string | null;
+  /** `queued`, `running` or `failed` (a job that succeeded is deleted) */
+  status: string;
+  run_at: number;
+  attempts: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhooksTable {
+  id: string;
+  project_id: string;
+  url: string;
+  /** JSON array of event types */
+  events: string;
+  is_active: number;
+  description: string | null;
+  secret_sealed: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  project_id: string;
+  type: string;
+  body: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: number;
+  next_attempt_at: number | null;
+}
+
 /** Every table of the metadata database. */
 export interface Tables {
   orgs: OrgsTable;
@@ -119,6 +172,10 @@ export interface Tables {
   session_members: SessionMembersTable;
   replay_links: ReplayLinksTable;
   redactions: RedactionsTable;
+  jobs: JobsTable;
+  webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** The query handle every store takes: the database itself or a transaction of it. */

@@ -3,6 +3,7 @@ import type { Engine } from '../types.js';
 import { coreMigration } from './001-core.js';
 import { liveMigration } from './002-live.js';
 import { recordingsMigration } from './003-recordings.js';
+import { jobsWebhooksMigration } from './004-jobs-webhooks.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -10,6 +11,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '001-core': coreMigration(engine),
     '002-live': liveMigration(engine),
     '003-recordings': recordingsMigration(engine),
+    '004-jobs-webhooks': jobsWebhooksMigration(),
   };
   return { getMigrations: async () => all };
 }

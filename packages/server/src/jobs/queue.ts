@@ -1,0 +1,355 @@
+import { sql } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import { onCommit, transaction } from '../db/transaction.js';
+import type { Db, Engine, JobsTable, Trx } from '../db/types.js';
+import { newId } from '../lib/ids.js';
+
+/** A job as its handler sees it, after this process claimed it. */
+export interface ClaimedJob<P = unknown> {
+  id: string;
+  kind: string;
+  payload: P;
+  /** 1 for the first attempt; a worker that died mid-attempt used one up */
+  attempt: number;
+  groupKey: string | null;
+  createdAt: number;
+}
+
+/** What one attempt came to. `release` puts the job back untouched (this process is stopping). */
+export interface Outcome {
+  ok: boolean;
+  error?: string;
+  release?: boolean;
+  /** anything the kind's `settle` wants to record (a response status, a duration) */
+  detail?: unknown;
+}
+
+/** A kind of job: how to run it, how many at once, and when to try again. */
+export interface JobKind<P = any> {
+  kind: string;
+  /** attempts of this kind running at once in one process */
+  concurrency: number;
+  /** attempts of one group (e.g. one webhook) running at once in one process */
+  perGroup?: number;
+  /** how long a claim holds before another worker may take the job over; renewed while running */
+  leaseMs: number;
+  /** ms to wait after failed attempt `attempt` (1-based) before the next; undefined: give up */
+  retryDelayMs(attempt: number): number | undefined;
+  run(job: ClaimedJob<P>, signal: AbortSignal): Promise<Outcome>;
+  /**
+   * Records an attempt's outcome in the same transaction that settles the job, so that the
+   * record and the job's new state commit together. Not called when the lease was lost.
+   */
+  settle?(trx: Trx, job: ClaimedJob<P>, outcome: Outcome, nextRunAt: number | null): Promise<void>;
+}
+
+interface Running {
+  job: ClaimedJob;
+  kind: JobKind;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export interface QueueOptions {
+  db: Db;
+  engine: Engine;
+  /** this process's id: the lease owner */
+  owner: string;
+  log: FastifyBaseLogger;
+  /** fallback poll for jobs enqueued by other processes and for retries that came due */
+  pollMs?: number;
+}
+
+const CLAIM_BATCH = 32;
+
+/**
+ * The durable job queue of ARCHITECTURE.md "Jobs": one `jobs` table, claimed with leases by a
+ * single conditional `UPDATE … RETURNING` (with `FOR UPDATE SKIP LOCKED` on PostgreSQL), so
+ * several processes share it and a crashed worker's job is taken up again when its lease runs out.
+ * Enqueued inside the caller's transaction (the outbox); the worker is woken after commit and
+ * polls as a fallback.
+ */
+export class JobQueue {
+  private readonly kinds = new Map<string, JobKind>();
+  private readonly running = new Map<string, Running>();
+  private readonly pollMs: number;
+  private started = false;
+  private stopping = false;
+  private pumping = false;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private nextWake = Infinity;
+  private renewer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly opts: QueueOptions) {
+    this.pollMs = opts.pollMs ?? 1000;
+  }
+
+  register(kind: JobKind): void {
+    this.kinds.set(kind.kind, kind);
+  }
+
+  /** Adds a job as part of `q`'s transaction; the worker hears of it once that commits. */
+  async enqueue(
+    q: Db | Trx,
+    kind: string,
+    payload: unknown,
+    options: { groupKey?: string | null; runAt?: number; id?: string } = {},
+  ): Promise<string> {
+    const at = Date.now();
+    const id = options.id ?? newId();
+    await q
+      .insertInto('jobs')
+      .values({
+        id,
+        kind,
+        payload: JSON.stringify(payload),
+        group_key: options.groupKey ?? null,
+        status: 'queued',
+        run_at: options.runAt ?? at,
+        attempts: 0,
+        lease_owner: null,
+        lease_until: null,
+        last_error: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    onCommit(q, () => this.wake());
+    return id;
+  }
+
+  /** Starts claiming and running jobs of the registered kinds. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.stopping = false;
+    this.wake();
+    const leases = [...this.kinds.values()].map((k) => k.leaseMs);
+    const every = Math.max(250, Math.min(...leases, 60_000) / 3);
+    this.renewer = setInterval(() => void this.renew(), every);
+    this.renewer.unref();
+  }
+
+  /** True while this process runs jobs. */
+  get active(): boolean {
+    return this.started && !this.stopping;
+  }
+
+  /** Jobs claimed by this process and not yet settled. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Stops claiming; waits up to `graceMs` for running attempts, then aborts the rest, which put
+   * their jobs back for another worker (or this one after a restart).
+   */
+  async stop(graceMs = 6000): Promise<void> {
+    if (!this.started) return;
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.renewer) clearInterval(this.renewer);
+    const all = () => Promise.allSettled([...this.running.values()].map((r) => r.done));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all(), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    for (const r of this.running.values()) r.abort.abort(new Error('the worker is stopping'));
+    await all();
+    this.started = false;
+  }
+
+  /** Looks for due jobs now (after an enqueue, a finished attempt, or a timer). */
+  wake(): void {
+    if (!this.started || this.stopping) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    void this.pump();
+  }
+
+  private schedule(at: number): void {
+    if (!this.started || this.stopping) return;
+    const when = Math.min(at, Date.now() + this.pollMs);
+    if (this.timer && when >= this.nextWake) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.nextWake = when;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.nextWake = Infinity;
+        this.wake();
+      },
+      Math.max(0, when - Date.now()),
+    );
+    this.timer.unref();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        for (const kind of this.kinds.values()) {
+          // Claim in rounds until this kind is full or nothing more is due.
+          for (;;) {
+            if (this.stopping) return;
+            const free = kind.concurrency - this.countRunning(kind.kind);
+            if (free <= 0) break;
+            const n = Math.min(free, CLAIM_BATCH, kind.perGroup ?? CLAIM_BATCH);
+            const jobs = await this.claim(kind, n);
+            for (const row of jobs) this.launch(kind, row);
+            if (jobs.length < n) break;
+          }
+        }
+      } while (this.again);
+    } catch (err) {
+      this.opts.log.error({ err }, 'claiming jobs failed');
+    } finally {
+      this.pumping = false;
+      this.schedule(Date.now() + this.pollMs);
+    }
+  }
+
+  private countRunning(kind: string, group?: string | null): number {
+    let n = 0;
+    for (const r of this.running.values())
+      if (r.kind.kind === kind && (group === undefined || r.job.groupKey === group)) n++;
+    return n;
+  }
+
+  private async claim(kind: JobKind, n: number): Promise<JobsTable[]> {
+    const { db, engine, owner } = this.opts;
+    const now = Date.now();
+    const busy: string[] = [];
+    if (kind.perGroup !== undefined) {
+      const counts = new Map<string, number>();
+      for (const r of this.running.values())
+        if (r.kind.kind === kind.kind && r.job.groupKey !== null)
+          counts.set(r.job.groupKey, (counts.get(r.job.groupKey) ?? 0) + 1);
+      for (const [g, c] of counts) if (c >= kind.perGroup) busy.push(g);
+    }
+    const groups = busy.length
+      ? sql`and (group_key is null or group_key not in (${sql.join(busy)}))`
+      : sql``;
+    const skipLocked = engine === 'postgres' ? sql`for update skip locked` : sql``;
+    const res = await sql<JobsTable>`
+      update jobs set status = 'running', lease_owner = ${owner}, lease_until = ${now + kind.leaseMs},
+        attempts = attempts + 1, updated_at = ${now}
+      where id in (
+        select id from jobs
+        where kind = ${kind.kind} and run_at <= ${now}
+          and (status = 'queued' or (status = 'running' and lease_until < ${now}))
+          ${groups}
+        order by run_at, id
+        limit ${n}
+        ${skipLocked}
+      )
+      returning *`.execute(db);
+    // RETURNING gives no order guarantee: keep the queue's.
+    return res.rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : 1));
+  }
+
+  private launch(kind: JobKind, row: JobsTable): void {
+    const job: ClaimedJob = {
+      id: row.id,
+      kind: row.kind,
+      payload: JSON.parse(row.payload) as unknown,
+      attempt: row.attempts,
+      groupKey: row.group_key,
+      createdAt: row.created_at,
+    };
+    const abort = new AbortController();
+    const entry = { job, kind, abort } as Running;
+    this.running.set(job.id, entry);
+    entry.done = (async () => {
+      let outcome: Outcome;
+      try {
+        outcome = await kind.run(job, abort.signal);
+      } catch (err) {
+        outcome = { ok: false, error: (err as Error).message || String(err) };
+      }
+      if (abort.signal.aborted && !outcome.ok) outcome = { ...outcome, release: true };
+      try {
+        await this.settle(kind, job, outcome);
+      } catch (err) {
+        this.opts.log.error({ err, job: job.id, kind: job.kind }, 'settling a job failed');
+      } finally {
+        this.running.delete(job.id);
+        this.wake();
+      }
+    })();
+  }
+
+  private async settle(kind: JobKind, job: ClaimedJob, outcome: Outcome): Promise<void> {
+    const { db, owner } = this.opts;
+    const at = Date.now();
+    const delay = outcome.ok || outcome.release ? undefined : kind.retryDelayMs(job.attempt);
+    const nextRunAt = delay === undefined ? null : at + delay;
+    await transaction(db, async (trx) => {
+      const mine = (q: any) => q.where('id', '=', job.id).where('lease_owner', '=', owner).where('attempts', '=', job.attempt);
+      let owned: bigint;
+      if (outcome.ok) {
+        owned = (await mine(trx.deleteFrom('jobs')).executeTakeFirst()).numDeletedRows;
+      } else if (outcome.release) {
+        owned = (
+          await mine(
+            trx.updateTable('jobs').set({
+              status: 'queued',
+              attempts: job.attempt - 1,
+              lease_owner: null,
+              lease_until: null,
+              updated_at: at,
+            }),
+          ).executeTakeFirst()
+        ).numUpdatedRows;
+      } else {
+        owned = (
+          await mine(
+            trx.updateTable('jobs').set({
+              status: nextRunAt === null ? 'failed' : 'queued',
+              run_at: nextRunAt ?? at,
+              lease_owner: null,
+              lease_until: null,
+              last_error: (outcome.error ?? 'failed').slice(0, 2000),
+              updated_at: at,
+            }),
+          ).executeTakeFirst()
+        ).numUpdatedRows;
+      }
+      // Another worker took the job over after our lease ran out: its attempt is the one on record.
+      if (Number(owned) === 0 || outcome.release) return;
+      await kind.settle?.(trx, job, outcome, nextRunAt);
+    });
+    if (nextRunAt !== null) this.schedule(nextRunAt);
+  }
+
+  /** Extends the leases of running jobs; a job whose lease was lost is aborted. */
+  private async renew(): Promise<void> {
+    const { db, owner } = this.opts;
+    for (const r of [...this.running.values()]) {
+      try {
+        const res = await db
+          .updateTable('jobs')
+          .set({ lease_until: Date.now() + r.kind.leaseMs })
+          .where('id', '=', r.job.id)
+          .where('lease_owner', '=', owner)
+          .where('attempts', '=', r.job.attempt)
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 0) r.abort.abort(new Error('the job lease was lost'));
+      } catch (err) {
+        this.opts.log.warn({ err, job: r.job.id }, 'renewing a job lease failed');
+      }
+    }
+  }
+
+  /** Forgets jobs that failed for good more than `olderThanMs` ago. */
+  async sweep(olderThanMs = 30 * 86_400_000): Promise<void> {
+    await this.opts.db
+      .deleteFrom('jobs')
+      .where('status', '=', 'failed')
+      .where('updated_at', '<', Date.now() - olderThanMs)
+      .execute();
+  }
+}
