@@ -21,6 +21,7 @@ import { keysRoutes } from './modules/keys/routes.js';
 import { membersRoutes } from './modules/members/routes.js';
 import { projectsRoutes } from './modules/projects/routes.js';
 import { sessionsRoutes } from './modules/sessions/routes.js';
+import { webhooksRoutes } from './modules/webhooks/routes.js';
 import type { Runtime } from './runtime.js';
 
 /** JSON request bodies are capped at 1 MiB (decisions §5). */
@@ -104,5 +105,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(invitationsRoutes, deps);
   await app.register(liveRoutes, deps);
   await app.register(recordingsRoutes, deps);
+  await app.register(webhooksRoutes, deps);
   return app;
 }

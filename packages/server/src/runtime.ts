@@ -152,7 +152,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   // Once a session has ended, its recording is announced: a job committed with the end, so a crash
   // in between delays `recording.ready` but cannot lose it.
   bus.onTransactional('session.ended', async (trx, e) => {
-    await jobs.enqueue(trx, FINALIZE_JOB, { session_id: e.sessionId, org_id: e.orgId, project_id: e.projectId });
+    await jobs.enqueue(trx, FINALIZE_JOB, {
+      session_id: e.sessionId,
+      org_id: e.orgId,
+      project_id: e.projectId,
+    });
   });
   jobs.register({
     kind: FINALIZE_JOB,

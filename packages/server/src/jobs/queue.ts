@@ -25,7 +25,7 @@ export interface Outcome {
 }
 
 /** A kind of job: how to run it, how many at once, and when to try again. */
-export interface JobKind<P = any> {
+export interface JobKind<P = unknown> {
   kind: string;
   /** attempts of this kind running at once in one process */
   concurrency: number;
@@ -230,9 +230,7 @@ export class JobQueue {
           counts.set(r.job.groupKey, (counts.get(r.job.groupKey) ?? 0) + 1);
       for (const [g, c] of counts) if (c >= kind.perGroup) busy.push(g);
     }
-    const groups = busy.length
-      ? sql`and (group_key is null or group_key not in (${sql.join(busy)}))`
-      : sql``;
+    const groups = busy.length ? sql`and (group_key is null or group_key not in (${sql.join(busy)}))` : sql``;
     const skipLocked = engine === 'postgres' ? sql`for update skip locked` : sql``;
     const res = await sql<JobsTable>`
       update jobs set status = 'running', lease_owner = ${owner}, lease_until = ${now + kind.leaseMs},
@@ -288,36 +286,24 @@ export class JobQueue {
     const delay = outcome.ok || outcome.release ? undefined : kind.retryDelayMs(job.attempt);
     const nextRunAt = delay === undefined ? null : at + delay;
     await transaction(db, async (trx) => {
-      const mine = (q: any) => q.where('id', '=', job.id).where('lease_owner', '=', owner).where('attempts', '=', job.attempt);
-      let owned: bigint;
-      if (outcome.ok) {
-        owned = (await mine(trx.deleteFrom('jobs')).executeTakeFirst()).numDeletedRows;
-      } else if (outcome.release) {
-        owned = (
-          await mine(
-            trx.updateTable('jobs').set({
-              status: 'queued',
-              attempts: job.attempt - 1,
-              lease_owner: null,
-              lease_until: null,
-              updated_at: at,
-            }),
-          ).executeTakeFirst()
-        ).numUpdatedRows;
-      } else {
-        owned = (
-          await mine(
-            trx.updateTable('jobs').set({
-              status: nextRunAt === null ? 'failed' : 'queued',
-              run_at: nextRunAt ?? at,
-              lease_owner: null,
-              lease_until: null,
-              last_error: (outcome.error ?? 'failed').slice(0, 2000),
-              updated_at: at,
-            }),
-          ).executeTakeFirst()
-        ).numUpdatedRows;
-      }
+      const mine = sql<boolean>`id = ${job.id} and lease_owner = ${owner} and attempts = ${job.attempt}`;
+      const update = (set: Partial<JobsTable>) =>
+        trx
+          .updateTable('jobs')
+          .set({ ...set, lease_owner: null, lease_until: null, updated_at: at })
+          .where(mine)
+          .executeTakeFirst();
+      const owned = outcome.ok
+        ? (await trx.deleteFrom('jobs').where(mine).executeTakeFirst()).numDeletedRows
+        : outcome.release
+          ? (await update({ status: 'queued', attempts: job.attempt - 1 })).numUpdatedRows
+          : (
+              await update({
+                status: nextRunAt === null ? 'failed' : 'queued',
+                run_at: nextRunAt ?? at,
+                last_error: (outcome.error ?? 'failed').slice(0, 2000),
+              })
+            ).numUpdatedRows;
       // Another worker took the job over after our lease ran out: its attempt is the one on record.
       if (Number(owned) === 0 || outcome.release) return;
       await kind.settle?.(trx, job, outcome, nextRunAt);

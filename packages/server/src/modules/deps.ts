@@ -13,6 +13,7 @@ import type { StreamStore } from '../streams/store.js';
 import type { SessionHub } from './live/hub.js';
 import type { LiveService } from './live/service.js';
 import type { RecordingsService } from './recordings/service.js';
+import type { WebhooksService } from './webhooks/service.js';
 
 /** Every capability's service, built once per app in dependency order (app.ts). */
 export interface Services {
@@ -24,6 +25,7 @@ export interface Services {
   invitations: InvitationsService;
   live: LiveService;
   recordings: RecordingsService;
+  webhooks: WebhooksService;
 }
 
 /** What route plugins receive: configuration, services and the edge's shared helpers. */

@@ -53,7 +53,11 @@ export function jobsWebhooksMigration(): Migration {
         .addColumn('body', 'text', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('webhook_events_created').on('webhook_events').column('created_at').execute();
+      await db.schema
+        .createIndex('webhook_events_created')
+        .on('webhook_events')
+        .column('created_at')
+        .execute();
 
       await db.schema
         .createTable('webhook_deliveries')

@@ -1,0 +1,171 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { envelope, ok } from '../../http/envelope.js';
+import { PageQuery, paginate } from '../../http/pagination.js';
+import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import {
+  CreateWebhook,
+  Delivery,
+  TestSent,
+  UpdateWebhook,
+  Webhook,
+  WebhookDeleted,
+  WebhookListQuery,
+  WebhookParams,
+  WebhookWithSecret,
+} from './schemas.js';
+import { presentDelivery, presentWebhook } from './service.js';
+
+const SCOPE =
+  ' An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation. Changes need the admin role (API keys have it).';
+
+const DELIVERY_RULES = `
+
+Delivery (interface §6.1, decisions §8): a POST of \`{ id, type, timestamp, project_id, session_id, data }\` with \`X-Service-Signature\` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole \`whsec_…\` secret), \`X-Service-Event-Id\`, \`X-Service-Timestamp\` (Unix seconds of this attempt), and the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">\` keyed with the bytes of the secret's base64 part. Only a 2xx answer within \`WEBHOOK_TIMEOUT_MS\` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of \`WEBHOOK_RETRY_DELAYS_S\` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.`;
+
+/** Webhooks (interface §2.8, §4.11, decisions §4). */
+export const webhooksRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { webhooks } = deps.services;
+  const tags = ['Webhooks'];
+  const base = deps.config.publicBaseUrl;
+
+  app.get(
+    '/v1/webhooks',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'List webhooks',
+        description: `The active webhooks of the project, oldest first; \`include_inactive=true\` lists paused ones too. Never a secret.${SCOPE}`,
+        querystring: Type.Composite([PageQuery, WebhookListQuery]),
+        response: { 200: envelope(Type.Array(Webhook)) },
+      },
+    },
+    async (request, reply) => {
+      const { limit, cursor, include_inactive } = request.query;
+      const rows = await webhooks.list(request.principal!, include_inactive, limit, cursor);
+      return ok(paginate(rows, limit, request, reply, base).map(presentWebhook));
+    },
+  );
+
+  app.post(
+    '/v1/webhooks',
+    {
+      config: { auth: KEY_OR_USER, idempotent: true },
+      schema: {
+        tags,
+        summary: 'Create a webhook',
+        description: `Registers a receiver for the listed event types of the project. The \`secret\` is in this response only.${SCOPE}${DELIVERY_RULES}`,
+        body: CreateWebhook,
+        response: { 201: envelope(WebhookWithSecret) },
+      },
+    },
+    async (request, reply) =>
+      deps.idempotency.run(request, reply, async (trx) => ({
+        status: 201,
+        body: ok(await webhooks.create(trx, request.principal!, request.body)),
+      })),
+  );
+
+  app.get(
+    '/v1/webhooks/:webhookId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Get a webhook',
+        params: WebhookParams,
+        response: { 200: envelope(Webhook) },
+      },
+    },
+    async (request) => ok(await webhooks.get(request.principal!, request.params.webhookId)),
+  );
+
+  app.patch(
+    '/v1/webhooks/:webhookId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Update, pause or resume a webhook',
+        description:
+          'Changes any of `url`, `events`, `is_active` (false pauses: pending deliveries are dropped and new events are not queued; true resumes) and `description`. At least one field.',
+        params: WebhookParams,
+        body: UpdateWebhook,
+        response: { 200: envelope(Webhook) },
+      },
+    },
+    async (request) => ok(await webhooks.update(request.principal!, request.params.webhookId, request.body)),
+  );
+
+  app.delete(
+    '/v1/webhooks/:webhookId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Delete a webhook',
+        description: 'Deletes the webhook, its pending deliveries and its delivery log.',
+        params: WebhookParams,
+        response: { 200: envelope(WebhookDeleted) },
+      },
+    },
+    async (request) => ok(await webhooks.delete(request.principal!, request.params.webhookId)),
+  );
+
+  app.post(
+    '/v1/webhooks/:webhookId/rotate-secret',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Rotate the signing secret',
+        description:
+          'Issues a new secret, shown in this response only. Every attempt from now on, retries of earlier events included, is signed with it; the old one stops at once.',
+        params: WebhookParams,
+        response: { 200: envelope(WebhookWithSecret) },
+      },
+    },
+    async (request) => ok(await webhooks.rotateSecret(request.principal!, request.params.webhookId)),
+  );
+
+  app.post(
+    '/v1/webhooks/:webhookId/test',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Send a test event',
+        description:
+          'Queues a `webhook.test` event (`session_id` null, `data: { webhook_id }`) for this webhook alone, paused or not, delivered and retried like any other; its attempts appear in the delivery log.',
+        params: WebhookParams,
+        response: { 202: envelope(TestSent) },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202);
+      return ok(await webhooks.test(request.principal!, request.params.webhookId));
+    },
+  );
+
+  app.get(
+    '/v1/webhooks/:webhookId/deliveries',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Delivery log',
+        description:
+          'Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, and when the next attempt is due. Kept 30 days.',
+        params: WebhookParams,
+        querystring: PageQuery,
+        response: { 200: envelope(Type.Array(Delivery)) },
+      },
+    },
+    async (request, reply) => {
+      const { limit, cursor } = request.query;
+      const rows = await webhooks.deliveries(request.principal!, request.params.webhookId, limit, cursor);
+      return ok(paginate(rows, limit, request, reply, base).map(presentDelivery));
+    },
+  );
+};

@@ -1,0 +1,95 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, StringEnum } from '../../http/schema-types.js';
+
+/** Event types a webhook may subscribe to (interface §2.8). */
+export const EVENT_TYPES = [
+  'session.created',
+  'session.started',
+  'session.ended',
+  'recording.ready',
+  'export.completed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    'receiver address: `https://…` (plain `http` and hosts that resolve to loopback, private, link-local or metadata addresses only when the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true`); no user name or password in it',
+});
+const Events = Type.Array(StringEnum(EVENT_TYPES), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'the event types to receive, at least one, each once',
+});
+const Description = Nullable(Type.String({ maxLength: 500 }), {
+  description: 'free text, up to 500 characters',
+});
+
+const fields = {
+  id: Type.String(),
+  project_id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  is_active: Type.Boolean(),
+  description: Nullable(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+};
+
+export const Webhook = Type.Object(fields);
+export const WebhookWithSecret = Type.Object({
+  ...fields,
+  secret: Type.String({
+    description:
+      'shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part',
+  }),
+});
+
+export const CreateWebhook = Type.Object(
+  {
+    url: Url,
+    events: Events,
+    description: Type.Optional(Description),
+    is_active: Type.Optional(Type.Boolean({ default: true })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateWebhook = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    is_active: Type.Optional(Type.Boolean()),
+    description: Type.Optional(Description),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const WebhookParams = Type.Object({ webhookId: Type.String({ format: 'uuid' }) });
+export const WebhookListQuery = Type.Object({
+  include_inactive: Type.Boolean({ default: false, description: 'also list paused webhooks' }),
+});
+
+export const Delivery = Type.Object({
+  id: Type.String(),
+  event_id: Type.String(),
+  event_type: Type.String(),
+  attempt: Type.Integer({ description: '1 for the first attempt at this event' }),
+  status: StringEnum(['succeeded', 'failed', 'pending'] as const, {
+    description:
+      'where the delivery stood after this attempt: `succeeded` (the receiver answered 2xx), `pending` (it failed and another attempt is scheduled at `next_attempt_at`), `failed` (it failed and no attempt remains)',
+  }),
+  response_status: Nullable(Type.Integer(), {
+    description: "the receiver's HTTP status, null when none came",
+  }),
+  error: Nullable(Type.String(), { description: 'why the attempt failed' }),
+  duration_ms: Nullable(Type.Integer()),
+  created_at: Type.String({ format: 'date-time' }),
+  next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+});
+
+export const TestSent = Type.Object({
+  event_id: Type.String(),
+  type: Type.Literal('webhook.test'),
+});
+export const WebhookDeleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });

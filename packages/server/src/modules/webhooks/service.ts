@@ -1,0 +1,308 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { EventBus, DomainEvent } from '../../bus/events.js';
+import type { Config } from '../../config.js';
+import { transaction } from '../../db/transaction.js';
+import type { Db, Trx, WebhookDeliveriesTable, WebhooksTable } from '../../db/types.js';
+import { BadRequest, NotFound } from '../../http/errors.js';
+import { decodeCursor } from '../../http/pagination.js';
+import type { Principal } from '../../http/principal.js';
+import type { JobKind, JobQueue } from '../../jobs/queue.js';
+import { newId } from '../../lib/ids.js';
+import { iso, now } from '../../lib/time.js';
+import { requireRole, type ProjectsService } from '../projects/service.js';
+import { bareHost, isPrivateAddress } from './address.js';
+import { post, sign, type Attempt } from './deliver.js';
+import { EVENT_TYPES } from './schemas.js';
+import type { WebhooksStore } from './store.js';
+
+export const DELIVER_JOB = 'webhook.deliver';
+/** Events and log rows are kept this long (the default retry schedule spans about 8.5 hours). */
+const RETENTION_MS = 30 * 86_400_000;
+const SUBSCRIBABLE = new Set<string>(EVENT_TYPES);
+
+/** The public shape of a webhook: never its secret. */
+export function presentWebhook(w: WebhooksTable) {
+  return {
+    id: w.id,
+    project_id: w.project_id,
+    url: w.url,
+    events: JSON.parse(w.events) as string[],
+    is_active: w.is_active === 1,
+    description: w.description,
+    created_at: iso(w.created_at),
+  };
+}
+
+export function presentDelivery(d: WebhookDeliveriesTable) {
+  return {
+    id: d.id,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    attempt: d.attempt,
+    status: d.status as 'succeeded' | 'failed' | 'pending',
+    response_status: d.response_status,
+    error: d.error,
+    duration_ms: d.duration_ms,
+    created_at: iso(d.created_at),
+    next_attempt_at: d.next_attempt_at === null ? null : iso(d.next_attempt_at),
+  };
+}
+
+/** The payload of decisions §8, serialised once: every attempt sends (and signs) these bytes. */
+export function eventBody(e: {
+  id: string;
+  type: string;
+  at: number;
+  projectId: string;
+  sessionId: string | null;
+  data: unknown;
+}): string {
+  return JSON.stringify({
+    id: e.id,
+    type: e.type,
+    timestamp: iso(e.at),
+    project_id: e.projectId,
+    session_id: e.sessionId,
+    data: e.data,
+  });
+}
+
+interface DeliverPayload {
+  webhook_id: string;
+  event_id: string;
+}
+
+/** Webhook registrations, their outbox on the event bus, and the delivery job. */
+export function webhooksService(deps: {
+  config: Config;
+  db: Db;
+  store: WebhooksStore;
+  projects: ProjectsService;
+  bus: EventBus;
+  jobs: JobQueue;
+}) {
+  const { config, store, projects, jobs } = deps;
+  const key = config.keys.webhooks;
+
+  const seal = (secret: string): string => {
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', key, iv);
+    const data = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
+    return Buffer.concat([iv, c.getAuthTag(), data]).toString('base64');
+  };
+  const unseal = (sealed: string): string => {
+    const raw = Buffer.from(sealed, 'base64');
+    const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    d.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+  };
+  const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+  /** Decisions §4: https only, unless private URLs are allowed; literal private addresses refused at once. */
+  const checkUrl = (text: string): string => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new BadRequest('body.url must be an absolute URL');
+    }
+    const allowed = config.webhookAllowPrivateUrls ? ['https:', 'http:'] : ['https:'];
+    if (!allowed.includes(url.protocol))
+      throw new BadRequest(
+        config.webhookAllowPrivateUrls
+          ? 'body.url must use https or http'
+          : 'body.url must use https (http only with WEBHOOK_ALLOW_PRIVATE_URLS)',
+      );
+    if (url.username || url.password) throw new BadRequest('body.url must not carry a user name or password');
+    const host = bareHost(url);
+    const literal = isIP(host) !== 0;
+    if (
+      !config.webhookAllowPrivateUrls &&
+      ((literal && isPrivateAddress(host)) || host === 'localhost' || host.endsWith('.localhost'))
+    )
+      throw new BadRequest(
+        `body.url points at a private or reserved address (${host}); set WEBHOOK_ALLOW_PRIVATE_URLS to allow it`,
+      );
+    return url.toString();
+  };
+
+  const hookOf = async (principal: Principal, id: string): Promise<WebhooksTable> => {
+    const project = await projects.scope(principal);
+    const hook = await store.byId(project.id, id);
+    if (!hook) throw new NotFound('webhook not found');
+    return hook;
+  };
+
+  /** Outbox: the deliveries of an event commit with the change that caused it, or not at all. */
+  deps.bus.onTransactional('*', async (trx, event: DomainEvent) => {
+    if (!SUBSCRIBABLE.has(event.type)) return;
+    await enqueueEvent(trx, event, null);
+  });
+
+  async function enqueueEvent(
+    q: Db | Trx,
+    event: Omit<DomainEvent, 'orgId'>,
+    only: string | null,
+  ): Promise<number> {
+    const hooks = only
+      ? [{ id: only }]
+      : (await store.active(q, event.projectId)).filter((h) =>
+          (JSON.parse(h.events) as string[]).includes(event.type),
+        );
+    if (hooks.length === 0) return 0;
+    await store.insertEvent(q, {
+      id: event.id,
+      project_id: event.projectId,
+      type: event.type,
+      body: eventBody(event),
+      created_at: event.at,
+    });
+    for (const h of hooks)
+      await jobs.enqueue(q, DELIVER_JOB, { webhook_id: h.id, event_id: event.id }, { groupKey: h.id });
+    return hooks.length;
+  }
+
+  const deliverJob: JobKind<DeliverPayload> = {
+    kind: DELIVER_JOB,
+    concurrency: 128,
+    perGroup: 8,
+    leaseMs: config.webhookTimeoutMs + 30_000,
+    retryDelayMs: (attempt) => {
+      const s = config.webhookRetryDelaysS[attempt - 1];
+      return s === undefined ? undefined : Math.round(s * 1000);
+    },
+    async run(job, signal) {
+      const [hook, event] = await Promise.all([
+        store.find(job.payload.webhook_id),
+        store.event(job.payload.event_id),
+      ]);
+      // Deleted or paused since, or no longer subscribed: nothing to send, nothing to log.
+      if (!hook || !event) return { ok: true, detail: null };
+      const isTest = event.type === 'webhook.test';
+      if (!isTest && (hook.is_active !== 1 || !(JSON.parse(hook.events) as string[]).includes(event.type)))
+        return { ok: true, detail: null };
+      const signed = sign(
+        unseal(hook.secret_sealed),
+        job.payload.event_id,
+        Buffer.from(event.body),
+        Date.now(),
+      );
+      const attempt = await post(hook.url, signed, {
+        timeoutMs: config.webhookTimeoutMs,
+        allowPrivate: config.webhookAllowPrivateUrls,
+        signal,
+      });
+      return { ok: attempt.ok, error: attempt.error ?? undefined, detail: { attempt, type: event.type } };
+    },
+    async settle(trx, job, outcome, nextRunAt) {
+      const detail = outcome.detail as { attempt: Attempt; type: string } | null | undefined;
+      if (!detail) return;
+      await store.insertDelivery(trx, {
+        id: newId(),
+        webhook_id: job.payload.webhook_id,
+        event_id: job.payload.event_id,
+        event_type: detail.type,
+        attempt: job.attempt,
+        status: outcome.ok ? 'succeeded' : nextRunAt === null ? 'failed' : 'pending',
+        response_status: detail.attempt.responseStatus,
+        error: detail.attempt.error,
+        duration_ms: detail.attempt.durationMs,
+        created_at: now(),
+        next_attempt_at: nextRunAt,
+      });
+    },
+  };
+  jobs.register(deliverJob);
+
+  return {
+    async create(
+      q: Db | Trx,
+      principal: Principal,
+      input: { url: string; events: string[]; description?: string | null; is_active?: boolean },
+    ) {
+      requireRole(principal, 'admin');
+      const project = await projects.scope(principal);
+      const secret = newSecret();
+      const at = now();
+      const row: WebhooksTable = {
+        id: newId(),
+        project_id: project.id,
+        url: checkUrl(input.url),
+        events: JSON.stringify(input.events),
+        is_active: input.is_active === false ? 0 : 1,
+        description: input.description ?? null,
+        secret_sealed: seal(secret),
+        created_at: at,
+        updated_at: at,
+      };
+      await store.insert(q, row);
+      return { ...presentWebhook(row), secret };
+    },
+
+    async list(principal: Principal, includeInactive: boolean, limit: number, cursor: string | undefined) {
+      const project = await projects.scope(principal);
+      return store.list(project.id, includeInactive, limit + 1, decodeCursor(cursor));
+    },
+
+    async get(principal: Principal, id: string) {
+      return presentWebhook(await hookOf(principal, id));
+    },
+
+    async update(
+      principal: Principal,
+      id: string,
+      patch: { url?: string; events?: string[]; is_active?: boolean; description?: string | null },
+    ) {
+      requireRole(principal, 'admin');
+      const hook = await hookOf(principal, id);
+      const changes: Partial<WebhooksTable> = { updated_at: now() };
+      if (patch.url !== undefined) changes.url = checkUrl(patch.url);
+      if (patch.events !== undefined) changes.events = JSON.stringify(patch.events);
+      if (patch.is_active !== undefined) changes.is_active = patch.is_active ? 1 : 0;
+      if (patch.description !== undefined) changes.description = patch.description;
+      await store.update(hook.project_id, id, changes);
+      return presentWebhook({ ...hook, ...changes });
+    },
+
+    async delete(principal: Principal, id: string) {
+      requireRole(principal, 'admin');
+      const hook = await hookOf(principal, id);
+      if (!(await store.delete(hook.project_id, id))) throw new NotFound('webhook not found');
+      return { id, deleted: true as const };
+    },
+
+    /** A new secret signs every delivery from now on, retries of earlier events included. */
+    async rotateSecret(principal: Principal, id: string) {
+      requireRole(principal, 'admin');
+      const hook = await hookOf(principal, id);
+      const secret = newSecret();
+      await store.update(hook.project_id, id, { secret_sealed: seal(secret), updated_at: now() });
+      return { ...presentWebhook(hook), secret };
+    },
+
+    /** Queues a `webhook.test` event for this webhook alone (paused or not), through the same queue. */
+    async test(principal: Principal, id: string) {
+      requireRole(principal, 'admin');
+      const hook = await hookOf(principal, id);
+      const event = {
+        id: newId(),
+        type: 'webhook.test',
+        at: now(),
+        projectId: hook.project_id,
+        sessionId: null,
+        data: { webhook_id: hook.id },
+      };
+      await transaction(deps.db, (trx) => enqueueEvent(trx, event, hook.id));
+      return { event_id: event.id, type: 'webhook.test' as const };
+    },
+
+    async deliveries(principal: Principal, id: string, limit: number, cursor: string | undefined) {
+      const hook = await hookOf(principal, id);
+      return store.deliveries(hook.id, limit + 1, decodeCursor(cursor));
+    },
+
+    sweep: () => store.sweep(Date.now() - RETENTION_MS),
+  };
+}
+export type WebhooksService = ReturnType<typeof webhooksService>;
