@@ -75,3 +75,32 @@ export async function dropPgSchema(baseUrl: string, schema: string): Promise<voi
     await client.end();
   }
 }
+
+/** A JSON request to a running server; throws with the answer unless it is 2xx. */
+export async function httpJson(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ res: Response; data: any }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return { res, data: ((await res.json()) as { data: unknown }).data };
+}
+
+/** Registers an account on a running server and issues an API key of its Default project. */
+export async function httpTenant(base: string): Promise<{ key: string; projectId: string }> {
+  const reg = await httpJson(base, 'POST', '/v1/auth/register', {
+    email: `p-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+    password: 'process password',
+  });
+  const cookie = reg.res.headers.get('set-cookie')!.split(';')[0]!;
+  const key = (await httpJson(base, 'POST', `/v1/projects/${reg.data.project_id}/api-keys`, {}, { cookie }))
+    .data.secret as string;
+  return { key, projectId: reg.data.project_id };
+}
