@@ -29,8 +29,12 @@ export interface JobKind<P = unknown> {
   kind: string;
   /** attempts of this kind running at once in one process */
   concurrency: number;
-  /** attempts of one group (e.g. one webhook) running at once in one process */
-  perGroup?: number;
+  /**
+   * attempts of one group (e.g. one webhook) running at once in one process: a number, or a
+   * function of the group (a webhook that keeps failing gets fewer, so a dead receiver cannot
+   * hold the slots of healthy ones)
+   */
+  perGroup?: number | ((group: string) => number);
   /** how long a claim holds before another worker may take the job over; renewed while running */
   leaseMs: number;
   /** ms to wait after failed attempt `attempt` (1-based) before the next; undefined: give up */
@@ -197,9 +201,10 @@ export class JobQueue {
             if (this.stopping) return;
             const free = kind.concurrency - this.countRunning(kind.kind);
             if (free <= 0) break;
-            const n = Math.min(free, CLAIM_BATCH, kind.perGroup ?? CLAIM_BATCH);
+            const n = Math.min(free, CLAIM_BATCH);
             const jobs = await this.claim(kind, n);
-            for (const row of jobs) this.launch(kind, row);
+            const over = jobs.filter((row) => !this.hasRoom(kind, row.group_key) || !this.launch(kind, row));
+            if (over.length) await this.release(over);
             if (jobs.length < n) break;
           }
         }
@@ -224,11 +229,10 @@ export class JobQueue {
     const now = Date.now();
     const busy: string[] = [];
     if (kind.perGroup !== undefined) {
-      const counts = new Map<string, number>();
+      const groups = new Set<string>();
       for (const r of this.running.values())
-        if (r.kind.kind === kind.kind && r.job.groupKey !== null)
-          counts.set(r.job.groupKey, (counts.get(r.job.groupKey) ?? 0) + 1);
-      for (const [g, c] of counts) if (c >= kind.perGroup) busy.push(g);
+        if (r.kind.kind === kind.kind && r.job.groupKey !== null) groups.add(r.job.groupKey);
+      for (const g of groups) if (!this.hasRoom(kind, g)) busy.push(g);
     }
     const groups = busy.length ? sql`and (group_key is null or group_key not in (${sql.join(busy)}))` : sql``;
     const skipLocked = engine === 'postgres' ? sql`for update skip locked` : sql``;
@@ -249,7 +253,41 @@ export class JobQueue {
     return res.rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : 1));
   }
 
-  private launch(kind: JobKind, row: JobsTable): void {
+  private groupLimit(kind: JobKind, group: string): number {
+    const limit = kind.perGroup;
+    return limit === undefined ? Infinity : typeof limit === 'number' ? limit : limit(group);
+  }
+
+  /** True when a job of `group` may start now. */
+  private hasRoom(kind: JobKind, group: string | null): boolean {
+    return group === null || this.countRunning(kind.kind, group) < this.groupLimit(kind, group);
+  }
+
+  /**
+   * Puts back jobs a claim took beyond their group's limit (one claim may take several jobs of
+   * one group); the claim excludes full groups, so this stays small.
+   */
+  private async release(rows: JobsTable[]): Promise<void> {
+    await this.opts.db
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: 'queued',
+        attempts: eb('attempts', '-', 1),
+        lease_owner: null,
+        lease_until: null,
+      }))
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where('lease_owner', '=', this.opts.owner)
+      .execute();
+  }
+
+  /** Starts a claimed job; false when this process is stopping (the job is put back). */
+  private launch(kind: JobKind, row: JobsTable): boolean {
+    if (this.stopping) return false;
     const job: ClaimedJob = {
       id: row.id,
       kind: row.kind,
@@ -278,6 +316,7 @@ export class JobQueue {
         this.wake();
       }
     })();
+    return true;
   }
 
   private async settle(kind: JobKind, job: ClaimedJob, outcome: Outcome): Promise<void> {

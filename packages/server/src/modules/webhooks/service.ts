@@ -163,10 +163,13 @@ export function webhooksService(deps: {
     return hooks.length;
   }
 
+  // Webhooks whose last attempt here failed: they get fewer attempts in flight (see perGroup).
+  const failing = new Set<string>();
   const deliverJob: JobKind<DeliverPayload> = {
     kind: DELIVER_JOB,
-    concurrency: 128,
-    perGroup: 8,
+    // Attempts mostly wait on the network: many may be in flight at little cost.
+    concurrency: 256,
+    perGroup: (hookId) => (failing.has(hookId) ? 2 : 8),
     leaseMs: config.webhookTimeoutMs + 30_000,
     retryDelayMs: (attempt) => {
       const s = config.webhookRetryDelaysS[attempt - 1];
@@ -193,6 +196,8 @@ export function webhooksService(deps: {
         allowPrivate: config.webhookAllowPrivateUrls,
         signal,
       });
+      if (attempt.ok) failing.delete(hook.id);
+      else failing.add(hook.id);
       return { ok: attempt.ok, error: attempt.error ?? undefined, detail: { attempt, type: event.type } };
     },
     async settle(trx, job, outcome, nextRunAt) {
