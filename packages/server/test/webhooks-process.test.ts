@@ -76,8 +76,12 @@ describe('webhook deliveries across server processes', () => {
     expect(r.hits[1]!.body.session_id).toBe(session.id);
     expect(r.hits[1]!.headers['x-service-event-id']).toBe(r.hits[0]!.headers['x-service-event-id']);
     expect(r.hits[1]!.raw.equals(r.hits[0]!.raw)).toBe(true);
-    const log = (await httpJson(second.base, 'GET', `/v1/webhooks/${hook.id}/deliveries`, undefined, auth))
-      .data;
+    // The attempt's log row commits just after the receiver has the bytes.
+    const log = await eventually(async () => {
+      const rows = (await httpJson(second.base, 'GET', `/v1/webhooks/${hook.id}/deliveries`, undefined, auth))
+        .data;
+      return rows.length === 2 && rows;
+    });
     expect(log.map((d: any) => [d.attempt, d.status, d.response_status])).toEqual([
       [2, 'succeeded', 200],
       [1, 'pending', 500],
@@ -125,9 +129,12 @@ describe('webhook deliveries across server processes', () => {
       expect(pairs.size).toBe(N * hooks.length);
       expect(new Set(seen).size).toBe(N);
       for (const hook of hooks) {
-        const log = (
-          await httpJson(two.base, 'GET', `/v1/webhooks/${hook.id}/deliveries?limit=200`, undefined, auth)
-        ).data;
+        const log = await eventually(async () => {
+          const rows = (
+            await httpJson(two.base, 'GET', `/v1/webhooks/${hook.id}/deliveries?limit=200`, undefined, auth)
+          ).data;
+          return rows.length >= N && rows;
+        });
         expect(log).toHaveLength(N);
         expect(log.every((d: any) => d.attempt === 1 && d.status === 'succeeded')).toBe(true);
       }

@@ -304,8 +304,13 @@ describe('webhook delivery', () => {
     expect(late.hits[0]!.body.session_id).toBe(session.id);
     expect(late.hits[0]!.body.id).toBe(firstLog.event_id);
 
-    const log500 = (await deliveries(a, hooks.r500.id)).body.data;
-    expect(log500).toHaveLength(2);
+    // The receiver has the bytes before the attempt's log row commits: wait for the rows.
+    const logged = async (id: string, n: number) =>
+      eventually(async () => {
+        const rows = (await deliveries(a, id)).body.data;
+        return rows.length === n && rows;
+      });
+    const log500 = await logged(hooks.r500.id, 2);
     // Newest first: the success, then the failed first attempt with its scheduled retry.
     expect(log500[0]).toMatchObject({ attempt: 2, status: 'succeeded', response_status: 200, error: null });
     expect(log500[1]).toMatchObject({
@@ -323,7 +328,7 @@ describe('webhook delivery', () => {
     expect(log500[0].next_attempt_at).toBeNull();
     expect(log500[0].duration_ms).toBeGreaterThanOrEqual(0);
 
-    const logSlow = (await deliveries(a, hooks.slow.id)).body.data;
+    const logSlow = await logged(hooks.slow.id, 2);
     expect(logSlow[1]).toMatchObject({ attempt: 1, status: 'pending', response_status: null });
     expect(logSlow[1].error).toMatch(/no answer within 600 ms/);
     expect(logSlow[1].duration_ms).toBeGreaterThanOrEqual(550);

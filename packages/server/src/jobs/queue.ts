@@ -76,6 +76,15 @@ const CLAIM_BATCH = 32;
 export class JobQueue {
   private readonly kinds = new Map<string, JobKind>();
   private readonly running = new Map<string, Running>();
+  /** attempts running per `kind\0group` */
+  private readonly perGroupRunning = new Map<string, number>();
+  /**
+   * Jobs claimed beyond their group's limit, started here as the group's attempts finish (their
+   * leases renewed meanwhile): one claim takes work for many groups, and a busy group never
+   * costs a claim or a release per attempt.
+   */
+  private readonly held = new Map<string, { kind: JobKind; rows: JobsTable[] }>();
+  private pumpQueued = false;
   private readonly pollMs: number;
   private started = false;
   private stopping = false;
@@ -128,7 +137,9 @@ export class JobQueue {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
-    this.wake();
+    void this.reap()
+      .catch((err) => this.opts.log.warn({ err }, 'reaping expired job leases failed'))
+      .finally(() => this.wake());
     const leases = [...this.kinds.values()].map((k) => k.leaseMs);
     const every = Math.max(250, Math.min(...leases, 60_000) / 3);
     this.renewer = setInterval(() => void this.renew(), every);
@@ -160,6 +171,9 @@ export class JobQueue {
     clearTimeout(timer);
     for (const r of this.running.values()) r.abort.abort(new Error('the worker is stopping'));
     await all();
+    const held = [...this.held.values()].flatMap((h) => h.rows);
+    this.held.clear();
+    if (held.length) await this.release(held).catch(() => {});
     this.started = false;
   }
 
@@ -170,7 +184,14 @@ export class JobQueue {
       this.again = true;
       return;
     }
-    void this.pump();
+    // Wake-ups of one turn of the event loop (several attempts finishing) share one pump.
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    setImmediate(() => {
+      this.pumpQueued = false;
+      if (this.pumping) this.again = true;
+      else void this.pump();
+    });
   }
 
   private schedule(at: number): void {
@@ -203,8 +224,13 @@ export class JobQueue {
             if (free <= 0) break;
             const n = Math.min(free, CLAIM_BATCH);
             const jobs = await this.claim(kind, n);
-            const over = jobs.filter((row) => !this.hasRoom(kind, row.group_key) || !this.launch(kind, row));
-            if (over.length) await this.release(over);
+            const back: JobsTable[] = [];
+            for (const row of jobs) {
+              if (this.stopping) back.push(row);
+              else if (row.group_key === null || this.hasRoom(kind, row.group_key)) this.launch(kind, row);
+              else this.hold(kind, row);
+            }
+            if (back.length) await this.release(back);
             if (jobs.length < n) break;
           }
         }
@@ -217,22 +243,31 @@ export class JobQueue {
     }
   }
 
-  private countRunning(kind: string, group?: string | null): number {
+  private countRunning(kind: string): number {
     let n = 0;
-    for (const r of this.running.values())
-      if (r.kind.kind === kind && (group === undefined || r.job.groupKey === group)) n++;
+    for (const r of this.running.values()) if (r.kind.kind === kind) n++;
     return n;
+  }
+
+  private hold(kind: JobKind, row: JobsTable): void {
+    const key = `${kind.kind}\0${row.group_key}`;
+    const h = this.held.get(key);
+    if (h) h.rows.push(row);
+    else this.held.set(key, { kind, rows: [row] });
   }
 
   private async claim(kind: JobKind, n: number): Promise<JobsTable[]> {
     const { db, engine, owner } = this.opts;
     const now = Date.now();
+    // Groups that are full, or already have jobs waiting here, take nothing more from this claim.
     const busy: string[] = [];
     if (kind.perGroup !== undefined) {
-      const groups = new Set<string>();
-      for (const r of this.running.values())
-        if (r.kind.kind === kind.kind && r.job.groupKey !== null) groups.add(r.job.groupKey);
-      for (const g of groups) if (!this.hasRoom(kind, g)) busy.push(g);
+      const prefix = `${kind.kind}\0`;
+      for (const key of new Set([...this.perGroupRunning.keys(), ...this.held.keys()])) {
+        if (!key.startsWith(prefix)) continue;
+        const group = key.slice(prefix.length);
+        if (this.held.has(key) || !this.hasRoom(kind, group)) busy.push(group);
+      }
     }
     const groups = busy.length ? sql`and (group_key is null or group_key not in (${sql.join(busy)}))` : sql``;
     const skipLocked = engine === 'postgres' ? sql`for update skip locked` : sql``;
@@ -241,8 +276,7 @@ export class JobQueue {
         attempts = attempts + 1, updated_at = ${now}
       where id in (
         select id from jobs
-        where kind = ${kind.kind} and run_at <= ${now}
-          and (status = 'queued' or (status = 'running' and lease_until < ${now}))
+        where kind = ${kind.kind} and status = 'queued' and run_at <= ${now}
           ${groups}
         order by run_at, id
         limit ${n}
@@ -260,13 +294,11 @@ export class JobQueue {
 
   /** True when a job of `group` may start now. */
   private hasRoom(kind: JobKind, group: string | null): boolean {
-    return group === null || this.countRunning(kind.kind, group) < this.groupLimit(kind, group);
+    if (group === null) return true;
+    return (this.perGroupRunning.get(`${kind.kind}\0${group}`) ?? 0) < this.groupLimit(kind, group);
   }
 
-  /**
-   * Puts back jobs a claim took beyond their group's limit (one claim may take several jobs of
-   * one group); the claim excludes full groups, so this stays small.
-   */
+  /** Puts claimed jobs back untouched (this process is stopping). */
   private async release(rows: JobsTable[]): Promise<void> {
     await this.opts.db
       .updateTable('jobs')
@@ -285,9 +317,10 @@ export class JobQueue {
       .execute();
   }
 
-  /** Starts a claimed job; false when this process is stopping (the job is put back). */
-  private launch(kind: JobKind, row: JobsTable): boolean {
-    if (this.stopping) return false;
+  /** Starts a claimed job. */
+  private launch(kind: JobKind, row: JobsTable): void {
+    const groupKey = row.group_key === null ? null : `${kind.kind}\0${row.group_key}`;
+    if (groupKey) this.perGroupRunning.set(groupKey, (this.perGroupRunning.get(groupKey) ?? 0) + 1);
     const job: ClaimedJob = {
       id: row.id,
       kind: row.kind,
@@ -313,10 +346,21 @@ export class JobQueue {
         this.opts.log.error({ err, job: job.id, kind: job.kind }, 'settling a job failed');
       } finally {
         this.running.delete(job.id);
+        if (groupKey) {
+          const left = this.perGroupRunning.get(groupKey)! - 1;
+          if (left > 0) this.perGroupRunning.set(groupKey, left);
+          else this.perGroupRunning.delete(groupKey);
+          // The group's next waiting job takes the freed place at once, without a claim.
+          const h = this.held.get(groupKey);
+          if (h && !this.stopping && this.hasRoom(kind, row.group_key)) {
+            const next = h.rows.shift()!;
+            if (h.rows.length === 0) this.held.delete(groupKey);
+            this.launch(kind, next);
+          }
+        }
         this.wake();
       }
     })();
-    return true;
   }
 
   private async settle(kind: JobKind, job: ClaimedJob, outcome: Outcome): Promise<void> {
@@ -350,9 +394,28 @@ export class JobQueue {
     if (nextRunAt !== null) this.schedule(nextRunAt);
   }
 
-  /** Extends the leases of running jobs; a job whose lease was lost is aborted. */
+  /**
+   * Puts jobs whose lease ran out (their worker died or stalled) back in the queue, so that the
+   * claim itself stays one ordered index range.
+   */
+  private async reap(): Promise<void> {
+    const now = Date.now();
+    for (const kind of this.kinds.keys()) {
+      const res = await this.opts.db
+        .updateTable('jobs')
+        .set({ status: 'queued', lease_owner: null, lease_until: null, updated_at: now })
+        .where('kind', '=', kind)
+        .where('status', '=', 'running')
+        .where('lease_until', '<', now)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) > 0) this.wake();
+    }
+  }
+
+  /** Extends the leases of running jobs (a job whose lease was lost is aborted), and reaps. */
   private async renew(): Promise<void> {
     const { db, owner } = this.opts;
+    await this.reap().catch((err) => this.opts.log.warn({ err }, 'reaping expired job leases failed'));
     for (const r of [...this.running.values()]) {
       try {
         const res = await db
@@ -365,6 +428,23 @@ export class JobQueue {
         if (Number(res.numUpdatedRows) === 0) r.abort.abort(new Error('the job lease was lost'));
       } catch (err) {
         this.opts.log.warn({ err, job: r.job.id }, 'renewing a job lease failed');
+      }
+    }
+    for (const [key, h] of this.held) {
+      if (h.rows.length === 0) continue;
+      try {
+        await db
+          .updateTable('jobs')
+          .set({ lease_until: Date.now() + h.kind.leaseMs })
+          .where(
+            'id',
+            'in',
+            h.rows.map((r) => r.id),
+          )
+          .where('lease_owner', '=', owner)
+          .execute();
+      } catch (err) {
+        this.opts.log.warn({ err, group: key }, 'renewing held job leases failed');
       }
     }
   }

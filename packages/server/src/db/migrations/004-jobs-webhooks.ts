@@ -23,7 +23,12 @@ export function jobsWebhooksMigration(): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
+      // Claims read due jobs of a kind in order straight off this index.
+      await db.schema
+        .createIndex('jobs_due')
+        .on('jobs')
+        .columns(['kind', 'status', 'run_at', 'id'])
+        .execute();
 
       await db.schema
         .createTable('webhooks')

@@ -293,6 +293,10 @@ export function recordingsService(deps: {
 
     /** Announces `recording.ready` once an ended session's streams are all durably written. */
     async finalize(sessionId: string, orgId: string, projectId: string): Promise<void> {
+      const exists = () =>
+        db.selectFrom('sessions').select('id').where('id', '=', sessionId).executeTakeFirst();
+      // Deleted before its recording was announced: there is nothing to announce.
+      if (!(await exists())) return;
       await deps.writer.flush();
       const stats = await store.stats(sessionId);
       const data = {
@@ -303,6 +307,11 @@ export function recordingsService(deps: {
         bytes: stats.reduce((n, s) => n + s.bytes, 0),
       };
       await deps.hub.appendTimeline(sessionId, 'recording.ready', 'system', data);
+      if (!(await exists())) {
+        // Deleted meanwhile: take back the timeline event written after the delete.
+        await store.deleteSession(sessionId);
+        return;
+      }
       await deps.bus.publish(db, {
         id: newId(),
         type: 'recording.ready',
