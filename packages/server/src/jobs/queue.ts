@@ -35,6 +35,12 @@ export interface JobKind<P = unknown> {
    * hold the slots of healthy ones)
    */
   perGroup?: number | ((group: string) => number);
+  /**
+   * For a group that keeps failing: how long to put off its jobs that find no room, instead of
+   * holding them here (undefined: hold them). Keeps a dead receiver's growing backlog from
+   * sitting at the head of the queue, where every claim would have to step over it.
+   */
+  deferGroup?(group: string): number | undefined;
   /** how long a claim holds before another worker may take the job over; renewed while running */
   leaseMs: number;
   /** ms to wait after failed attempt `attempt` (1-based) before the next; undefined: give up */
@@ -225,12 +231,22 @@ export class JobQueue {
             const n = Math.min(free, CLAIM_BATCH);
             const jobs = await this.claim(kind, n);
             const back: JobsTable[] = [];
+            const later: JobsTable[] = [];
+            let deferMs = 0;
             for (const row of jobs) {
               if (this.stopping) back.push(row);
               else if (row.group_key === null || this.hasRoom(kind, row.group_key)) this.launch(kind, row);
-              else this.hold(kind, row);
+              else {
+                const defer = kind.deferGroup?.(row.group_key);
+                if (defer === undefined) this.hold(kind, row);
+                else {
+                  later.push(row);
+                  deferMs = Math.max(deferMs, defer);
+                }
+              }
             }
             if (back.length) await this.release(back);
+            if (later.length) await this.release(later, Date.now() + deferMs);
             if (jobs.length < n) break;
           }
         }
@@ -266,6 +282,8 @@ export class JobQueue {
       for (const key of new Set([...this.perGroupRunning.keys(), ...this.held.keys()])) {
         if (!key.startsWith(prefix)) continue;
         const group = key.slice(prefix.length);
+        // A failing group is not stepped over: its jobs are claimed and put off (see deferGroup).
+        if (kind.deferGroup?.(group) !== undefined) continue;
         if (this.held.has(key) || !this.hasRoom(kind, group)) busy.push(group);
       }
     }
@@ -298,8 +316,8 @@ export class JobQueue {
     return (this.perGroupRunning.get(`${kind.kind}\0${group}`) ?? 0) < this.groupLimit(kind, group);
   }
 
-  /** Puts claimed jobs back untouched (this process is stopping). */
-  private async release(rows: JobsTable[]): Promise<void> {
+  /** Puts claimed jobs back unattempted (this process is stopping, or their group is put off to `runAt`). */
+  private async release(rows: JobsTable[], runAt?: number): Promise<void> {
     await this.opts.db
       .updateTable('jobs')
       .set((eb) => ({
@@ -307,6 +325,7 @@ export class JobQueue {
         attempts: eb('attempts', '-', 1),
         lease_owner: null,
         lease_until: null,
+        ...(runAt === undefined ? {} : { run_at: runAt }),
       }))
       .where(
         'id',
@@ -350,9 +369,16 @@ export class JobQueue {
           const left = this.perGroupRunning.get(groupKey)! - 1;
           if (left > 0) this.perGroupRunning.set(groupKey, left);
           else this.perGroupRunning.delete(groupKey);
-          // The group's next waiting job takes the freed place at once, without a claim.
+          // The group's next waiting job takes the freed place at once, without a claim; a group
+          // that has started failing puts its waiting jobs off instead.
           const h = this.held.get(groupKey);
-          if (h && !this.stopping && this.hasRoom(kind, row.group_key)) {
+          const defer = h ? kind.deferGroup?.(row.group_key!) : undefined;
+          if (h && defer !== undefined && !this.stopping) {
+            this.held.delete(groupKey);
+            void this.release(h.rows, Date.now() + defer).catch((err) =>
+              this.opts.log.warn({ err }, 'putting off jobs failed'),
+            );
+          } else if (h && !this.stopping && this.hasRoom(kind, row.group_key)) {
             const next = h.rows.shift()!;
             if (h.rows.length === 0) this.held.delete(groupKey);
             this.launch(kind, next);

@@ -49,8 +49,9 @@ export function sign(secret: string, eventId: string, body: Buffer, atMs: number
 }
 
 const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 30_000 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 16, timeout: 30_000 }),
+  // As many sockets per host as attempts may run at once: an attempt never queues for a socket.
+  http: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 }),
 };
 
 /**

@@ -170,6 +170,8 @@ export function webhooksService(deps: {
     // Attempts mostly wait on the network: many may be in flight at little cost.
     concurrency: 256,
     perGroup: (hookId) => (failing.has(hookId) ? 2 : 8),
+    // A failing webhook's queued events wait 10 s at a time rather than crowd the queue's head.
+    deferGroup: (hookId) => (failing.has(hookId) ? 10_000 : undefined),
     leaseMs: config.webhookTimeoutMs + 30_000,
     retryDelayMs: (attempt) => {
       const s = config.webhookRetryDelaysS[attempt - 1];
