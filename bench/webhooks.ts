@@ -27,6 +27,7 @@ import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
 import { expectCall } from './lib/http.ts';
 import { quantile } from './lib/load.ts';
+import { waitForQuiet } from './lib/machine.ts';
 import { join, resolve } from 'node:path';
 import { ROOT, startProcess, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
@@ -308,6 +309,8 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
       ReturnType<typeof latencies> & { sendS: number; deliveredPerS: number; cpuS: number }
     > = {};
     const phase = async (name: string, eventsPerS: number, inFlight: number, fanOut = false) => {
+      // The machine is shared: wait (up to 60 s) for other work to calm down, and say how busy it was.
+      const otherCores = await waitForQuiet(0.5, 60_000);
       const cpu0 = server.sampler.mark();
       const load = loadavg()[0]!;
       const sent = fanOut
@@ -334,6 +337,8 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
         round(l.p99, 1),
         round(l.max, 1),
         round(cpuS / span, 2),
+        round((cpuS * 1e6) / count, 0),
+        round(otherCores, 2),
         round(load, 2),
       ]);
     };
@@ -359,6 +364,8 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
       '',
       '',
       '',
+      '',
+      '',
     ]);
 
     printTable(
@@ -372,6 +379,8 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
         'p99 ms',
         'max ms',
         'server cores',
+        'server CPU µs/delivery',
+        'other cores before',
         'load avg',
       ],
       rows,
@@ -402,6 +411,7 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
         paced_rate: rate,
         p50_ms: round(paced.p50, 1),
         p99_ms: round(paced.p99, 1),
+        cpu_us_per_delivery: round((paced.cpuS * 1e6) / count, 0),
         dead_p99_ms: round(dead.p99, 1),
         dead_attempts: deadAttempts,
         deliveries_per_s: round(capacity.deliveredPerS, 0),
