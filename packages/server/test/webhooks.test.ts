@@ -1,5 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, createSession, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+import {
+  BASE,
+  call,
+  createSession,
+  expectError,
+  register,
+  startApp,
+  tenant,
+  type Tenant,
+  type TestApp,
+} from './helpers.js';
 import { eventually, jpeg, join, leave, publish } from './live-helpers.js';
 import { freePort } from './process-helpers.js';
 import { receiver, sleep, verifies, verifiesStandard, type Receiver } from './webhook-helpers.js';
@@ -127,6 +137,56 @@ describe('webhook management', () => {
     const list = await call(t, 'GET', '/v1/webhooks?include_inactive=true', { key: b.key });
     expect(list.body.data).toEqual([]);
     expectError(await call(t, 'GET', '/v1/webhooks'), 401, 'UNAUTHORIZED');
+  });
+
+  it('lets members read webhooks but not change them, and refuses restricted keys', async () => {
+    const b = await tenant(t);
+    const hook = await hookFor(b, 'http://127.0.0.1:9/x');
+    const address = `member-${Math.random().toString(36).slice(2)}@example.com`;
+    const inv = await call(t, 'POST', `/v1/projects/${b.projectId}/invitations`, {
+      key: b.key,
+      body: { email: address, role: 'member' },
+    });
+    const member = await register(t, address);
+    const redeemed = await call(t, 'POST', '/v1/invitations/redeem', {
+      cookie: member.cookie,
+      body: { token: inv.body.data.token },
+    });
+    expect(redeemed.status).toBe(200);
+    const asMember = { cookie: member.cookie, headers: { 'x-project-id': b.projectId } };
+    expect((await call(t, 'GET', `/v1/webhooks/${hook.id}`, asMember)).status).toBe(200);
+    expect((await call(t, 'GET', `/v1/webhooks/${hook.id}/deliveries`, asMember)).status).toBe(200);
+    expectError(
+      await call(t, 'POST', '/v1/webhooks', {
+        ...asMember,
+        headers: { ...asMember.headers, origin: BASE },
+        body: { url: 'http://127.0.0.1:9/y', events: ['session.created'] },
+      }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await call(t, 'POST', `/v1/webhooks/${hook.id}/rotate-secret`, {
+        ...asMember,
+        headers: { ...asMember.headers, origin: BASE },
+      }),
+      403,
+      'FORBIDDEN',
+    );
+    const rk = await call(t, 'POST', '/v1/restricted-keys', { key: b.key, body: {} });
+    expectError(await call(t, 'GET', '/v1/webhooks', { key: rk.body.data.secret }), 403, 'FORBIDDEN');
+  });
+
+  it('replays a create with the same Idempotency-Key: one webhook, the same secret', async () => {
+    const body = { url: 'http://127.0.0.1:9/idem', events: ['session.ended'] };
+    const headers = { 'idempotency-key': `hook-${Math.random()}` };
+    const first = await call(t, 'POST', '/v1/webhooks', { key: a.key, body, headers });
+    const again = await call(t, 'POST', '/v1/webhooks', { key: a.key, body, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data).toEqual(first.body.data);
+    const all = await call(t, 'GET', '/v1/webhooks?include_inactive=true&limit=200', { key: a.key });
+    expect(all.body.data.filter((h: any) => h.url === body.url)).toHaveLength(1);
   });
 
   it('refuses bad input with 400 naming the field, and stores nothing', async () => {
