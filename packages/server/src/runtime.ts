@@ -110,7 +110,22 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     owner: nodeId,
     log: logger,
     pollMs: options.jobPollMs,
+    // With Redis, a process that enqueues wakes the workers of the others at once.
+    announce: config.redisUrl
+      ? () =>
+          void fanout.publish('system', {
+            kind: 'control',
+            fromConn: '',
+            event: 'jobs.queued',
+            data: {},
+            timestampMs: Date.now(),
+          })
+      : undefined,
   });
+  if (config.redisUrl)
+    void fanout.subscribe('system', (m) => {
+      if (m.event === 'jobs.queued') jobs.wake();
+    });
 
   const hub = new SessionHub({
     db,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENGINE, PG_URL } from './helpers.js';
+import { ENGINE, PG_URL, REDIS_URL } from './helpers.js';
 import { eventually } from './live-helpers.js';
 import {
   dropPgSchema,
@@ -94,7 +94,8 @@ describe('webhook deliveries across server processes', () => {
       // A receiver slow enough that both workers hold many attempts at once.
       const r = await receiver(0, () => (res) => setTimeout(() => res.writeHead(200).end(), 15));
       cleanups.push(() => r.close());
-      const env = await storage();
+      // With Redis (when the run has it), an enqueue wakes the other process's worker too.
+      const env = { ...(await storage()), ...(REDIS_URL ? { REDIS_URL } : {}) };
       const one = await start(env);
       const two = await start(env);
       const { key } = await httpTenant(one.base);

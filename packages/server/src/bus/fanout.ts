@@ -27,7 +27,7 @@ export interface Fanout {
   publish(sessionId: string, message: FanoutMessage): void;
   /**
    * Subscribes this process to a session; the first local member subscribes, the last leaves.
-   * The pseudo-session `system` carries process-wide notices (key revocations).
+   * The pseudo-session `system` carries process-wide notices (key revocations, jobs enqueued).
    */
   subscribe(sessionId: string, handler: Handler): Promise<() => void>;
   close(): Promise<void>;

@@ -68,6 +68,8 @@ export interface QueueOptions {
   log: FastifyBaseLogger;
   /** fallback poll for jobs enqueued by other processes and for retries that came due */
   pollMs?: number;
+  /** tells the other processes that jobs were enqueued (through Redis), so they need not wait for a poll */
+  announce?: () => void;
 }
 
 const CLAIM_BATCH = 32;
@@ -134,8 +136,23 @@ export class JobQueue {
         updated_at: at,
       })
       .execute();
-    onCommit(q, () => this.wake());
+    onCommit(q, () => {
+      this.wake();
+      this.announceSoon();
+    });
     return id;
+  }
+
+  private announcing = false;
+
+  /** One announcement per turn of the event loop, however many jobs it enqueued. */
+  private announceSoon(): void {
+    if (!this.opts.announce || this.announcing) return;
+    this.announcing = true;
+    setImmediate(() => {
+      this.announcing = false;
+      this.opts.announce!();
+    });
   }
 
   /** Starts claiming and running jobs of the registered kinds. */
