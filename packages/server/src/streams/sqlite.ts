@@ -3,6 +3,8 @@ import SQLite from 'better-sqlite3';
 import { statsOf, type ReadRange, type StreamEvent, type StreamStat, type StreamStore } from './store.js';
 
 const PAGE = 256;
+/** rows per statement of a playback window: a page of media bodies is about a megabyte */
+const SLOT_PAGE = 64;
 type Row = { seq: number; stream_id: string; ts: number; body: Buffer };
 
 /**
@@ -63,11 +65,14 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
   const minSeqIn = db.prepare(
     'select min(seq) as s from stream_events where session_id = ? and ts >= ? and ts < ?',
   );
-  const slotSeqs = db
-    .prepare(
-      'select seq from stream_events where session_id = ? and ts >= ? and ts < ? and seq >= ? order by seq limit ?',
-    )
-    .pluck();
+  // The seq range of a window from the covering (session, ts, seq) index: without the hint the
+  // planner may walk the primary key from fromSeq to the session's end, testing ts row by row.
+  const slotBounds = db.prepare(
+    'select min(seq) as lo, max(seq) as hi from stream_events indexed by stream_events_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
+  );
+  const slotPage = db.prepare(
+    'select seq, stream_id, ts, body from stream_events where session_id = ? and seq >= ? and seq <= ? and ts >= ? and ts < ? order by seq limit ?',
+  );
   const bySeq = db.prepare(
     'select seq, stream_id, ts, body from stream_events where session_id = ? and seq = ?',
   );
@@ -131,9 +136,17 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
       return (minSeqIn.get(sessionId, lo, hi) as { s: number | null }).s ?? undefined;
     },
     async *slot(sessionId, lo, hi, fromSeq, limit) {
-      for (const seq of slotSeqs.all(sessionId, lo, hi, fromSeq, limit) as number[]) {
-        const r = bySeq.get(sessionId, seq) as Row | undefined;
-        if (r) yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: r.body };
+      const bounds = slotBounds.get(sessionId, lo, hi, fromSeq) as { lo: number | null; hi: number | null };
+      if (bounds.lo === null || bounds.hi === null) return;
+      let from = bounds.lo;
+      let left = limit;
+      while (left > 0) {
+        const n = Math.min(SLOT_PAGE, left);
+        const rows = slotPage.all(sessionId, from, bounds.hi, lo, hi, n) as Row[];
+        for (const r of rows) yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: r.body };
+        if (rows.length < n) return;
+        left -= n;
+        from = rows[rows.length - 1]!.seq + 1;
       }
     },
     async deleteStreams(sessionId, streamIds) {
