@@ -20,8 +20,16 @@ export type WriteOp =
   | { op: 'close' };
 /** A request as posted: its op and the id its reply carries. */
 export type WriteRequest = { id: number } & WriteOp;
+/** A reply; `give` is an append's body buffer handed back for reuse. */
 type Reply =
-  { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string };
+  | { id: number; ok: true; value: unknown; give?: ArrayBuffer }
+  | { id: number; ok: false; message: string; code?: string };
+
+/** Body buffers are allocated in powers of two from this size, so that one fits many batches. */
+const MIN_BODY_BUFFER = 64 * 1024;
+/** Given-back buffers kept for reuse, and the largest kept (a bulk write's buffer is let go). */
+const SPARE_BUFFERS = 2;
+const MAX_SPARE_BYTES = 8 * 1024 * 1024;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -52,6 +60,11 @@ export class SqliteWriteThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
+  /**
+   * Body buffers the worker gave back, reused for the next batches: a fresh buffer per batch left
+   * the worker's heap holding tens of megabytes of spent buffers between its rare collections.
+   */
+  private spare: ArrayBuffer[] = [];
 
   constructor(private readonly path: string) {}
 
@@ -66,7 +79,7 @@ export class SqliteWriteThread {
     for (const e of events) total += e.body.length;
     // The bodies are copied into one buffer that is moved, not cloned, to the thread: the events'
     // own buffers may be views into larger shared ones (socket reads, Node's pool).
-    const bodies = Buffer.allocUnsafeSlow(total);
+    const bodies = Buffer.from(this.bodyBuffer(total));
     const nums = new Float64Array(events.length * 3);
     const sessions: string[] = new Array(events.length);
     const streams: string[] = new Array(events.length);
@@ -91,6 +104,12 @@ export class SqliteWriteThread {
       bodies.buffer,
       nums.buffer,
     ]) as Promise<void>;
+  }
+
+  private bodyBuffer(size: number): ArrayBuffer {
+    const i = this.spare.findIndex((b) => b.byteLength >= size);
+    if (i >= 0) return this.spare.splice(i, 1)[0]!;
+    return Buffer.allocUnsafeSlow(Math.max(MIN_BODY_BUFFER, 2 ** Math.ceil(Math.log2(size)))).buffer;
   }
 
   deleteStreams(sessionId: string, streamIds: string[]): Promise<number> {
@@ -145,6 +164,8 @@ export class SqliteWriteThread {
       if (!p) return;
       this.pending.delete(r.id);
       if (this.pending.size === 0) worker.unref();
+      if (r.ok && r.give && this.spare.length < SPARE_BUFFERS && r.give.byteLength <= MAX_SPARE_BYTES)
+        this.spare.push(r.give);
       if (r.ok) p.resolve(r.value);
       else p.reject(new StreamWriteError(r.message, r.code));
     });

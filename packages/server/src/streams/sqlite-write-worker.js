@@ -105,7 +105,10 @@ function run(r) {
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 port.on('message', (/** @type {WriteRequest} */ r) => {
   try {
-    port.postMessage({ id: r.id, ok: true, value: run(r) });
+    const value = run(r);
+    // An append's body buffer goes back to be filled again (see `spare` in sqlite-write-thread.ts).
+    if (r.op === 'append') port.postMessage({ id: r.id, ok: true, value, give: r.bodies }, [r.bodies]);
+    else port.postMessage({ id: r.id, ok: true, value });
   } catch (err) {
     const e = /** @type {Error & { code?: string }} */ (err);
     port.postMessage({ id: r.id, ok: false, message: String(e?.message ?? e), code: e?.code });
