@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteStreamStore } from '../src/streams/sqlite.js';
 import type { StreamEvent, StreamStore } from '../src/streams/store.js';
+import { StreamWriter } from '../src/streams/writer.js';
 import { ENGINE, startApp, type TestApp } from './helpers.js';
 
 const T0 = 1_800_000_000_000;
@@ -47,6 +48,38 @@ describe('the stream store', () => {
     await store.appendBatch(frames(sessionId, 11, 5));
     expect(await seqsOf(store, sessionId)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
     expect((await store.stats(sessionId))[0]).toMatchObject({ events: 15, bytes: 15 * 2000 });
+  });
+});
+
+describe('the stream writer', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('makes every accepted event durable in order, including those that arrive while a batch is written', async () => {
+    const writer = new StreamWriter(t.runtime.streams);
+    const sessionId = `w-${Math.random().toString(36).slice(2)}`;
+    const acks: Promise<void>[] = [];
+    for (let burst = 0; burst < 5; burst++) {
+      for (const e of frames(sessionId, burst * 200 + 1, 200, 20_000)) acks.push(writer.append(e));
+      // The next burst arrives while this one is being written.
+      void writer.flush();
+      await new Promise((r) => setImmediate(r));
+    }
+    await writer.flush();
+    expect((await Promise.allSettled(acks)).filter((r) => r.status === 'rejected')).toEqual([]);
+    expect(await seqsOf(t.runtime.streams, sessionId)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(writer.stats.events).toBe(1000);
+
+    // A batch that cannot be written fails its appends; the writer goes on with the next.
+    const taken = writer.append(frames(sessionId, 1000, 1)[0]!);
+    await expect(taken).rejects.toThrow();
+    await writer.append(frames(sessionId, 1001, 1)[0]!);
+    expect((await seqsOf(t.runtime.streams, sessionId)).at(-1)).toBe(1001);
   });
 });
 
