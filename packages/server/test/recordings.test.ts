@@ -87,6 +87,9 @@ async function readAll(
     const q = `from_ts=${fromTs}&window_size=${windowSize}${base != null ? `&base_seq=${base}` : ''}`;
     const res = await call(t, 'GET', `${url}${url.includes('?') ? '&' : '?'}${q}`, auth);
     if (res.status !== 200) throw new Error(`playback failed: ${res.raw}`);
+    // Compact JSON, fields in the documented order: exactly the bytes a client library produces.
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.raw).toBe(JSON.stringify(res.body));
     events.push(...res.body.data.events);
     base = res.body.data.next_base_seq;
     answers += 1;
@@ -426,6 +429,63 @@ describe('playback answers capped inside one window', () => {
         0, 1, 2, 3, 4, 5,
       ]);
       await leave(alice);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});
+
+describe('playback answers capped at 5000 events', () => {
+  it('caps an answer at 5000 events, continues at the next one, and keeps interleaved windows apart', async () => {
+    const t = await startApp();
+    try {
+      const a = await tenant(t);
+      const s = await createSession(t, a.key);
+      // Publishers stay under the per-connection burst; each k-th packet with k % 4 == 3 belongs to
+      // the next 1-second window, so the two windows' seqs interleave all along the recording.
+      const users = Array.from({ length: 24 }, (_, j) => `u${j}`);
+      const sockets: TestSocket[] = [];
+      for (const u of users) sockets.push(await joinLive(t, a.key, s.id, u, 'binary'));
+      const tsOf = (k: number) => T0 + (k % 4 === 3 ? 1000 : 0) + k;
+      await Promise.all(
+        sockets.map((socket, j) =>
+          record(
+            socket,
+            Array.from({ length: 350 }, (_, k) => ({
+              stream: `media/${users[j]}/mic`,
+              ts: tsOf(k),
+              body: opus(k),
+            })),
+            'p',
+          ),
+        ),
+      );
+      const url = `/v1/sessions/${s.id}/playback`;
+      const inFirst = 24 * (350 - 87);
+      const first = (await call(t, 'GET', `${url}?from_ts=${T0}&window_size=1000`, { key: a.key })).body.data;
+      expect(first.events).toHaveLength(5000);
+      expect(first.events.every((e: { timestamp_ms: number }) => e.timestamp_ms < T0 + 1000)).toBe(true);
+
+      const { events, answers } = await readAll(t, url, T0, 1000, { key: a.key });
+      const media = events.filter((e) => e.stream_id.startsWith('media/'));
+      expect(answers).toBe(3);
+      expect(media).toHaveLength(24 * 350);
+      expect(new Set(events.map((e) => e.seq)).size).toBe(events.length);
+      // The first window's 6312 events (5000, then the rest), then the second window's.
+      const firstWindow = media.slice(0, inFirst);
+      expect(firstWindow.every((e) => e.timestamp_ms < T0 + 1000)).toBe(true);
+      expect(media.slice(inFirst).every((e) => e.timestamp_ms >= T0 + 1000)).toBe(true);
+      expect(events[5000]!.seq).toBe(first.next_base_seq);
+      const seqs = firstWindow.map((e) => e.seq);
+      expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+
+      // A seek into the second window without base_seq: only that window's events, in one answer.
+      const seek = (await call(t, 'GET', `${url}?from_ts=${T0 + 1000}&window_size=1000`, { key: a.key })).body
+        .data;
+      expect(seek.events.filter((e: { stream_id: string }) => e.stream_id.startsWith('media/'))).toHaveLength(
+        24 * 87,
+      );
+      await Promise.all(sockets.map(leave));
     } finally {
       await t.close();
     }

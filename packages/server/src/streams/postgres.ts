@@ -2,6 +2,8 @@ import type pg from 'pg';
 import { statsOf, type ReadRange, type StreamStat, type StreamStore } from './store.js';
 
 const PAGE = 256;
+/** seqs per statement of a playback window: a page of media bodies is about a megabyte */
+const SLOT_PAGE = 64;
 /** rows per INSERT statement (5 parameters each, well under PostgreSQL's 65535) */
 const ROWS_PER_STATEMENT = 1000;
 type Row = { seq: string | number; stream_id: string; ts: string | number; body: Buffer };
@@ -115,19 +117,25 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
       return r?.s == null ? undefined : Number(r.s);
     },
     async *slot(sessionId, lo, hi, fromSeq, limit) {
-      const { rows: seqs } = await pool.query(
-        'select seq from stream_events where session_id = $1 and ts >= $2 and ts < $3 and seq >= $4 order by seq limit $5',
-        [sessionId, lo, hi, fromSeq, limit],
+      // The window's seq range from the (session, ts, seq) index: `seq + 0` keeps the planner from
+      // answering min/max by walking the primary key from fromSeq, filtering ts row by row.
+      const bounds = await one<{ lo: string | null; hi: string | null }>(
+        'select min(seq + 0) as lo, max(seq + 0) as hi from stream_events where session_id = $1 and ts >= $2 and ts < $3 and seq >= $4',
+        [sessionId, lo, hi, fromSeq],
       );
-      // Bodies in pages, so that memory holds one page beyond what was already sent.
-      for (let i = 0; i < seqs.length; i += PAGE) {
-        const page = seqs.slice(i, i + PAGE).map((r) => Number(r.seq));
+      if (bounds?.lo == null || bounds.hi == null) return;
+      const last = Number(bounds.hi);
+      let left = limit;
+      // Then the rows, SLOT_PAGE seqs at a time along the primary key: a short key range is always
+      // read through it (a LIMIT over the whole range may be planned as a scan and sort of all of it).
+      for (let from = Number(bounds.lo); from <= last && left > 0; from += SLOT_PAGE) {
         const { rows } = await pool.query(
-          'select seq, stream_id, ts, body from stream_events where session_id = $1 and seq = any($2) order by seq',
-          [sessionId, page],
+          'select seq, stream_id, ts, body from stream_events where session_id = $1 and seq >= $2 and seq <= $3 and ts >= $4 and ts < $5 order by seq limit $6',
+          [sessionId, from, Math.min(from + SLOT_PAGE - 1, last), lo, hi, left],
         );
         for (const r of rows as Row[])
           yield { sessionId, seq: Number(r.seq), streamId: r.stream_id, ts: Number(r.ts), body: r.body };
+        left -= rows.length;
       }
     },
     async deleteStreams(sessionId, streamIds) {

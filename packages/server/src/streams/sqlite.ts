@@ -1,22 +1,31 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { statsOf, type ReadRange, type StreamEvent, type StreamStat, type StreamStore } from './store.js';
+import { SqliteWriteThread } from './sqlite-write-thread.js';
+import type { ReadRange, StreamStat, StreamStore } from './store.js';
 
 const PAGE = 256;
+/** rows per statement of a playback window: a page of media bodies is about a megabyte */
+const SLOT_PAGE = 64;
 type Row = { seq: number; stream_id: string; ts: number; body: Buffer };
+
+/** The SQLite stream store, with its write thread in view (tests stop it to check crash handling). */
+export interface SqliteStreamStore extends StreamStore {
+  readonly writes: SqliteWriteThread;
+}
 
 /**
  * Recorded streams in their own SQLite file (`DATA_DIR/streams.sqlite`), so that media writes never
- * queue behind metadata transactions. better-sqlite3 is synchronous: a batch is one short
- * transaction on the event loop, which at media rates costs well under a millisecond.
+ * queue behind metadata transactions. Writes go to a worker thread that owns the write connection
+ * (sqlite-write-thread.ts): better-sqlite3 is synchronous, and commits with their fsyncs and WAL
+ * checkpoints stalled the event loop, and so fan-out. Reads run here on a read-only connection: in
+ * WAL mode they see every committed batch and neither wait for the writer nor block it.
  */
-export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): StreamStore {
-  const db = new SQLite(join(dataDir, file));
+export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): SqliteStreamStore {
+  const path = join(dataDir, file);
+  const db = new SQLite(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  // Redacted media must be gone from the file, not just unlinked from the b-tree.
-  db.pragma('secure_delete = ON');
   db.exec(`
     create table if not exists stream_events (
       session_id text not null,
@@ -37,19 +46,9 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
       primary key (session_id, stream_id)
     );
   `);
-  const insert = db.prepare(
-    'insert into stream_events (session_id, seq, stream_id, ts, body) values (?, ?, ?, ?, ?)',
-  );
-  const upsertStat = db.prepare(`
-    insert into stream_stats (session_id, stream_id, events, bytes, min_ts, max_ts) values (?, ?, ?, ?, ?, ?)
-    on conflict (session_id, stream_id) do update set
-      events = events + excluded.events, bytes = bytes + excluded.bytes,
-      min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`);
-  const insertMany = db.transaction((events: StreamEvent[]) => {
-    for (const e of events) insert.run(e.sessionId, e.seq, e.streamId, e.ts, e.body);
-    for (const s of statsOf(events).values())
-      upsertStat.run(s.sessionId, s.streamId, s.events, s.bytes, s.minTs, s.maxTs);
-  });
+  // From here on this connection only reads: every write goes through the thread, in order.
+  db.pragma('query_only = ON');
+  const writes = new SqliteWriteThread(path);
   const maxSeq = db.prepare('select coalesce(max(seq), 0) as m from stream_events where session_id = ?');
   const stats = db.prepare(
     'select stream_id, events, bytes, min_ts, max_ts from stream_stats where session_id = ? order by stream_id',
@@ -63,18 +62,19 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
   const minSeqIn = db.prepare(
     'select min(seq) as s from stream_events where session_id = ? and ts >= ? and ts < ?',
   );
-  const slotSeqs = db
-    .prepare(
-      'select seq from stream_events where session_id = ? and ts >= ? and ts < ? and seq >= ? order by seq limit ?',
-    )
-    .pluck();
-  const bySeq = db.prepare(
-    'select seq, stream_id, ts, body from stream_events where session_id = ? and seq = ?',
+  // The seq range of a window from the covering (session, ts, seq) index: without the hint the
+  // planner may walk the primary key from fromSeq to the session's end, testing ts row by row.
+  const slotBounds = db.prepare(
+    'select min(seq) as lo, max(seq) as hi from stream_events indexed by stream_events_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
+  );
+  const slotPage = db.prepare(
+    'select seq, stream_id, ts, body from stream_events where session_id = ? and seq >= ? and seq <= ? and ts >= ? and ts < ? order by seq limit ?',
   );
 
   return {
-    async appendBatch(events) {
-      insertMany(events);
+    writes,
+    appendBatch(events) {
+      return writes.append(events);
     },
     async maxSeq(sessionId) {
       return (maxSeq.get(sessionId) as { m: number }).m;
@@ -131,52 +131,33 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Str
       return (minSeqIn.get(sessionId, lo, hi) as { s: number | null }).s ?? undefined;
     },
     async *slot(sessionId, lo, hi, fromSeq, limit) {
-      for (const seq of slotSeqs.all(sessionId, lo, hi, fromSeq, limit) as number[]) {
-        const r = bySeq.get(sessionId, seq) as Row | undefined;
-        if (r) yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: r.body };
+      const bounds = slotBounds.get(sessionId, lo, hi, fromSeq) as { lo: number | null; hi: number | null };
+      if (bounds.lo === null || bounds.hi === null) return;
+      let from = bounds.lo;
+      let left = limit;
+      while (left > 0) {
+        const n = Math.min(SLOT_PAGE, left);
+        const rows = slotPage.all(sessionId, from, bounds.hi, lo, hi, n) as Row[];
+        for (const r of rows) yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: r.body };
+        if (rows.length < n) return;
+        left -= n;
+        from = rows[rows.length - 1]!.seq + 1;
       }
     },
     async deleteStreams(sessionId, streamIds) {
       if (streamIds.length === 0) return 0;
-      const marks = streamIds.map(() => '?').join(',');
-      const deleted = db.transaction(() => {
-        db.prepare(`delete from stream_stats where session_id = ? and stream_id in (${marks})`).run(
-          sessionId,
-          ...streamIds,
-        );
-        return db
-          .prepare(`delete from stream_events where session_id = ? and stream_id in (${marks})`)
-          .run(sessionId, ...streamIds).changes;
-      })();
-      // secure_delete zeroes the freed space in the new page versions; the old versions sit in the
-      // WAL until a checkpoint. Truncating it leaves the deleted bytes nowhere on disk.
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      return deleted;
+      // The thread deletes, then truncates the WAL (see sqlite-write-worker.js): redacted bytes are
+      // left neither in the database file (secure_delete) nor in its log.
+      return writes.deleteStreams(sessionId, streamIds);
     },
-    async deleteSession(sessionId) {
-      return db.transaction(() => {
-        db.prepare('delete from stream_stats where session_id = ?').run(sessionId);
-        return db.prepare('delete from stream_events where session_id = ?').run(sessionId).changes;
-      })();
+    deleteSession(sessionId) {
+      return writes.deleteSession(sessionId);
     },
-    async replaceBody(sessionId, seq, body) {
-      db.transaction(() => {
-        const old = bySeq.get(sessionId, seq) as Row | undefined;
-        if (!old) return;
-        db.prepare('update stream_events set body = ? where session_id = ? and seq = ?').run(
-          body,
-          sessionId,
-          seq,
-        );
-        db.prepare('update stream_stats set bytes = bytes + ? where session_id = ? and stream_id = ?').run(
-          body.length - old.body.length,
-          sessionId,
-          old.stream_id,
-        );
-      })();
-      db.pragma('wal_checkpoint(TRUNCATE)');
+    replaceBody(sessionId, seq, body) {
+      return writes.replaceBody(sessionId, seq, body);
     },
     async close() {
+      await writes.close();
       db.close();
     },
   };

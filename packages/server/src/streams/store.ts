@@ -82,9 +82,10 @@ export interface StreamStore {
   /** The smallest seq among events with lo <= ts < hi. */
   minSeqIn(sessionId: string, lo: number, hi: number): Promise<number | undefined>;
   /**
-   * Events with lo <= ts < hi and seq >= fromSeq, in seq order, at most `limit` of them: the seqs
-   * are found through the (session, ts, seq) index first, then bodies are read one by one, so
-   * nothing beyond what is returned is held in memory.
+   * Events with lo <= ts < hi and seq >= fromSeq, in seq order, at most `limit` of them: the
+   * window's seq range comes from the (session, ts, seq) index, then its rows are read along the
+   * primary key in small pages, so the cost is bounded by the window (not by what follows it in the
+   * session) and nothing beyond a page is held in memory.
    */
   slot(
     sessionId: string,

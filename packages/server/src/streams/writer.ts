@@ -14,13 +14,19 @@ interface Pending {
 /**
  * Batches appends from every session of this process into one transaction every few
  * milliseconds. `append` resolves once the event's batch has committed: that is when a
- * publisher may be acked. Batches are written one after another, in the order they formed.
+ * publisher may be acked. One batch is written at a time, in the order batches formed; while one
+ * is in flight, whatever arrives joins the next, which leaves when it commits. A store that falls
+ * behind (a busy write thread, a slow disk) thus gets fewer, larger transactions instead of a
+ * growing queue of small ones, each paying its own commit and hand-off.
  */
 export class StreamWriter {
   private pending: Pending[] = [];
   private bytes = 0;
   private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
+  /** the batch being written, if any */
+  private inFlight: Promise<void> | null = null;
+  /** the batch after it, which takes whatever is pending when the one in flight commits */
+  private next: Promise<void> | null = null;
   /** events written since start, and batches */
   readonly stats = { events: 0, batches: 0 };
 
@@ -47,21 +53,41 @@ export class StreamWriter {
 
   /** Writes everything queued so far; resolves when it is durable (used on shutdown too). */
   flush(): Promise<void> {
+    if (this.pending.length === 0) return this.next ?? this.inFlight ?? Promise.resolve();
+    if (!this.inFlight) return this.write();
+    // Everything pending now (and until the batch in flight commits) goes in the next batch.
+    this.next ??= this.inFlight.then(() => {
+      this.next = null;
+      return this.write();
+    });
+    return this.next;
+  }
+
+  private write(): Promise<void> {
+    // Another flush may have taken the events between the last commit and this call.
+    if (this.pending.length === 0) return this.inFlight ?? Promise.resolve();
     const batch = this.pending;
     this.pending = [];
     this.bytes = 0;
-    if (batch.length === 0) return this.writing;
-    // Chained, so that batches commit in the order their events were accepted.
-    this.writing = this.writing.then(async () => {
-      try {
-        await this.store.appendBatch(batch.map((p) => p.event));
-        this.stats.events += batch.length;
-        this.stats.batches += 1;
-        for (const p of batch) p.done();
-      } catch (err) {
-        for (const p of batch) p.fail(err as Error);
-      }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const written: Promise<void> = this.commit(batch).finally(() => {
+      if (this.inFlight === written) this.inFlight = null;
     });
-    return this.writing;
+    this.inFlight = written;
+    return written;
+  }
+
+  private async commit(batch: Pending[]): Promise<void> {
+    try {
+      await this.store.appendBatch(batch.map((p) => p.event));
+      this.stats.events += batch.length;
+      this.stats.batches += 1;
+      for (const p of batch) p.done();
+    } catch (err) {
+      for (const p of batch) p.fail(err as Error);
+    }
   }
 }

@@ -101,8 +101,10 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       socket.on('pong', () => (state.alive = true));
 
       let overSince: number | null = null;
-      const pressure = () => {
-        if (socket.bufferedAmount <= HARD_BUFFER_BYTES) {
+      // `queued` is the socket's bufferedAmount read once per delivery (a getter that sums the
+      // socket's write queue): the hard limit then lags by the one message just sent, at most.
+      const pressure = (queued: number) => {
+        if (queued <= HARD_BUFFER_BYTES) {
           overSince = null;
           return;
         }
@@ -115,21 +117,23 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
         binary,
         sendText(text, droppable) {
           if (socket.readyState !== socket.OPEN) return;
-          if (droppable && socket.bufferedAmount > SOFT_BUFFER_BYTES) {
+          const queued = socket.bufferedAmount;
+          if (droppable && queued > SOFT_BUFFER_BYTES) {
             hub.stats.dropped += 1;
-            return pressure();
+            return pressure(queued);
           }
           socket.send(text, { binary: false });
-          pressure();
+          pressure(queued);
         },
         sendBinary(data) {
           if (socket.readyState !== socket.OPEN) return;
-          if (socket.bufferedAmount > SOFT_BUFFER_BYTES) {
+          const queued = socket.bufferedAmount;
+          if (queued > SOFT_BUFFER_BYTES) {
             hub.stats.dropped += 1;
-            return pressure();
+            return pressure(queued);
           }
           socket.send(data);
-          pressure();
+          pressure(queued);
         },
         close: (code, reason) => socket.close(code, reason),
       };

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -20,10 +21,22 @@ import {
   TimelineEvent,
   TimelineMeta,
 } from './schemas.js';
+import { CHUNK_BYTES } from './json-chunks.js';
 
-/** Playback answers are written as JSON text while reading: sent as is, not re-serialised. */
-function sendJson(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(text);
+/**
+ * Sends a playback answer as it is produced (chunked). The first chunk is awaited before anything is
+ * sent, so that a failure at the start (the first read) is still an error envelope; a failure after
+ * the first byte can only cut the connection.
+ */
+async function sendWindow(reply: FastifyReply, chunks: AsyncGenerator<Buffer>): Promise<FastifyReply> {
+  const first = await chunks.next();
+  async function* all(): AsyncGenerator<Buffer> {
+    if (!first.done) yield first.value;
+    yield* chunks;
+  }
+  // Byte mode with a one-chunk high-water mark: at most one chunk is read ahead of the socket.
+  const body = Readable.from(all(), { objectMode: false, highWaterMark: CHUNK_BYTES });
+  return reply.type('application/json; charset=utf-8').send(body);
 }
 
 const KEY_OR_PUBLIC: RouteAuth = { accept: ['api_key', 'user'], anonymous: true };
@@ -33,7 +46,7 @@ const KEY_RESTRICTED_OR_PUBLIC: RouteAuth = {
 };
 const PUBLIC_NOTE = ' Without credentials it answers for public sessions only (401 otherwise).';
 const PAGING =
-  "Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once.";
+  "Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request).";
 
 /** Manifest, playback, timeline, public access, replay links, redaction (interface §4.6–4.8, §4.10). */
 export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
@@ -92,7 +105,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
     async (request, reply) => {
       const s = await recordings.readable(request.principal, request.params.sessionId);
       const { from_ts, window_size, base_seq } = request.query;
-      return sendJson(reply, await recordings.window(s.id, from_ts, window_size, base_seq));
+      return sendWindow(reply, recordings.window(s.id, from_ts, window_size, base_seq));
     },
   );
 
@@ -159,7 +172,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
     async (request, reply) => {
       const s = await recordings.publicSession(request.params.sessionId);
       const { from_ts, window_size, base_seq } = request.query;
-      return sendJson(reply, await recordings.window(s.id, from_ts, window_size, base_seq));
+      return sendWindow(reply, recordings.window(s.id, from_ts, window_size, base_seq));
     },
   );
   app.get(
@@ -180,7 +193,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
     async (request, reply) => {
       const { from_ts, window_size, base_seq, token } = request.query;
       const s = await recordings.replayable(request.params.sessionId, token);
-      return sendJson(reply, await recordings.window(s.id, from_ts, window_size, base_seq));
+      return sendWindow(reply, recordings.window(s.id, from_ts, window_size, base_seq));
     },
   );
 

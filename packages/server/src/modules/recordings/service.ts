@@ -10,6 +10,7 @@ import { iso, now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import type { SessionHub } from '../live/hub.js';
+import { ChunkWriter } from './json-chunks.js';
 import type { SessionsService } from '../sessions/service.js';
 
 /** An answer holds at most this many events, or this many payload bytes (decisions §4). */
@@ -120,39 +121,46 @@ export function recordingsService(deps: {
    * events or 8 MiB. next_base_seq is the next event of the window when capped, else the first
    * event (smallest seq) of the next window holding anything; following it, from_ts unchanged,
    * returns every event from from_ts on exactly once, window by window.
-   * The answer is written as JSON text as it is read: bodies are never held twice.
+   * The answer's JSON is produced as it is read, in Buffers of CHUNK_BYTES: the envelope's fields
+   * after `events` are only known at the end, and no whole answer is ever held in memory.
    */
-  async function window(
+  async function* window(
     sessionId: string,
     fromTs: number,
     windowSize: number,
     baseSeq: number | undefined,
-  ): Promise<string> {
+  ): AsyncGenerator<Buffer> {
     let k = 0;
     if (baseSeq !== undefined) {
       const first = await store.firstFrom(sessionId, baseSeq, fromTs);
-      if (!first) return `{"data":{"events":[],"base_seq":${baseSeq},"next_base_seq":null},"error":null}`;
+      if (!first) {
+        yield Buffer.from(`{"data":{"events":[],"base_seq":${baseSeq},"next_base_seq":null},"error":null}`);
+        return;
+      }
       k = Math.floor((first.ts - fromTs) / windowSize);
     }
     const lo = fromTs + k * windowSize;
     const hi = lo + windowSize;
-    const parts: string[] = [];
+    const out = new ChunkWriter();
+    out.text('{"data":{"events":[');
+    let count = 0;
     let bytes = 0;
     let next: number | null = null;
     let firstSeq: number | undefined;
     for await (const e of store.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1)) {
-      if (
-        parts.length >= MAX_WINDOW_EVENTS ||
-        (parts.length > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)
-      ) {
+      if (count >= MAX_WINDOW_EVENTS || (count > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)) {
         next = e.seq;
         break;
       }
       firstSeq ??= e.seq;
       bytes += e.body.length;
-      parts.push(
-        `{"seq":${e.seq},"timestamp_ms":${e.ts},"stream_id":${JSON.stringify(e.streamId)},"body_base64":"${e.body.toString('base64')}"}`,
+      out.text(
+        `${count > 0 ? ',' : ''}{"seq":${e.seq},"timestamp_ms":${e.ts},"stream_id":${JSON.stringify(e.streamId)},"body_base64":"`,
       );
+      out.latin1(e.body.toString('base64'));
+      out.text('"}');
+      count += 1;
+      yield* out.take();
     }
     if (next === null) {
       const after = await store.nextTs(sessionId, hi);
@@ -163,7 +171,8 @@ export function recordingsService(deps: {
       }
     }
     const base = baseSeq ?? firstSeq ?? next ?? 0;
-    return `{"data":{"events":[${parts.join(',')}],"base_seq":${base},"next_base_seq":${next}},"error":null}`;
+    out.text(`],"base_seq":${base},"next_base_seq":${next}},"error":null}`);
+    yield* out.end();
   }
 
   return {
