@@ -20,6 +20,8 @@ export interface Outcome {
   ok: boolean;
   error?: string;
   release?: boolean;
+  /** a failure that another attempt would repeat (bad input): fail the job now, whatever the schedule */
+  final?: boolean;
   /** anything the kind's `settle` wants to record (a response status, a duration) */
   detail?: unknown;
 }
@@ -409,7 +411,7 @@ export class JobQueue {
   private async settle(kind: JobKind, job: ClaimedJob, outcome: Outcome): Promise<void> {
     const { db, owner } = this.opts;
     const at = Date.now();
-    const delay = outcome.ok || outcome.release ? undefined : kind.retryDelayMs(job.attempt);
+    const delay = outcome.ok || outcome.release || outcome.final ? undefined : kind.retryDelayMs(job.attempt);
     const nextRunAt = delay === undefined ? null : at + delay;
     await transaction(db, async (trx) => {
       const mine = sql<boolean>`id = ${job.id} and lease_owner = ${owner} and attempts = ${job.attempt}`;
