@@ -41,6 +41,10 @@ export interface Config {
   wsHeartbeatS: number;
   /** this process claims and runs jobs (webhook deliveries, exports); false: `npm run worker` does */
   jobWorker: boolean;
+  /** MP4 renders one worker process runs at once */
+  exportConcurrency: number;
+  /** seconds a render's claim lasts without renewal: a crashed worker's export is taken up after this */
+  exportLeaseS: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   keys: DerivedKeys;
 }
@@ -200,6 +204,8 @@ export function loadConfig(env: Env): Config {
     sessionDepartureTimeoutS: int(env, 'SESSION_DEPARTURE_TIMEOUT_S', 20, 0, 86_400),
     wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 15, 1, 3600),
     jobWorker: bool(env, 'JOB_WORKER', true),
+    exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 1, 1, 64),
+    exportLeaseS: int(env, 'EXPORT_LEASE_S', 30, 2, 3600),
     logLevel,
     keys: {
       jwt: derive(root, 'jwt'),

@@ -159,6 +159,30 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: number | null;
 }
 
+/** An MP4 export (modules/exports): the job's request, state and result. */
+export interface ExportsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  session_id: string;
+  /** `queued`, `processing`, `completed` or `failed` */
+  status: string;
+  layout: string;
+  orientation: string;
+  focus: string | null;
+  attempts: number;
+  /** thousandths */
+  progress: number;
+  error: string | null;
+  /** the end of ffmpeg's log, for a failed render */
+  error_log: string | null;
+  size_bytes: number | null;
+  duration_ms: number | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+}
+
 /** Every table of the metadata database. */
 export interface Tables {
   orgs: OrgsTable;
@@ -176,6 +200,7 @@ export interface Tables {
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  exports: ExportsTable;
 }
 
 /** The query handle every store takes: the database itself or a transaction of it. */

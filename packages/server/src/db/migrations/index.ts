@@ -4,6 +4,7 @@ import { coreMigration } from './001-core.js';
 import { liveMigration } from './002-live.js';
 import { recordingsMigration } from './003-recordings.js';
 import { jobsWebhooksMigration } from './004-jobs-webhooks.js';
+import { exportsMigration } from './005-exports.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -12,6 +13,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '002-live': liveMigration(engine),
     '003-recordings': recordingsMigration(engine),
     '004-jobs-webhooks': jobsWebhooksMigration(),
+    '005-exports': exportsMigration(),
   };
   return { getMigrations: async () => all };
 }
