@@ -1,0 +1,193 @@
+import type { Composition } from './layout.js';
+import type { Interval, Scan } from './scan.js';
+
+/** Name tiles: one muted colour per participant, so that a gap never looks like video. */
+export const TILE_COLOURS = [
+  '0x34495e',
+  '0x5b4a7a',
+  '0x2e6b5e',
+  '0x7a5b3a',
+  '0x6b3a4f',
+  '0x3a5f7a',
+  '0x55703a',
+  '0x7a4a3a',
+];
+export const BACKGROUND = '0x111318';
+
+/** The x264 settings of every export (and of the benchmark's bare command). */
+export const X264 = { preset: 'veryfast', crf: 23 } as const;
+
+/** What the render needs besides the graph: the inputs in order, the files the graph reads. */
+export interface Graph {
+  /** the filter graph, for -filter_complex_script */
+  script: string;
+  /** scan.tracks indices, in ffmpeg input order (input k is read from fd 3 + k) */
+  inputs: number[];
+  /** files the graph reads, relative to ffmpeg's working directory: name → contents */
+  files: Map<string, string>;
+}
+
+/** Seconds with µs precision, as ffmpeg expressions take them. */
+const sec = (us: number) => String(Math.round(us) / 1e6);
+
+/** An expression true (1) inside any of the intervals and 0 elsewhere. */
+function during(intervals: Array<{ fromUs: number; toUs: number }> | Interval[]): string {
+  const terms = intervals.map((iv) => {
+    const [a, b] = Array.isArray(iv) ? iv : [iv.fromUs, iv.toUs];
+    return b === Infinity ? `gte(t,${sec(a)})` : `gte(t,${sec(a)})*lt(t,${sec(b)})`;
+  });
+  return terms.length ? terms.join('+') : '0';
+}
+
+/** Scales a picture to fit w×h keeping its aspect ratio (even sizes), then pads it to w×h. */
+function fit(w: number, h: number): string {
+  const r = (w / h).toFixed(6);
+  return (
+    `scale=w='if(gt(a,${r}),${w},trunc(${h}*a/2)*2)':h='if(gt(a,${r}),trunc(${w}/a/2)*2,${h})',` +
+    `setsar=1,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:black`
+  );
+}
+
+/**
+ * The filter graph of one export. Every video tile is a stream of its own at the output rate:
+ * a coloured name tile (colour source + drawtext), with the participant's scaled video overlaid
+ * only while the track is on, so that a gap shows the name, never a frozen frame. The tiles are
+ * overlaid on the canvas at their place, with time expressions where the place changes (presenter).
+ * Audio: every microphone is resampled with `async` (silence fills gaps and the time before the
+ * first packet, so each sits at its recorded time), the tracks are mixed at unity gain and cut
+ * to the export's length. Inputs keep their recorded timestamps (`-copyts`): time 0 is the epoch.
+ */
+export function buildGraph(
+  comp: Composition,
+  scan: Scan,
+  opts: { fps: number; durationUs: number; font: string | null },
+): Graph {
+  const { fps } = opts;
+  const D = sec(opts.durationUs);
+  const lines: string[] = [];
+  const files = new Map<string, string>();
+  const inputs: number[] = [];
+  const inputOf = new Map<number, number>();
+  const input = (track: number) => {
+    if (!inputOf.has(track)) {
+      inputOf.set(track, inputs.length);
+      inputs.push(track);
+    }
+    return inputOf.get(track)!;
+  };
+
+  // Decoded video, split when a track is drawn at two sizes.
+  const uses = new Map<number, number>();
+  for (const g of comp.groups) {
+    const t = comp.subjects[g.subject]!.track;
+    if (t !== null) uses.set(t, (uses.get(t) ?? 0) + 1);
+  }
+  const pads = new Map<number, string[]>();
+  for (const [track, n] of uses) {
+    const k = input(track);
+    if (n === 1) pads.set(track, [`${k}:v`]);
+    else {
+      const names = Array.from({ length: n }, (_, j) => `s${k}_${j}`);
+      lines.push(`[${k}:v]split=${n}${names.map((x) => `[${x}]`).join('')}`);
+      pads.set(track, names);
+    }
+  }
+
+  const font = opts.font ? `fontfile=${opts.font}` : 'font=Sans';
+  lines.push(`color=c=${BACKGROUND}:s=${comp.width}x${comp.height}:r=${fps}:d=${D}[c0]`);
+  comp.subjects.forEach((s, i) =>
+    files.set(`label-${i}.txt`, s.label.length > 40 ? `${s.label.slice(0, 39)}…` : s.label),
+  );
+  comp.groups.forEach((g, i) => {
+    const s = comp.subjects[g.subject]!;
+    const size = Math.round(Math.max(14, Math.min(g.h / 8, (g.w * 1.6) / Math.max(6, [...s.label].length))));
+    lines.push(
+      `color=c=${TILE_COLOURS[s.person % TILE_COLOURS.length]}:s=${g.w}x${g.h}:r=${fps}:d=${D},` +
+        `drawtext=${font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
+        `x=(w-tw)/2:y=(h-th)/2[n${i}]`,
+    );
+    let tile = `n${i}`;
+    if (s.track !== null) {
+      const src = pads.get(s.track)!.shift()!;
+      lines.push(`[${src}]${fit(g.w, g.h)}[v${i}]`);
+      lines.push(`[n${i}][v${i}]overlay=eof_action=pass:enable='${during(s.on)}'[t${i}]`);
+      tile = `t${i}`;
+    }
+    const place = g.spans
+      ? `x='${g.spans.map((p) => `${p.x}*(${during([p])})`).join('+')}':y='${g.spans
+          .map((p) => `${p.y}*(${during([p])})`)
+          .join('+')}':enable='${during(g.spans)}'`
+      : `x=${g.at.x}:y=${g.at.y}`;
+    lines.push(`[c${i}][${tile}]overlay=${place}:eof_action=pass[c${i + 1}]`);
+  });
+  lines.push(`[c${comp.groups.length}]format=yuv420p[vout]`);
+
+  const mics = scan.tracks.map((t, i) => ({ t, i })).filter(({ t }) => t.kind === 'mic');
+  if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=stereo,atrim=end=${D}[aout]`);
+  else {
+    mics.forEach(({ i }, j) =>
+      lines.push(
+        `[${input(i)}:a]aresample=async=1:first_pts=0,` +
+          `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo,apad[a${j}]`,
+      ),
+    );
+    const all = mics.map((_, j) => `[a${j}]`).join('');
+    lines.push(
+      mics.length === 1
+        ? `[a0]atrim=end=${D}[aout]`
+        : `${all}amix=inputs=${mics.length}:duration=first:dropout_transition=0,volume=${mics.length},atrim=end=${D}[aout]`,
+    );
+  }
+  return { script: lines.join(';\n') + '\n', inputs, files };
+}
+
+/** The ffmpeg command line of an export: inputs on fds 3…, progress on stdout, MP4 to `output`. */
+export function ffmpegArgs(
+  graph: Graph,
+  opts: { frames: number; output: string; preset?: string },
+): string[] {
+  const args = [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-nostats',
+    '-progress',
+    'pipe:1',
+    '-copyts',
+  ];
+  graph.inputs.forEach((_, k) =>
+    args.push('-thread_queue_size', '64', '-f', 'matroska', '-i', `pipe:${3 + k}`),
+  );
+  args.push(
+    '-filter_complex_script',
+    'graph.txt',
+    '-map',
+    '[vout]',
+    '-map',
+    '[aout]',
+    '-frames:v',
+    String(opts.frames),
+    '-c:v',
+    'libx264',
+    '-preset',
+    opts.preset ?? X264.preset,
+    '-crf',
+    String(X264.crf),
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-max_muxing_queue_size',
+    '4096',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    '-y',
+    opts.output,
+  );
+  return args;
+}

@@ -1,0 +1,163 @@
+import { parseMediaStream, type TrackKind } from '@vss/client';
+import type { StreamStat, StreamStore } from '../../streams/store.js';
+import { formatOf, MediaError, TrackFramer, type TrackFormat } from './media.js';
+
+/** A half-open time interval on the export's clock, µs since its epoch. */
+export type Interval = [startUs: number, endUs: number];
+
+/** What the scan learnt about one media track. */
+export interface ScannedTrack {
+  streamId: string;
+  userId: string;
+  kind: TrackKind;
+  format: TrackFormat;
+  frames: number;
+  firstUs: number;
+  lastUs: number;
+  /** video only: when the track shows pictures; outside these its tile shows the participant's name */
+  on: Interval[];
+}
+
+/** A `director.focus` command, on the export's clock. */
+export interface FocusChange {
+  atUs: number;
+  userId: string;
+}
+
+/** Everything the layout needs, gathered in one read of the recording. */
+export interface Scan {
+  /** ms since 1970 of the first media frame: time 0 of the export */
+  epochMs: number;
+  /** from the first media frame to the last, µs */
+  spanUs: number;
+  tracks: ScannedTrack[];
+  focus: FocusChange[];
+}
+
+/** A camera that sends nothing for this long is off (its tile shows the name, not a frozen frame). */
+export const CAM_GAP_US = 2_000_000;
+/** How long the last frame before a gap (or the end of a track) stays on screen. */
+export const HOLD_US = 200_000;
+
+interface State {
+  streamId: string;
+  userId: string;
+  kind: TrackKind;
+  format?: TrackFormat;
+  framer?: TrackFramer;
+  frames: number;
+  firstUs: number;
+  lastUs: number;
+  on: Interval[];
+  open: { start: number; last: number } | null;
+}
+
+function close(s: State): void {
+  if (!s.open) return;
+  s.on.push([s.open.start, s.open.last + HOLD_US]);
+  s.open = null;
+}
+
+function envelope(body: Buffer): { type?: unknown; ts?: unknown; data?: Record<string, unknown> } | null {
+  try {
+    return JSON.parse(body.toString('utf8')) as ReturnType<typeof envelope>;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads the recording once, in seq order, before rendering: each track's format (from its first
+ * usable payload), its frame times through the same TrackFramer the render uses, when each video
+ * track is on, and the director's focus commands. Nothing but these figures is kept.
+ *
+ * A video track goes off after its last frame before a `track.unpublished` event: that event is
+ * placed by its seq among the frames, not by its timestamp, which is the server's clock while
+ * frames carry the publisher's media clock. A camera also goes off when it sends nothing for
+ * CAM_GAP_US; a screen share does not (a still screen may send no frames for a long time).
+ */
+export async function scanRecording(
+  store: StreamStore,
+  sessionId: string,
+  stats: StreamStat[],
+): Promise<Scan> {
+  const media = stats.filter((s) => parseMediaStream(s.streamId));
+  if (media.length === 0) throw new MediaError('the session has no recorded media');
+  const epochMs = Math.min(...media.map((s) => s.minTs));
+  const states = new Map<string, State>();
+  const focus: FocusChange[] = [];
+
+  for await (const e of store.read(sessionId, {
+    streams: (id) => id === 'events' || id === 'director' || id.startsWith('media/'),
+  })) {
+    const m = parseMediaStream(e.streamId);
+    if (m) {
+      let s = states.get(e.streamId);
+      if (!s) {
+        s = {
+          streamId: e.streamId,
+          ...m,
+          frames: 0,
+          firstUs: Infinity,
+          lastUs: -Infinity,
+          on: [],
+          open: null,
+        };
+        states.set(e.streamId, s);
+      }
+      if (!s.format) {
+        s.format = formatOf(e.streamId, m.kind, e.body);
+        if (!s.format) continue;
+        s.framer = new TrackFramer(s.format, epochMs);
+      }
+      const f = s.framer!.frame(e.ts, e.body);
+      if (!f) continue;
+      s.frames += 1;
+      s.firstUs = Math.min(s.firstUs, f.atUs);
+      s.lastUs = Math.max(s.lastUs, f.atUs);
+      if (m.kind === 'mic') continue;
+      if (s.open && m.kind === 'cam' && f.atUs - s.open.last > CAM_GAP_US) close(s);
+      if (!s.open) s.open = { start: f.atUs, last: f.atUs };
+      else s.open.last = Math.max(s.open.last, f.atUs);
+      continue;
+    }
+    const env = envelope(e.body);
+    if (!env) continue;
+    if (e.streamId === 'events' && env.type === 'track.unpublished') {
+      const s = states.get(String(env.data?.stream_id));
+      if (s) close(s);
+    } else if (e.streamId === 'director' && env.type === 'director.focus') {
+      const userId = env.data?.user_id;
+      if (typeof userId === 'string' && typeof env.ts === 'number')
+        focus.push({ atUs: Math.max(0, (env.ts - epochMs) * 1000), userId });
+    }
+  }
+
+  const tracks: ScannedTrack[] = [];
+  for (const s of states.values()) {
+    close(s);
+    if (!s.format || s.frames === 0) continue;
+    tracks.push({
+      streamId: s.streamId,
+      userId: s.userId,
+      kind: s.kind,
+      format: s.format,
+      frames: s.frames,
+      firstUs: s.firstUs,
+      lastUs: s.lastUs,
+      on: s.on,
+    });
+  }
+  if (tracks.length === 0) throw new MediaError('no recorded media track holds a decodable frame');
+  const order: Record<TrackKind, number> = { cam: 0, screen: 1, mic: 2 };
+  tracks.sort(
+    (a, b) => a.firstUs - b.firstUs || a.userId.localeCompare(b.userId) || order[a.kind] - order[b.kind],
+  );
+  focus.sort((a, b) => a.atUs - b.atUs);
+  return {
+    epochMs,
+    spanUs: Math.max(...tracks.map((t) => t.lastUs)),
+    tracks,
+    focus,
+  };
+}
