@@ -22,6 +22,7 @@ import { membersRoutes } from './modules/members/routes.js';
 import { projectsRoutes } from './modules/projects/routes.js';
 import { sessionsRoutes } from './modules/sessions/routes.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
+import { exportsRoutes } from './modules/exports/routes.js';
 import type { Runtime } from './runtime.js';
 
 /** JSON request bodies are capped at 1 MiB (decisions §5). */
@@ -106,5 +107,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(liveRoutes, deps);
   await app.register(recordingsRoutes, deps);
   await app.register(webhooksRoutes, deps);
+  await app.register(exportsRoutes, deps);
   return app;
 }

@@ -36,6 +36,8 @@ import { sessionsStore } from './modules/sessions/store.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksStore } from './modules/webhooks/store.js';
 import { JobQueue, type ClaimedJob } from './jobs/queue.js';
+import { exportsService } from './modules/exports/service.js';
+import { exportsStore } from './modules/exports/store.js';
 
 /** Key revocations travel on the fan-out's `system` channel: every process evicts its cached key. */
 function keyRevocations(fanout: Fanout): Revocations {
@@ -140,6 +142,19 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const accountsSql = accountsStore(db);
   const projects = projectsService({ store: projectsStore(db), hot: database.hot });
   const sessions = sessionsService({ db, hot: database.hot, store: sessionsStore(db), projects, bus, gate });
+  const exports = exportsService({
+    config,
+    db,
+    store: exportsStore(db),
+    streams,
+    sessions,
+    projects,
+    bus,
+    hub,
+    jobs,
+    gate,
+    log: logger,
+  });
   const services: Services = {
     projects,
     sessions,
@@ -161,8 +176,18 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       projects,
     }),
     live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
-    recordings: recordingsService({ config, db, bus, store: streams, writer, hub, sessions }),
+    recordings: recordingsService({
+      config,
+      db,
+      bus,
+      store: streams,
+      writer,
+      hub,
+      sessions,
+      deleteExports: (sessionId) => exports.deleteOfSession(sessionId),
+    }),
     webhooks: webhooksService({ config, db, store: webhooksStore(db), projects, bus, jobs }),
+    exports,
   };
   // Once a session has ended, its recording is announced: a job committed with the end, so a crash
   // in between delays `recording.ready` but cannot lose it.
@@ -184,6 +209,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       return { ok: true };
     },
   });
+  jobs.register(exports.jobKind);
   if (config.jobWorker) jobs.start();
 
   // Housekeeping: forget expired idempotency answers, login sessions, old webhook events and failed jobs.

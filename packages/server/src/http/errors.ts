@@ -63,3 +63,10 @@ export class UsageLimitsExceeded extends ApiError {
     super(503, 'USAGE_LIMITS_EXCEEDED', message);
   }
 }
+export class RangeNotSatisfiable extends ApiError {
+  constructor(size: number) {
+    super(416, 'RANGE_NOT_SATISFIABLE', `the Range header asks for bytes outside the file (${size} bytes)`, {
+      'content-range': `bytes */${size}`,
+    });
+  }
+}

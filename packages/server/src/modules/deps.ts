@@ -14,6 +14,7 @@ import type { SessionHub } from './live/hub.js';
 import type { LiveService } from './live/service.js';
 import type { RecordingsService } from './recordings/service.js';
 import type { WebhooksService } from './webhooks/service.js';
+import type { ExportsService } from './exports/service.js';
 
 /** Every capability's service, built once per app in dependency order (app.ts). */
 export interface Services {
@@ -26,6 +27,7 @@ export interface Services {
   live: LiveService;
   recordings: RecordingsService;
   webhooks: WebhooksService;
+  exports: ExportsService;
 }
 
 /** What route plugins receive: configuration, services and the edge's shared helpers. */

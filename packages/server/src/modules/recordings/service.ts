@@ -32,6 +32,8 @@ export function recordingsService(deps: {
   writer: StreamWriter;
   hub: SessionHub;
   sessions: SessionsService;
+  /** deletes a session's exports and their files */
+  deleteExports: (sessionId: string) => Promise<number>;
 }) {
   const { db, store } = deps;
   const linkHash = (token: string) => hmacHex(deps.config.keys.tokens, `replay:${token}`);
@@ -290,9 +292,10 @@ export function recordingsService(deps: {
       return { redacted: userId, deletedStreams: streams.length };
     },
 
-    /** Deletes a session that is not live, then everything recorded for it. */
+    /** Deletes a session that is not live, then everything recorded for it and its exports. */
     async deleteSession(principal: Principal, sessionId: string) {
       const deleted = await deps.sessions.delete(principal, sessionId);
+      await deps.deleteExports(sessionId);
       await store.deleteSession(sessionId);
       await db.deleteFrom('replay_links').where('session_id', '=', sessionId).execute();
       await db.deleteFrom('redactions').where('session_id', '=', sessionId).execute();

@@ -1,0 +1,138 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import { envelope, ok } from '../../http/envelope.js';
+import { RangeNotSatisfiable } from '../../http/errors.js';
+import type { RouteAuth } from '../../http/principal.js';
+import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { SessionParams } from '../sessions/schemas.js';
+import { ExportJob, ExportQuery, ExportQueued, JobParams } from './schemas.js';
+
+/**
+ * The byte range a `Range` header asks for: null to send the whole file (no header, one that is not
+ * a single `bytes=` range, or a malformed one, which RFC 9110 says to ignore); throws 416 when the
+ * range starts beyond the end.
+ */
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | null {
+  if (!header) return null;
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) throw new RangeNotSatisfiable(size);
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? Infinity : Number(m[2]);
+  if (end < start) return null;
+  if (start >= size) throw new RangeNotSatisfiable(size);
+  return { start, end: Math.min(end, size - 1) };
+}
+
+const ENQUEUE_RULES = `
+
+Renders the recording to one MP4 (H.264 + AAC, \`+faststart\`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (\`landscape\`) or 720x1280 (\`vertical\`). Every camera and screen share is a tile; every microphone is mixed into the one audio track. Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame.
+
+\`presenter\`: the large tile shows a screen share while one is on (the latest started), else the \`focus\` participant, or, without \`focus\`, the participant named by the recording's latest \`director.focus\` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
+
+Answers 202 with the job id at once; the job runs in a worker (the server by default, or \`npm run worker\`), \`EXPORT_CONCURRENCY\` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad \`layout\`, \`orientation\` or \`focus\` (\`focus\` must be a participant with video, and is accepted with \`layout=presenter\` only); 503 \`USAGE_LIMITS_EXCEEDED\` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours \`Idempotency-Key\` (scope: the credential, the path and the query).`;
+
+/** The download's body: bytes, streamed from the file. */
+const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
+
+/** The enqueue creates a job although it is a GET: cookie callers get the CSRF check of writes (decisions §1). */
+const ENQUEUE_AUTH: RouteAuth = { accept: ['api_key', 'user'], csrf: true };
+
+/** MP4 export: enqueue, poll, download (interface §2.7, §3.3, §4.9; decisions §3). */
+export const exportsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { exports } = deps.services;
+  const tags = ['Exports'];
+
+  app.get(
+    '/v1/sessions/:sessionId/export',
+    {
+      config: { auth: ENQUEUE_AUTH, idempotent: true },
+      schema: {
+        tags,
+        summary: 'Export a session to MP4',
+        description: `Queues an export job.${ENQUEUE_RULES}`,
+        params: SessionParams,
+        querystring: ExportQuery,
+        response: { 202: envelope(ExportQueued) },
+      },
+    },
+    async (request, reply) => {
+      // Idempotency compares request bodies; this GET's "body" is its query.
+      request.body = request.query;
+      return deps.idempotency.run(request, reply, async (trx) => ({
+        status: 202,
+        body: ok(await exports.enqueue(trx, request.principal!, request.params.sessionId, request.query)),
+      }));
+    },
+  );
+
+  app.get(
+    '/v1/exports/:jobId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'An export job',
+        description:
+          'The job and where it stands. A failed job keeps `error` and, when ffmpeg failed, `error_log` (the end of its log). Another project’s job, like an unknown one, is 404.',
+        params: JobParams,
+        response: { 200: envelope(ExportJob) },
+      },
+    },
+    async (request) => ok(await exports.get(request.principal!, request.params.jobId)),
+  );
+
+  app.get(
+    '/v1/exports/:jobId/download',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: 'Download an export',
+        description:
+          'The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s. Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and rename it into place when done.',
+        params: JobParams,
+        response: {
+          200: {
+            description: 'the whole MP4',
+            content: { 'video/mp4': { schema: Mp4 } },
+          },
+          206: {
+            description: 'the requested byte range of the MP4',
+            content: { 'video/mp4': { schema: Mp4 } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { job, path, size } = await exports.file(request.principal!, request.params.jobId);
+      const etag = `"${job.job_id}-${job.attempts}-${size}"`;
+      const ifRange = request.headers['if-range'];
+      const range = ifRange === undefined || ifRange === etag ? byteRange(request.headers.range, size) : null;
+      reply
+        .header('content-type', 'video/mp4')
+        .header(
+          'content-disposition',
+          `attachment; filename="${job.room_id}-${job.layout}-${job.orientation}.mp4"`,
+        )
+        .header('accept-ranges', 'bytes')
+        .header('etag', etag)
+        .header('cache-control', 'private, no-cache');
+      if (!range) {
+        reply.header('content-length', size);
+        return reply.send(createReadStream(path));
+      }
+      reply
+        .code(206)
+        .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+        .header('content-length', range.end - range.start + 1);
+      return reply.send(createReadStream(path, { start: range.start, end: range.end }));
+    },
+  );
+};
