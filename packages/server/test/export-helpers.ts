@@ -1,0 +1,319 @@
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { encodeEvc1, LiveClient } from '@vss/client';
+import { WebSocket } from 'ws';
+import { call, type TestApp } from './helpers.js';
+import { eventually, listen, token } from './live-helpers.js';
+
+/** The ffmpeg the service uses by default (the npm package's binary): tests decode with it too. */
+export const FFMPEG = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+
+/** Runs ffmpeg; resolves with stdout (binary) and stderr. */
+export function ffmpeg(args: string[]): Promise<{ stdout: Buffer; stderr: string }> {
+  return new Promise((resolve, reject) =>
+    execFile(
+      FFMPEG,
+      ['-hide_banner', '-nostdin', ...args],
+      { encoding: 'buffer', maxBuffer: 512 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`ffmpeg ${args.join(' ')} failed: ${stderr.toString()}`));
+        else resolve({ stdout, stderr: stderr.toString() });
+      },
+    ),
+  );
+}
+
+/** One JPEG of a solid colour (an ffmpeg colour name or 0xRRGGBB). */
+export async function solidJpeg(colour: string, size = '320x240'): Promise<Buffer> {
+  const { stdout } = await ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=${colour}:s=${size}`,
+    '-frames:v',
+    '1',
+    '-f',
+    'mjpeg',
+    '-',
+  ]);
+  return stdout;
+}
+
+/** A chunk of a WebCodecs encoder: its timestamp from the start of the track and its bytes. */
+export interface Chunk {
+  offsetUs: number;
+  durationUs: number;
+  key: boolean;
+  data: Buffer;
+}
+
+/** VP8 of a solid colour, encoded by the bundled ffmpeg (libvpx), split into frames from its IVF output. */
+export async function vp8Chunks(colour: string, seconds: number, fps = 15): Promise<Chunk[]> {
+  const { stdout } = await ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=${colour}:s=320x240:r=${fps}`,
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libvpx',
+    '-b:v',
+    '300k',
+    '-g',
+    String(fps),
+    '-f',
+    'ivf',
+    '-',
+  ]);
+  const out: Chunk[] = [];
+  let o = 32; // IVF file header
+  while (o + 12 <= stdout.length) {
+    const n = stdout.readUInt32LE(o);
+    const pts = Number(stdout.readBigUInt64LE(o + 4));
+    const data = stdout.subarray(o + 12, o + 12 + n);
+    // VP8 frame tag: bit 0 clear on key frames.
+    out.push({
+      offsetUs: Math.round((pts * 1e6) / fps),
+      durationUs: Math.round(1e6 / fps),
+      key: (data[0]! & 1) === 0,
+      data,
+    });
+    o += 12 + n;
+  }
+  return out;
+}
+
+/** Opus packets (20 ms) of a sine tone, encoded by the bundled ffmpeg (libopus), split from its Ogg output. */
+export async function opusPackets(frequency: number, seconds: number): Promise<Chunk[]> {
+  const { stdout } = await ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=${frequency}:r=48000`,
+    '-t',
+    String(seconds),
+    '-c:a',
+    'libopus',
+    '-b:a',
+    '48k',
+    '-frame_duration',
+    '20',
+    '-f',
+    'ogg',
+    '-',
+  ]);
+  const packets: Buffer[] = [];
+  let pending: Buffer[] = [];
+  let o = 0;
+  while (o + 27 <= stdout.length && stdout.toString('ascii', o, o + 4) === 'OggS') {
+    const segments = stdout[o + 26]!;
+    let p = o + 27 + segments;
+    for (let i = 0; i < segments; i++) {
+      const len = stdout[o + 27 + i]!;
+      pending.push(stdout.subarray(p, p + len));
+      p += len;
+      if (len < 255) {
+        packets.push(Buffer.concat(pending));
+        pending = [];
+      }
+    }
+    o = p;
+  }
+  // The first two packets are OpusHead and OpusTags.
+  return packets.slice(2).map((data, i) => ({ offsetUs: i * 20_000, durationUs: 20_000, key: true, data }));
+}
+
+/** pcm-s16 chunks (20 ms, mono, 16 kHz) of a sine tone. */
+export function pcmChunks(frequency: number, seconds: number, sampleRate = 16_000): Chunk[] {
+  const per = sampleRate / 50;
+  const out: Chunk[] = [];
+  for (let c = 0; c < Math.round(seconds * 50); c++) {
+    const data = Buffer.alloc(per * 2);
+    for (let i = 0; i < per; i++) {
+      const n = c * per + i;
+      data.writeInt16LE(Math.round(12_000 * Math.sin((2 * Math.PI * frequency * n) / sampleRate)), i * 2);
+    }
+    out.push({ offsetUs: c * 20_000, durationUs: 20_000, key: true, data });
+  }
+  return out;
+}
+
+/** Wraps a chunk in EVC1 with its timestamp on the track's clock. */
+export function evc1(codec: string, chunk: Chunk, baseUs: number, description = new Uint8Array(0)): Buffer {
+  const b = encodeEvc1({
+    key: chunk.key,
+    codec,
+    timestampUs: baseUs + chunk.offsetUs,
+    durationUs: chunk.durationUs,
+    description,
+    data: chunk.data,
+  });
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** One message a participant publishes, at `atMs` after the recording's start. */
+export interface Planned {
+  user: string;
+  atMs: number;
+  stream: string;
+  payload?: Buffer;
+  /** a director command instead of a payload */
+  director?: { type: 'director.focus'; data: { user_id: string } };
+  /** unpublish the stream instead */
+  unpublish?: boolean;
+}
+
+/**
+ * Records a session through the live client: each participant connects (a late one when its first
+ * message is due) and publishes with explicit media timestamps (start + atMs), in time order,
+ * then everybody leaves and the test waits for the session to end. Returns the recording's start
+ * (ms since 1970). Keep each participant under 400 messages: the server's per-connection burst.
+ */
+export async function recordSession(
+  t: TestApp,
+  key: string,
+  sessionId: string,
+  plan: Planned[],
+): Promise<{ startMs: number }> {
+  const base = await listen(t);
+  const startMs = Date.now() - 60_000;
+  const clients = new Map<string, LiveClient>();
+  const client = async (user: string) => {
+    let c = clients.get(user);
+    if (c) return c;
+    c = new LiveClient({
+      url: base,
+      session: sessionId,
+      userId: user,
+      format: 'binary',
+      WebSocket: WebSocket as never,
+      reconnect: false,
+      token: () => token(t, key, sessionId, user),
+    });
+    await c.connect();
+    clients.set(user, c);
+    return c;
+  };
+  const ordered = [...plan].sort((a, b) => a.atMs - b.atMs);
+  for (const m of ordered) {
+    const c = await client(m.user);
+    const ts = startMs + m.atMs;
+    if (m.unpublish) await c.unpublish(m.stream);
+    else if (m.director) await c.publishDirector(m.director, { timestampMs: ts, ack: true });
+    else await c.publish(m.stream, m.payload!, { timestampMs: ts, binary: true });
+  }
+  // Everything acknowledged is durably recorded: one acked message per participant closes the stream.
+  for (const [user, c] of clients) await c.publishChat(`bye from ${user}`, { ack: true });
+  for (const c of clients.values()) await c.close();
+  await eventually(
+    async () => {
+      const res = await call(t, 'GET', `/v1/sessions`, { key });
+      return res.body.data.find((s: { id: string; ended_at: string | null }) => s.id === sessionId)?.ended_at;
+    },
+    20_000,
+    'the session to end',
+  );
+  return { startMs };
+}
+
+/** Waits for an export job to finish; returns the job. */
+export async function waitForJob(
+  t: TestApp,
+  key: string,
+  jobId: string,
+  ms = 60_000,
+): Promise<Record<string, any>> {
+  return eventually(
+    async () => {
+      const res = await call(t, 'GET', `/v1/exports/${jobId}`, { key });
+      const job = res.body.data;
+      return job && (job.status === 'completed' || job.status === 'failed') ? job : null;
+    },
+    ms,
+    `export ${jobId} to finish`,
+  );
+}
+
+/** What ffmpeg says about an MP4: its streams and duration. */
+export async function probe(file: string): Promise<{ durationS: number; video: string; audio: string }> {
+  const res = await new Promise<string>((resolve) =>
+    execFile(FFMPEG, ['-hide_banner', '-i', file], (_err, _stdout, stderr) => resolve(stderr)),
+  );
+  const d = /Duration: (\d+):(\d+):(\d+\.\d+)/.exec(res);
+  return {
+    durationS: d ? Number(d[1]) * 3600 + Number(d[2]) * 60 + Number(d[3]) : NaN,
+    video: /Stream #0:\d.*Video: (.*)/.exec(res)?.[1] ?? '',
+    audio: /Stream #0:\d.*Audio: (.*)/.exec(res)?.[1] ?? '',
+  };
+}
+
+/** Every video frame of an MP4, decoded at a quarter of its size as RGB. */
+export interface Decoded {
+  width: number;
+  height: number;
+  frames: Buffer[];
+  /** the colour at (x, y) of the full-size picture in frame `i` */
+  at(i: number, x: number, y: number): [number, number, number];
+}
+
+export async function decodeVideo(file: string, width: number, height: number): Promise<Decoded> {
+  const w = width / 4;
+  const h = height / 4;
+  const { stdout } = await ffmpeg([
+    '-i',
+    file,
+    '-vf',
+    `scale=${w}:${h}`,
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    '-',
+  ]);
+  const size = w * h * 3;
+  const frames: Buffer[] = [];
+  for (let o = 0; o + size <= stdout.length; o += size) frames.push(stdout.subarray(o, o + size));
+  return {
+    width,
+    height,
+    frames,
+    at(i, x, y) {
+      const f = frames[i]!;
+      const p = (Math.floor(y / 4) * w + Math.floor(x / 4)) * 3;
+      return [f[p]!, f[p + 1]!, f[p + 2]!];
+    },
+  };
+}
+
+/** The audio of an MP4 as mono 16-bit samples at 8 kHz. */
+export async function decodeAudio(file: string): Promise<Int16Array> {
+  const { stdout } = await ffmpeg(['-i', file, '-vn', '-ac', '1', '-ar', '8000', '-f', 's16le', '-']);
+  return new Int16Array(stdout.buffer, stdout.byteOffset, Math.floor(stdout.length / 2));
+}
+
+/** Root mean square of the samples between two times (seconds), 0 to 32768. */
+export function rms(samples: Int16Array, fromS: number, toS: number): number {
+  const a = Math.floor(fromS * 8000);
+  const b = Math.min(samples.length, Math.floor(toS * 8000));
+  let sum = 0;
+  for (let i = a; i < b; i++) sum += samples[i]! * samples[i]!;
+  return Math.sqrt(sum / Math.max(1, b - a));
+}
+
+/** The name of the colour nearest to `rgb` among `palette`, and how far it is. */
+export function nearest(
+  rgb: [number, number, number],
+  palette: Record<string, [number, number, number]>,
+): string {
+  let best = '';
+  let dist = Infinity;
+  for (const [name, c] of Object.entries(palette)) {
+    const d = Math.hypot(rgb[0] - c[0], rgb[1] - c[1], rgb[2] - c[2]);
+    if (d < dist) {
+      dist = d;
+      best = name;
+    }
+  }
+  return dist < 90 ? best : `none (${rgb.join(',')})`;
+}

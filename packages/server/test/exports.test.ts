@@ -1,0 +1,348 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TILE_COLOURS } from '../src/modules/exports/graph.js';
+import { call, createSession, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+import {
+  decodeAudio,
+  decodeVideo,
+  evc1,
+  nearest,
+  opusPackets,
+  pcmChunks,
+  probe,
+  recordSession,
+  rms,
+  solidJpeg,
+  vp8Chunks,
+  waitForJob,
+  type Planned,
+} from './export-helpers.js';
+import { eventually } from './live-helpers.js';
+
+const FPS = 15;
+const frameAt = (ms: number) => Math.round(ms);
+const rgb = (hex: string): [number, number, number] => {
+  const n = parseInt(hex.replace('0x', ''), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+};
+/** What a tile can show: a participant's camera colour, or a name tile (colour by order of appearance). */
+const PALETTE: Record<string, [number, number, number]> = {
+  red: [255, 0, 0],
+  blue: [0, 0, 255],
+  green: [0, 128, 0],
+  'alice name': rgb(TILE_COLOURS[0]!),
+  'bob name': rgb(TILE_COLOURS[1]!),
+  'carol name': rgb(TILE_COLOURS[2]!),
+};
+
+/**
+ * The recording every rendering test uses, made through the live client:
+ * - alice: camera of red JPEGs, 0–2.933 s; microphone pcm-s16 (440 Hz) speaking 0.2–1.2 s;
+ *   at 1.0 s she sends `director.focus` → bob;
+ * - bob: camera of blue VP8 (encoded by the bundled ffmpeg), 0–2.933 s; microphone opus (660 Hz)
+ *   speaking 1.8–2.8 s;
+ * - carol joins late: green JPEGs from 1.5 s, camera off (unpublished) from 2.2 s to 2.6 s.
+ * Frames at 15 fps; the media span is 0–2.933 s.
+ */
+async function plan(): Promise<Planned[]> {
+  const [red, green, blue, tone] = await Promise.all([
+    solidJpeg('red'),
+    solidJpeg('green'),
+    vp8Chunks('blue', 3),
+    opusPackets(660, 1),
+  ]);
+  const out: Planned[] = [];
+  for (let k = 0; k < 45; k++) {
+    const at = frameAt((k * 1000) / FPS);
+    out.push({ user: 'alice', atMs: at, stream: 'media/alice/cam', payload: red });
+    out.push({ user: 'bob', atMs: at, stream: 'media/bob/cam', payload: evc1('vp8', blue[k]!, 5_000_000) });
+  }
+  const pcmDescription = new TextEncoder().encode(
+    JSON.stringify({ sampleRate: 16_000, numberOfChannels: 1 }),
+  );
+  pcmChunks(440, 1).forEach((c) =>
+    out.push({
+      user: 'alice',
+      atMs: 200 + c.offsetUs / 1000,
+      stream: 'media/alice/mic',
+      payload: evc1('pcm-s16', c, 200_000, pcmDescription),
+    }),
+  );
+  tone.forEach((c) =>
+    out.push({
+      user: 'bob',
+      atMs: 1800 + c.offsetUs / 1000,
+      stream: 'media/bob/mic',
+      payload: evc1('opus', c, 90_000_000),
+    }),
+  );
+  out.push({
+    user: 'alice',
+    atMs: 1000,
+    stream: 'director',
+    director: { type: 'director.focus', data: { user_id: 'bob' } },
+  });
+  for (let j = 0; 1500 + (j * 1000) / FPS < 2200; j++)
+    out.push({
+      user: 'carol',
+      atMs: frameAt(1500 + (j * 1000) / FPS),
+      stream: 'media/carol/cam',
+      payload: green,
+    });
+  out.push({ user: 'carol', atMs: 2200, stream: 'media/carol/cam', unpublish: true });
+  for (let j = 0; 2600 + (j * 1000) / FPS < 2950; j++)
+    out.push({
+      user: 'carol',
+      atMs: frameAt(2600 + (j * 1000) / FPS),
+      stream: 'media/carol/cam',
+      payload: green,
+    });
+  return out;
+}
+
+const SPAN_S = 2.933;
+
+describe('MP4 export of a recording made by the live client', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let b: Tenant;
+  let sessionId: string;
+  const files: Record<string, string> = {};
+
+  /** Enqueues, waits, downloads; returns the job and the path of the downloaded MP4. */
+  async function exportAs(name: string, query: string): Promise<{ job: Record<string, any>; file: string }> {
+    const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export${query}`, { key: a.key });
+    expect(res.status, res.raw).toBe(202);
+    const job = await waitForJob(t, a.key, res.body.data.job_id);
+    expect(job.status, JSON.stringify(job)).toBe('completed');
+    const dl = await t.app.inject({
+      method: 'GET',
+      url: `/v1/exports/${job.job_id}/download`,
+      headers: { authorization: `Bearer ${a.key}` },
+    });
+    expect(dl.statusCode).toBe(200);
+    const file = join(t.dataDir, `${name}.mp4`);
+    writeFileSync(file, dl.rawPayload);
+    files[name] = file;
+    return { job, file };
+  }
+
+  beforeAll(async () => {
+    t = await startApp({ env: { SESSION_DEPARTURE_TIMEOUT_S: '0' } });
+    [a, b] = await Promise.all([tenant(t), tenant(t)]);
+    sessionId = (await createSession(t, a.key, 'export me')).id;
+    await recordSession(t, a.key, sessionId, await plan());
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('renders the grid at 1280x720: each camera in its tile, the late joiner from when they joined, a name while a camera is off, both microphones heard', async () => {
+    const { job, file } = await exportAs('grid', '');
+    expect(job).toMatchObject({
+      room_id: sessionId,
+      layout: 'grid',
+      orientation: 'landscape',
+      focus: null,
+      error: null,
+      download_url: `http://vss.test/v1/exports/${job.job_id}/download`,
+    });
+    const info = await probe(file);
+    expect(info.video).toMatch(/^h264 .*1280x720/);
+    expect(info.video).toMatch(/15 fps/);
+    expect(info.audio).toMatch(/^aac/);
+    expect(Math.abs(info.durationS - SPAN_S)).toBeLessThanOrEqual(1 / FPS + 0.005);
+
+    const v = await decodeVideo(file, 1280, 720);
+    expect(Math.abs(v.frames.length / FPS - SPAN_S)).toBeLessThanOrEqual(1 / FPS + 0.005);
+    // Tiles of a 2x2 grid (636x356, 8 px apart; the third row centred); sampled below their name text.
+    const tile = (x: number, y: number) => (i: number) =>
+      nearest(v.at(i, x + 0.35 * 636, y + 0.7 * 356), PALETTE);
+    const alice = tile(0, 0);
+    const bob = tile(644, 0);
+    const carol = tile(322, 364);
+    for (const i of [0, 10, 22, 37, 44]) {
+      expect(alice(i)).toBe('red');
+      expect(bob(i)).toBe('blue');
+    }
+    // Carol joined at 1.5 s: her name until then, her video from the first frame at or after 1.5 s.
+    const firstGreen = v.frames.findIndex((_, i) => carol(i) === 'green');
+    expect(firstGreen).toBeGreaterThanOrEqual(22);
+    expect(firstGreen).toBeLessThanOrEqual(24);
+    for (let i = 0; i < 22; i++) expect(carol(i)).toBe('carol name');
+    expect(carol(30)).toBe('green');
+    // Camera off 2.2–2.6 s: her name, not her last picture; then her video again.
+    expect(carol(37)).toBe('carol name');
+    expect(carol(42)).toBe('green');
+
+    const audio = await decodeAudio(file);
+    expect(audio.length / 8000).toBeGreaterThan(SPAN_S - 1 / FPS);
+    expect(rms(audio, 0.3, 1.1)).toBeGreaterThan(1500); // alice (pcm-s16)
+    expect(rms(audio, 1.35, 1.65)).toBeLessThan(150); // nobody speaks
+    expect(rms(audio, 1.9, 2.7)).toBeGreaterThan(1000); // bob (opus)
+  });
+
+  it('renders the grid at 720x1280 in vertical orientation, one column', async () => {
+    const { job, file } = await exportAs('vertical', '?orientation=vertical');
+    expect(job.orientation).toBe('vertical');
+    const info = await probe(file);
+    expect(info.video).toMatch(/720x1280/);
+    const v = await decodeVideo(file, 720, 1280);
+    // Three tiles of 720x420, 8 px apart, centred: y = 2, 430, 858.
+    const at = (y: number) => nearest(v.at(30, 252, y + 0.7 * 420), PALETTE);
+    expect([at(2), at(430), at(858)]).toEqual(['red', 'blue', 'green']);
+  });
+
+  it('renders the presenter layout following director.focus when no focus is given', async () => {
+    const { file } = await exportAs('presenter', '?layout=presenter');
+    const v = await decodeVideo(file, 1280, 720);
+    // Large tile 960x720 on the left; the strip's tiles are 312x356 at x = 968, y = 0 and 364.
+    const main = (i: number) => nearest(v.at(i, 336, 504), PALETTE);
+    const strip = (i: number, y: number) => nearest(v.at(i, 968 + 0.35 * 312, y + 0.7 * 356), PALETTE);
+    expect(main(7)).toBe('red'); // the first participant, alice
+    expect([strip(7, 0), strip(7, 364)]).toEqual(['blue', 'carol name']);
+    // alice sent director.focus → bob at 1.0 s
+    const switched = v.frames.findIndex((_, i) => main(i) === 'blue');
+    expect(Math.abs(switched - 15)).toBeLessThanOrEqual(1);
+    expect(main(30)).toBe('blue');
+    expect([strip(30, 0), strip(30, 364)]).toEqual(['red', 'green']);
+  });
+
+  it('renders the presenter layout with a fixed focus, in both orientations', async () => {
+    const { job, file } = await exportAs('focus', '?layout=presenter&focus=carol');
+    expect(job.focus).toBe('carol');
+    const v = await decodeVideo(file, 1280, 720);
+    const main = (i: number) => nearest(v.at(i, 336, 504), PALETTE);
+    expect(main(7)).toBe('carol name'); // before she joined
+    expect(main(30)).toBe('green');
+    expect(nearest(v.at(30, 968 + 100, 250), PALETTE)).toBe('red');
+
+    const vertical = await exportAs('focus-vertical', '?layout=presenter&focus=bob&orientation=vertical');
+    expect((await probe(vertical.file)).video).toMatch(/720x1280/);
+    const w = await decodeVideo(vertical.file, 720, 1280);
+    // Large tile 720x960 at the top, the strip below.
+    expect(nearest(w.at(30, 252, 672), PALETTE)).toBe('blue');
+  });
+
+  it('serves byte ranges of a completed export', async () => {
+    const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: a.key });
+    const job = await waitForJob(t, a.key, res.body.data.job_id);
+    const url = `/v1/exports/${job.job_id}/download`;
+    const auth = { authorization: `Bearer ${a.key}` };
+    const whole = await t.app.inject({ method: 'GET', url, headers: auth });
+    expect(whole.statusCode).toBe(200);
+    expect(whole.headers['content-type']).toBe('video/mp4');
+    expect(whole.headers['content-disposition']).toMatch(/^attachment; filename=".*\.mp4"$/);
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    const size = whole.rawPayload.length;
+    expect(size).toBe(job.size_bytes);
+    // +faststart: the movie header comes before the media data.
+    expect(whole.rawPayload.indexOf('moov')).toBeLessThan(whole.rawPayload.indexOf('mdat'));
+
+    const part = await t.app.inject({ method: 'GET', url, headers: { ...auth, range: 'bytes=100-199' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 100-199/${size}`);
+    expect(part.rawPayload.equals(whole.rawPayload.subarray(100, 200))).toBe(true);
+    const tail = await t.app.inject({ method: 'GET', url, headers: { ...auth, range: 'bytes=-50' } });
+    expect(tail.statusCode).toBe(206);
+    expect(tail.rawPayload.equals(whole.rawPayload.subarray(size - 50))).toBe(true);
+    const open = await t.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...auth, range: `bytes=${size - 10}-` },
+    });
+    expect(open.rawPayload.length).toBe(10);
+    const beyond = await t.app.inject({ method: 'GET', url, headers: { ...auth, range: `bytes=${size}-` } });
+    expect(beyond.statusCode).toBe(416);
+    expect(beyond.headers['content-range']).toBe(`bytes */${size}`);
+    expect(JSON.parse(beyond.body).error.code).toBe('RANGE_NOT_SATISFIABLE');
+    // A stale If-Range gets the whole (changed) file rather than a piece of it.
+    const stale = await t.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...auth, range: 'bytes=0-9', 'if-range': '"old"' },
+    });
+    expect(stale.statusCode).toBe(200);
+    const fresh = await t.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...auth, range: 'bytes=0-9', 'if-range': String(whole.headers.etag) },
+    });
+    expect(fresh.statusCode).toBe(206);
+  });
+
+  it('refuses bad parameters with 400 naming the parameter', async () => {
+    const ask = (q: string) => call(t, 'GET', `/v1/sessions/${sessionId}/export${q}`, { key: a.key });
+    expect(expectError(await ask('?layout=mosaic'), 400, 'BAD_REQUEST')).toMatch(
+      /^query\.layout must be one of "grid", "presenter"/,
+    );
+    expect(expectError(await ask('?orientation=square'), 400, 'BAD_REQUEST')).toMatch(/^query\.orientation /);
+    expect(expectError(await ask('?layout=presenter&focus='), 400, 'BAD_REQUEST')).toMatch(/^query\.focus /);
+    expect(expectError(await ask('?layout=presenter&focus=nobody'), 400, 'BAD_REQUEST')).toMatch(
+      /^query\.focus must be a participant with video/,
+    );
+    expect(expectError(await ask('?focus=bob'), 400, 'BAD_REQUEST')).toMatch(
+      /^query\.focus applies to the presenter layout/,
+    );
+  });
+
+  it('answers 404 for unknown or foreign sessions and jobs, and creates nothing', async () => {
+    const unknown = '0190b6f0-0000-7000-8000-000000000000';
+    expectError(await call(t, 'GET', `/v1/sessions/${unknown}/export`, { key: a.key }), 404, 'NOT_FOUND');
+    expectError(await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: b.key }), 404, 'NOT_FOUND');
+    expectError(await call(t, 'GET', `/v1/exports/${unknown}`, { key: a.key }), 404, 'NOT_FOUND');
+    expectError(await call(t, 'GET', `/v1/exports/${unknown}/download`, { key: a.key }), 404, 'NOT_FOUND');
+    const mine = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: a.key });
+    const id = mine.body.data.job_id;
+    expectError(await call(t, 'GET', `/v1/exports/${id}`, { key: b.key }), 404, 'NOT_FOUND');
+    expectError(await call(t, 'GET', `/v1/exports/${id}/download`, { key: b.key }), 404, 'NOT_FOUND');
+    expectError(await call(t, 'GET', `/v1/exports/not-a-uuid`, { key: a.key }), 400, 'BAD_REQUEST');
+    await waitForJob(t, a.key, id);
+  });
+
+  it('answers 409 for a download before the job has completed, and for sessions with nothing to export yet', async () => {
+    await t.runtime.jobs.stop();
+    let id: string;
+    try {
+      const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: a.key });
+      id = res.body.data.job_id;
+      expect((await call(t, 'GET', `/v1/exports/${id}`, { key: a.key })).body.data).toMatchObject({
+        status: 'queued',
+        progress: 0,
+        size_bytes: null,
+        completed_at: null,
+      });
+      expect(
+        expectError(await call(t, 'GET', `/v1/exports/${id}/download`, { key: a.key }), 409, 'CONFLICT'),
+      ).toMatch(/queued/);
+    } finally {
+      t.runtime.jobs.start();
+    }
+    expect((await waitForJob(t, a.key, id)).status).toBe('completed');
+    expect((await call(t, 'GET', `/v1/exports/${id}/download`, { key: a.key })).status).toBe(200);
+
+    const empty = await createSession(t, a.key, 'nothing recorded');
+    expect(
+      expectError(await call(t, 'GET', `/v1/sessions/${empty.id}/export`, { key: a.key }), 409, 'CONFLICT'),
+    ).toMatch(/no recorded media/);
+  });
+
+  it('records export.completed in the timeline with the job', async () => {
+    const timeline = await eventually(async () => {
+      const res = await call(t, 'GET', `/v1/sessions/${sessionId}/timeline`, { key: a.key });
+      const done = res.body.data.filter((e: { type: string }) => e.type === 'export.completed');
+      return done.length >= 3 ? done : null;
+    });
+    expect(timeline[0]).toMatchObject({ actor: 'system', data: { room_id: sessionId, status: 'completed' } });
+    expect(timeline[0].data.size_bytes).toBeGreaterThan(1000);
+  });
+
+  it('deleting the session deletes its exports and their files', async () => {
+    const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: a.key });
+    const job = await waitForJob(t, a.key, res.body.data.job_id);
+    const dir = join(t.dataDir, 'exports');
+    expect(existsSync(join(dir, `${job.job_id}.mp4`))).toBe(true);
+    expect((await call(t, 'DELETE', `/v1/sessions/${sessionId}`, { key: a.key })).status).toBe(200);
+    expect(readdirSync(dir)).toEqual([]);
+    expectError(await call(t, 'GET', `/v1/exports/${job.job_id}`, { key: a.key }), 404, 'NOT_FOUND');
+  });
+});
