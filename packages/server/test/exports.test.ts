@@ -18,7 +18,8 @@ import {
   waitForJob,
   type Planned,
 } from './export-helpers.js';
-import { eventually } from './live-helpers.js';
+import { eventually, join as joinLive, jpeg, leave, publish } from './live-helpers.js';
+import { receiver, verifies, type Receiver } from './webhook-helpers.js';
 
 const FPS = 15;
 const frameAt = (ms: number) => Math.round(ms);
@@ -108,6 +109,8 @@ describe('MP4 export of a recording made by the live client', () => {
   let a: Tenant;
   let b: Tenant;
   let sessionId: string;
+  let hook: Receiver;
+  let hookSecret: string;
   const files: Record<string, string> = {};
 
   /** Enqueues, waits, downloads; returns the job and the path of the downloaded MP4. */
@@ -129,12 +132,21 @@ describe('MP4 export of a recording made by the live client', () => {
   }
 
   beforeAll(async () => {
-    t = await startApp({ env: { SESSION_DEPARTURE_TIMEOUT_S: '0' } });
+    t = await startApp({ env: { SESSION_DEPARTURE_TIMEOUT_S: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
     [a, b] = await Promise.all([tenant(t), tenant(t)]);
+    hook = await receiver();
+    const created = await call(t, 'POST', '/v1/webhooks', {
+      key: a.key,
+      body: { url: hook.url, events: ['export.completed'] },
+    });
+    hookSecret = created.body.data.secret;
     sessionId = (await createSession(t, a.key, 'export me')).id;
     await recordSession(t, a.key, sessionId, await plan());
   }, 60_000);
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await hook?.close();
+  });
 
   it('renders the grid at 1280x720: each camera in its tile, the late joiner from when they joined, a name while a camera is off, both microphones heard', async () => {
     const { job, file } = await exportAs('grid', '');
@@ -320,20 +332,95 @@ describe('MP4 export of a recording made by the live client', () => {
     expect((await waitForJob(t, a.key, id)).status).toBe('completed');
     expect((await call(t, 'GET', `/v1/exports/${id}/download`, { key: a.key })).status).toBe(200);
 
+    const live = await createSession(t, a.key, 'still live');
+    const socket = await joinLive(t, a.key, live.id, 'erin');
+    try {
+      socket.send(publish('media/erin/cam', jpeg(1), { id: 'f1' }));
+      await socket.waitFor((m) => m.event === 'ack');
+      expect(
+        expectError(await call(t, 'GET', `/v1/sessions/${live.id}/export`, { key: a.key }), 409, 'CONFLICT'),
+      ).toMatch(/live/);
+    } finally {
+      await leave(socket);
+    }
+
     const empty = await createSession(t, a.key, 'nothing recorded');
     expect(
       expectError(await call(t, 'GET', `/v1/sessions/${empty.id}/export`, { key: a.key }), 409, 'CONFLICT'),
     ).toMatch(/no recorded media/);
   });
 
-  it('records export.completed in the timeline with the job', async () => {
+  it('announces export.completed with the job to webhooks and in the session timeline', async () => {
+    const hits = await eventually(() => (hook.hits.length >= 3 ? hook.hits : null));
+    for (const hit of hits) {
+      expect(verifies(hookSecret, hit)).toBe(true);
+      expect(hit.body).toMatchObject({
+        type: 'export.completed',
+        project_id: a.projectId,
+        session_id: sessionId,
+        data: { room_id: sessionId, status: 'completed' },
+      });
+      expect(hit.body.data.size_bytes).toBeGreaterThan(1000);
+    }
     const timeline = await eventually(async () => {
       const res = await call(t, 'GET', `/v1/sessions/${sessionId}/timeline`, { key: a.key });
       const done = res.body.data.filter((e: { type: string }) => e.type === 'export.completed');
       return done.length >= 3 ? done : null;
     });
     expect(timeline[0]).toMatchObject({ actor: 'system', data: { room_id: sessionId, status: 'completed' } });
-    expect(timeline[0].data.size_bytes).toBeGreaterThan(1000);
+    const announced = new Set(hook.hits.map((h) => h.body.data.job_id));
+    for (const e of timeline) expect(announced).toContain(e.data.job_id);
+  });
+
+  it("keeps the error and the end of ffmpeg's log when a render fails, without retrying it", async () => {
+    const broken = await createSession(t, a.key, 'undecodable');
+    const frames: Planned[] = Array.from({ length: 20 }, (_, k) => ({
+      user: 'dave',
+      atMs: k * 66,
+      stream: 'media/dave/cam',
+      payload: jpeg(k, 2000), // JPEG markers around bytes that are not a picture
+    }));
+    await recordSession(t, a.key, broken.id, frames);
+    const res = await call(t, 'GET', `/v1/sessions/${broken.id}/export`, { key: a.key });
+    const job = await waitForJob(t, a.key, res.body.data.job_id);
+    expect(job).toMatchObject({ status: 'failed', attempts: 1, size_bytes: null });
+    expect(job.error).toMatch(/^ffmpeg failed \(exit code \d+\)/);
+    expect(job.error_log.length).toBeGreaterThan(20);
+    expect(job.error_log).not.toContain(t.dataDir);
+    expect(job.completed_at).not.toBeNull();
+    expectError(await call(t, 'GET', `/v1/exports/${job.job_id}/download`, { key: a.key }), 409, 'CONFLICT');
+    expect(readdirSync(join(t.dataDir, 'exports')).filter((f) => f.startsWith(job.job_id))).toEqual([]);
+  });
+
+  it('replays a retried enqueue with the same Idempotency-Key, and holds dashboard users to the same-origin rule', async () => {
+    const url = `/v1/sessions/${sessionId}/export?layout=presenter`;
+    const first = await call(t, 'GET', url, { key: a.key, headers: { 'idempotency-key': 'export-1' } });
+    const again = await call(t, 'GET', url, { key: a.key, headers: { 'idempotency-key': 'export-1' } });
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data.job_id).toBe(first.body.data.job_id);
+    const other = await call(t, 'GET', `${url}&orientation=vertical`, {
+      key: a.key,
+      headers: { 'idempotency-key': 'export-1' },
+    });
+    expectError(other, 409, 'CONFLICT');
+
+    const cross = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, {
+      cookie: a.cookie,
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expectError(cross, 403, 'FORBIDDEN');
+    const own = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, {
+      cookie: a.cookie,
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
+    expect(own.status).toBe(202);
+    expect((await call(t, 'GET', `/v1/exports/${own.body.data.job_id}`, { cookie: a.cookie })).status).toBe(
+      200,
+    );
+    await waitForJob(t, a.key, first.body.data.job_id);
+    await waitForJob(t, a.key, own.body.data.job_id);
   });
 
   it('deleting the session deletes its exports and their files', async () => {
@@ -344,5 +431,39 @@ describe('MP4 export of a recording made by the live client', () => {
     expect((await call(t, 'DELETE', `/v1/sessions/${sessionId}`, { key: a.key })).status).toBe(200);
     expect(readdirSync(dir)).toEqual([]);
     expectError(await call(t, 'GET', `/v1/exports/${job.job_id}`, { key: a.key }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('export enqueue blocked by billing', () => {
+  it('answers 503 USAGE_LIMITS_EXCEEDED and queues nothing', async () => {
+    const { UsageLimitsExceeded } = await import('../src/http/errors.js');
+    let blocked = false;
+    const t = await startApp({
+      gate: {
+        assertWithinLimits: async () => {
+          if (blocked) throw new UsageLimitsExceeded();
+        },
+      },
+    });
+    try {
+      const a = await tenant(t);
+      const s = await createSession(t, a.key);
+      blocked = true;
+      expectError(
+        await call(t, 'GET', `/v1/sessions/${s.id}/export`, { key: a.key }),
+        503,
+        'USAGE_LIMITS_EXCEEDED',
+      );
+      expect(await t.runtime.database.db.selectFrom('exports').selectAll().execute()).toEqual([]);
+      expect(
+        await t.runtime.database.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('kind', '=', 'export.render')
+          .execute(),
+      ).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });
