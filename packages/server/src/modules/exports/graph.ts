@@ -1,4 +1,4 @@
-import type { Composition } from './layout.js';
+import type { Composition, TileGroup } from './layout.js';
 import type { Interval, Scan } from './scan.js';
 
 /** Name tiles: one muted colour per participant, so that a gap never looks like video. */
@@ -49,10 +49,12 @@ function fit(w: number, h: number): string {
 }
 
 /**
- * The filter graph of one export. Every video tile is a stream of its own at the output rate:
- * a coloured name tile (colour source + drawtext), with the participant's scaled video overlaid
- * only while the track is on, so that a gap shows the name, never a frozen frame. The tiles are
- * overlaid on the canvas at their place, with time expressions where the place changes (presenter).
+ * The filter graph of one export. A tile shows a participant's name on their colour, with their
+ * scaled video over it only while the track is on, so that a gap shows the name, never a frozen
+ * frame. Name tiles are drawn once and repeated (`loop`): per output frame only the video is
+ * scaled and overlaid, as a hand-written grid would. Tiles that stay in one place for the whole
+ * export (the grid; a presenter layout that never changes) are drawn into the background; a tile
+ * that moves (presenter) is a stream of its own, overlaid with time expressions for where and when.
  * Audio: every microphone is resampled with `async` (silence fills gaps and the time before the
  * first packet, so each sits at its recorded time), the tracks are mixed at unity gain and cut
  * to the export's length. Inputs keep their recorded timestamps (`-copyts`): time 0 is the epoch.
@@ -60,7 +62,7 @@ function fit(w: number, h: number): string {
 export function buildGraph(
   comp: Composition,
   scan: Scan,
-  opts: { fps: number; durationUs: number; font: string | null },
+  opts: { fps: number; frames: number; durationUs: number; font: string | null },
 ): Graph {
   const { fps } = opts;
   const D = sec(opts.durationUs);
@@ -75,6 +77,9 @@ export function buildGraph(
     }
     return inputOf.get(track)!;
   };
+  /** One frame drawn by `draw`, repeated for the whole export at the output rate. */
+  const still = (draw: string) =>
+    `${draw},trim=end_frame=1,loop=loop=${opts.frames - 1}:size=1:start=0,setpts=N/${fps}/TB`;
 
   // Decoded video, split when a track is drawn at two sizes.
   const uses = new Map<number, number>();
@@ -92,35 +97,61 @@ export function buildGraph(
       pads.set(track, names);
     }
   }
+  const video = (g: TileGroup, i: number) => {
+    const s = comp.subjects[g.subject]!;
+    if (s.track === null) return null;
+    lines.push(`[${pads.get(s.track)!.shift()!}]${fit(g.w, g.h)}[v${i}]`);
+    return { pad: `v${i}`, on: during(s.on) };
+  };
 
   const font = opts.font ? `fontfile=${opts.font}` : 'font=Sans';
-  lines.push(`color=c=${BACKGROUND}:s=${comp.width}x${comp.height}:r=${fps}:d=${D}[c0]`);
   comp.subjects.forEach((s, i) =>
     files.set(`label-${i}.txt`, s.label.length > 40 ? `${s.label.slice(0, 39)}…` : s.label),
   );
-  comp.groups.forEach((g, i) => {
+  const name = (g: TileGroup, x: string, y: string) => {
     const s = comp.subjects[g.subject]!;
     const size = Math.round(Math.max(14, Math.min(g.h / 8, (g.w * 1.6) / Math.max(6, [...s.label].length))));
-    lines.push(
-      `color=c=${TILE_COLOURS[s.person % TILE_COLOURS.length]}:s=${g.w}x${g.h}:r=${fps}:d=${D},` +
-        `drawtext=${font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
-        `x=(w-tw)/2:y=(h-th)/2[n${i}]`,
+    return (
+      `drawtext=${font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
+      `x=${x}+(${g.w}-tw)/2:y=${y}+(${g.h}-th)/2`
     );
+  };
+  const colour = (g: TileGroup) => TILE_COLOURS[comp.subjects[g.subject]!.person % TILE_COLOURS.length];
+
+  const fixed = comp.groups.filter((g) => g.spans === null);
+  const background = [`color=c=${BACKGROUND}:s=${comp.width}x${comp.height}:r=${fps}:d=1`];
+  for (const g of fixed)
+    background.push(
+      `drawbox=x=${g.at.x}:y=${g.at.y}:w=${g.w}:h=${g.h}:color=${colour(g)}:t=fill`,
+      name(g, String(g.at.x), String(g.at.y)),
+    );
+  lines.push(`${still(background.join(','))}[c0]`);
+  let canvas = 0;
+  const overlay = (pad: string, place: string) => {
+    lines.push(`[c${canvas}][${pad}]overlay=${place}:eof_action=pass[c${canvas + 1}]`);
+    canvas += 1;
+  };
+  comp.groups.forEach((g, i) => {
+    if (g.spans === null) {
+      const v = video(g, i);
+      if (v) overlay(v.pad, `x=${g.at.x}:y=${g.at.y}:enable='${v.on}'`);
+      return;
+    }
+    lines.push(`${still(`color=c=${colour(g)}:s=${g.w}x${g.h}:r=${fps}:d=1,${name(g, '0', '0')}`)}[n${i}]`);
     let tile = `n${i}`;
-    if (s.track !== null) {
-      const src = pads.get(s.track)!.shift()!;
-      lines.push(`[${src}]${fit(g.w, g.h)}[v${i}]`);
-      lines.push(`[n${i}][v${i}]overlay=eof_action=pass:enable='${during(s.on)}'[t${i}]`);
+    const v = video(g, i);
+    if (v) {
+      lines.push(`[n${i}][${v.pad}]overlay=eof_action=pass:enable='${v.on}'[t${i}]`);
       tile = `t${i}`;
     }
-    const place = g.spans
-      ? `x='${g.spans.map((p) => `${p.x}*(${during([p])})`).join('+')}':y='${g.spans
-          .map((p) => `${p.y}*(${during([p])})`)
-          .join('+')}':enable='${during(g.spans)}'`
-      : `x=${g.at.x}:y=${g.at.y}`;
-    lines.push(`[c${i}][${tile}]overlay=${place}:eof_action=pass[c${i + 1}]`);
+    const spans = g.spans;
+    overlay(
+      tile,
+      `x='${spans.map((p) => `${p.x}*(${during([p])})`).join('+')}':` +
+        `y='${spans.map((p) => `${p.y}*(${during([p])})`).join('+')}':enable='${during(spans)}'`,
+    );
   });
-  lines.push(`[c${comp.groups.length}]format=yuv420p[vout]`);
+  lines.push(`[c${canvas}]format=yuv420p[vout]`);
 
   const mics = scan.tracks.map((t, i) => ({ t, i })).filter(({ t }) => t.kind === 'mic');
   if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=stereo,atrim=end=${D}[aout]`);

@@ -60,12 +60,20 @@ export function outputFps(scan: Scan): number {
   return fastest > 20 ? 30 : 15;
 }
 
-/** Writes chunks, waiting while the pipe is full; false once the pipe is gone (ffmpeg stopped reading). */
+/**
+ * Bytes a feed may queue in front of its pipe (a kernel pipe holds only 64 KiB, three camera
+ * frames): ffmpeg keeps reading while this process is busy elsewhere (another track's page of
+ * the store), and this process wakes once per 256 KiB drained, not once per frame.
+ */
+const FEED_AHEAD = 256 * 1024;
+
+/** Writes one frame (header and data in one writev), waiting while too much is queued; false once the pipe is gone. */
 function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
   if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
-  let ok = true;
-  for (const c of chunks) ok = pipe.write(c);
-  if (ok) return Promise.resolve(true);
+  pipe.cork();
+  for (const c of chunks) pipe.write(c);
+  pipe.uncork();
+  if (pipe.writableLength < FEED_AHEAD) return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = () => {
       pipe.off('drain', done);
@@ -104,7 +112,7 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
       font = `font${extname(req.font)}`;
       symlinkSync(req.font, join(req.workDir, font));
     }
-    const graph = buildGraph(comp, scan, { fps, durationUs, font });
+    const graph = buildGraph(comp, scan, { fps, frames, durationUs, font });
     writeFileSync(join(req.workDir, 'graph.txt'), graph.script);
     for (const [name, text] of graph.files) writeFileSync(join(req.workDir, name), text);
     const args = ffmpegArgs(graph, { frames, output: `file:${req.output}`, preset: req.preset });
