@@ -1,0 +1,461 @@
+/**
+ * export: rendering a recorded session to MP4 through the service (enqueue → job → file) against
+ * one hand-written ffmpeg command making the same composition from the same frames on disk.
+ *
+ *   npm run bench -- export [--quick] [--minutes=N] [--rounds=N] [--presets] [--keep]
+ *
+ * Fixture (bench/lib/export-fixture.ts): 4 participants, each a 640x480 MJPEG camera at 15 fps
+ * (about 22 kB a frame) and an Opus microphone, 10 minutes (--quick: 1). A first run of the compiled
+ * server creates an account, a key and a session through the API and stops; the frames are written
+ * into its stream store (SQLite, the default) with the store's own appendBatch; the server starts
+ * again on the same DATA_DIR.
+ *
+ * Measured, in rounds that alternate which side goes first:
+ *   vss   GET /v1/sessions/{id}/export (grid, landscape) with the API key, then GET /v1/exports/{id}
+ *         every 100 ms until `completed`: seconds from the enqueue to completion, the server's and
+ *         its ffmpeg child's CPU and peak RSS (VmHWM; the server's is reset before each render)
+ *   bare  the bundled ffmpeg with the 4 MJPEG files and 4 Ogg files as inputs and one filter graph:
+ *         a 1280x720 canvas, each camera scaled to fit 636x356 and padded, overlaid in a 2x2 grid
+ *         8 px apart; the 4 microphones mixed at unity gain. Same encoder settings as the service
+ *         (libx264 at the product's preset and CRF, yuv420p, AAC 128k, +faststart), same frame count.
+ * `ratio` = bare seconds ÷ vss seconds (medians over the rounds): the share of the encoder's speed
+ * on this machine that the service achieves. Targets (issue 6): ratio ≥ 0.8; peak memory (server
+ * + its ffmpeg) < 400 MB.
+ *
+ * --presets: before the rounds, the bare command once per libx264 preset on the first minute, with
+ * its speed, bitrate and SSIM against a lossless encode of the same composition (why the product
+ * uses the preset it does). --keep leaves the DATA_DIR.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { X264 } from '../packages/server/src/modules/exports/graph.ts';
+import type { sqliteStreamStore as SqliteStreamStore } from '../packages/server/src/streams/sqlite.js';
+import type { BenchOptions } from './run.ts';
+import { expectCall } from './lib/http.ts';
+import { CAM_FPS, FFMPEG, mediaFiles, writeRecording, type MediaFiles } from './lib/export-fixture.ts';
+import { waitForQuiet } from './lib/machine.ts';
+import { median } from './lib/load.ts';
+import { ProcSampler, readProc } from './lib/proc.ts';
+import { ROOT, startProcess, stopAll, type ServerProcess } from './lib/server.ts';
+import { fmt, mib, printTable, round } from './lib/table.ts';
+
+const EPOCH_MS = Date.UTC(2026, 10, 21, 10, 0, 0);
+const TARGET_RATIO = 0.8;
+const TARGET_PEAK_BYTES = 400e6;
+const PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'];
+
+function intFlag(args: string[], name: string): number | undefined {
+  const a = args.find((x) => x.startsWith(`--${name}=`));
+  if (!a) return undefined;
+  const n = Number(a.slice(name.length + 3));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number`);
+  return n;
+}
+
+/** One render: how long it took and what it cost. */
+interface Run {
+  side: 'vss' | 'bare';
+  wallS: number;
+  /** ffmpeg's CPU seconds and peak RSS */
+  ffmpegCpuS: number;
+  ffmpegPeak: number;
+  /** vss only: the server process during the render */
+  serverCpuS: number;
+  serverPeak: number;
+  bytes: number;
+  load: number;
+}
+
+/** The hand-written command: the same grid and mix as the service's, straight from the files. */
+function bareArgs(
+  media: MediaFiles,
+  frames: number,
+  output: string,
+  x264: { preset: string; crf: number } = X264,
+  format: 'mp4' | 'matroska' = 'mp4',
+): string[] {
+  const seconds = frames / CAM_FPS;
+  const fit =
+    "scale=w='if(gt(a,1.786517),636,trunc(356*a/2)*2)':h='if(gt(a,1.786517),trunc(636/a/2)*2,356)'," +
+    'setsar=1,pad=636:356:(ow-iw)/2:(oh-ih)/2:black';
+  const at = ['0:0', '644:0', '0:364', '644:364'];
+  const graph = [
+    `color=c=0x111318:s=1280x720:r=${CAM_FPS}:d=${seconds}[c0]`,
+    ...media.cams.map((_, p) => `[${p}:v]${fit}[v${p}]`),
+    ...media.cams.map((_, p) => `[c${p}][v${p}]overlay=${at[p]}[c${p + 1}]`),
+    `[c${media.cams.length}]format=yuv420p[vout]`,
+    `${media.mics.map((_, p) => `[${media.cams.length + p}:a]`).join('')}amix=inputs=${media.mics.length}:` +
+      `duration=first:dropout_transition=0,volume=${media.mics.length},atrim=end=${seconds}[aout]`,
+  ].join(';');
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-y',
+    ...media.cams.flatMap((f) => ['-f', 'mjpeg', '-framerate', String(CAM_FPS), '-i', f]),
+    ...media.mics.flatMap((f) => ['-i', f]),
+    '-filter_complex',
+    graph,
+    '-map',
+    '[vout]',
+    '-map',
+    '[aout]',
+    '-frames:v',
+    String(frames),
+    '-c:v',
+    'libx264',
+    '-preset',
+    x264.preset,
+    '-crf',
+    String(x264.crf),
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    ...(format === 'mp4' ? ['-movflags', '+faststart'] : []),
+    '-f',
+    format,
+    output,
+  ];
+}
+
+/** Runs ffmpeg to completion, sampling its CPU and memory. */
+async function runFfmpeg(
+  args: string[],
+): Promise<{ wallS: number; cpuS: number; peak: number; stderr: string }> {
+  const t0 = performance.now();
+  const child = spawn(FFMPEG, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const sampler = new ProcSampler(child.pid!, 100);
+  const code = await new Promise<number | null>((ok) => child.once('close', ok));
+  sampler.stop();
+  if (code !== 0) throw new Error(`ffmpeg exited with ${code}: ${stderr}`);
+  return {
+    wallS: (performance.now() - t0) / 1000,
+    cpuS: sampler.last?.cpuS ?? NaN,
+    peak: sampler.peakRssBytes,
+    stderr,
+  };
+}
+
+/** The ffmpeg process the server started, once there is one. */
+function ffmpegChildOf(pid: number): number | null {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid && stat.includes('(ffmpeg)')) return Number(name);
+    } catch {
+      // gone
+    }
+  }
+  return null;
+}
+
+function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function renderVss(server: ServerProcess, sessionId: string, key: string): Promise<Run> {
+  const auth = { authorization: `Bearer ${key}` };
+  const load = loadavg()[0]!;
+  resetPeak(server.pid);
+  const mark = server.sampler.mark();
+  const t0 = performance.now();
+  const queued = await expectCall<{ data: { job_id: string } }>(
+    202,
+    `${server.url}/v1/sessions/${sessionId}/export`,
+    { headers: auth },
+  );
+  const id = queued.json.data.job_id;
+  let ff: ProcSampler | null = null;
+  let job: { status: string; size_bytes: number | null; error: string | null };
+  for (;;) {
+    if (!ff) {
+      const pid = ffmpegChildOf(server.pid);
+      if (pid) ff = new ProcSampler(pid, 100);
+    }
+    const res = await expectCall<{ data: typeof job }>(200, `${server.url}/v1/exports/${id}`, {
+      headers: auth,
+    });
+    job = res.json.data;
+    if (job.status === 'completed' || job.status === 'failed') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const wallS = (performance.now() - t0) / 1000;
+  ff?.stop();
+  if (job.status !== 'completed') throw new Error(`the export failed: ${job.error}`);
+  const serverCpuS = server.sampler.cpuSince(mark);
+  return {
+    side: 'vss',
+    wallS,
+    ffmpegCpuS: ff?.last?.cpuS ?? NaN,
+    ffmpegPeak: ff?.peakRssBytes ?? NaN,
+    serverCpuS,
+    serverPeak: readProc(server.pid)?.peakRssBytes ?? NaN,
+    bytes: job.size_bytes ?? 0,
+    load,
+  };
+}
+
+async function renderBare(media: MediaFiles, frames: number, dir: string): Promise<Run> {
+  const load = loadavg()[0]!;
+  const out = join(dir, 'bare.mp4');
+  const r = await runFfmpeg(bareArgs(media, frames, out));
+  return {
+    side: 'bare',
+    wallS: r.wallS,
+    ffmpegCpuS: r.cpuS,
+    ffmpegPeak: r.peak,
+    serverCpuS: 0,
+    serverPeak: 0,
+    bytes: statSync(out).size,
+    load,
+  };
+}
+
+/** libx264 presets on the bare command: speed, bitrate, SSIM against a lossless encode. */
+async function comparePresets(
+  media: MediaFiles,
+  dir: string,
+): Promise<Array<Record<string, number | string>>> {
+  const frames = 60 * CAM_FPS;
+  const lossless = join(dir, 'lossless.mkv');
+  await runFfmpeg(bareArgs(media, frames, lossless, { preset: 'ultrafast', crf: 0 }, 'matroska'));
+  const rows: Array<Record<string, number | string>> = [];
+  for (const preset of PRESETS) {
+    const out = join(dir, `preset-${preset}.mp4`);
+    const r = await runFfmpeg(bareArgs(media, frames, out, { preset, crf: X264.crf }));
+    const ssim = await runFfmpeg([
+      '-hide_banner',
+      '-nostdin',
+      '-i',
+      out,
+      '-i',
+      lossless,
+      '-lavfi',
+      'ssim',
+      '-f',
+      'null',
+      '-',
+    ]);
+    const all = /SSIM .*All:([\d.]+)/.exec(ssim.stderr)?.[1];
+    const row = {
+      preset,
+      x_real_time: round(60 / r.wallS, 2),
+      kbit_s: Math.round((statSync(out).size * 8) / 60 / 1000),
+      ssim: all ? Number(all) : NaN,
+      peak_mib: round(mib(r.peak), 1),
+    };
+    rows.push(row);
+    console.log(
+      `  preset ${preset.padEnd(9)} ${fmt(row.x_real_time, 2)}× real time, ${row.kbit_s} kbit/s, SSIM ${row.ssim}`,
+    );
+  }
+  return rows;
+}
+
+export default async function exportBench({ quick, args }: BenchOptions): Promise<void> {
+  const minutes = intFlag(args, 'minutes') ?? (quick ? 1 : 10);
+  const rounds = intFlag(args, 'rounds') ?? (quick ? 1 : 2);
+  const keep = args.includes('--keep');
+  const started = Date.now();
+  const media = mediaFiles(minutes, console.log);
+  const dataDir = mkdtempSync(join(tmpdir(), 'vss-bench-export-'));
+  const env = {
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    PUBLIC_BASE_URL: '',
+    SECRET_KEY: '',
+    FFMPEG_PATH: '',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+  };
+  const start = (name: string) =>
+    startProcess({
+      name,
+      command: process.execPath,
+      args: [join(ROOT, 'packages/server/dist/main.js')],
+      env,
+      timeoutMs: 60_000,
+    });
+  try {
+    // ------------------------------------------------------------ the recording
+    const first = await start('vss (bootstrap)');
+    const reg = await expectCall<{ data: { project_id: string } }>(201, `${first.url}/v1/auth/register`, {
+      method: 'POST',
+      json: { email: `bench-export-${Date.now()}@example.com`, password: 'bench-password-1234' },
+    });
+    const cookie = reg.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .find((c) => c.startsWith('service_session='))!;
+    const key = (
+      await expectCall<{ data: { secret: string } }>(
+        201,
+        `${first.url}/v1/projects/${reg.json.data.project_id}/api-keys`,
+        { method: 'POST', headers: { cookie }, json: {} },
+      )
+    ).json.data.secret;
+    const sessionId = (
+      await expectCall<{ data: { id: string } }>(201, `${first.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        json: { name: 'export bench' },
+      })
+    ).json.data.id;
+    await first.stop();
+    const g0 = performance.now();
+    const mod = (await import(join(ROOT, 'packages/server/dist/streams/sqlite.js'))) as {
+      sqliteStreamStore: typeof SqliteStreamStore;
+    };
+    const store = mod.sqliteStreamStore(dataDir);
+    const written = await writeRecording(store, sessionId, media, EPOCH_MS);
+    await store.close();
+    const genS = (performance.now() - g0) / 1000;
+    const frames = Math.round((written.spanMs * CAM_FPS) / 1000) + 1;
+    const mediaS = frames / CAM_FPS;
+    console.log(
+      `export: ${minutes}-minute recording of 4 participants: ${written.camFrames.toLocaleString('en-US')} camera frames, ` +
+        `${written.micPackets.toLocaleString('en-US')} opus packets, ${fmt(written.payloadBytes / 1e6)} MB, ` +
+        `written in ${fmt(genS, 1)} s; ${frames} output frames (${fmt(mediaS, 2)} s) at preset ${X264.preset}, CRF ${X264.crf}`,
+    );
+
+    const server = await start('vss');
+    const restRss = readProc(server.pid)?.rssBytes ?? NaN;
+
+    let presets: Array<Record<string, number | string>> = [];
+    if (args.includes('--presets')) {
+      console.log('export: libx264 presets on the bare command, first minute');
+      presets = await comparePresets(mediaFiles(1, console.log), dataDir);
+    }
+
+    // ------------------------------------------------------------ interleaved rounds
+    const runs: Run[] = [];
+    for (let r = 1; r <= rounds; r++) {
+      const quiet = await waitForQuiet(0.5, quick ? 2000 : 20_000);
+      const order = r % 2 === 1 ? (['vss', 'bare'] as const) : (['bare', 'vss'] as const);
+      for (const side of order) {
+        const run =
+          side === 'vss' ? await renderVss(server, sessionId, key) : await renderBare(media, frames, dataDir);
+        runs.push(run);
+        console.log(
+          `  round ${r}/${rounds} ${side.padEnd(4)}: ${fmt(run.wallS, 1).padStart(6)} s  ` +
+            `${fmt(mediaS / run.wallS, 2)}× real time  ffmpeg ${fmt(run.ffmpegCpuS, 1)} CPU s, peak ${fmt(mib(run.ffmpegPeak), 1)} MiB` +
+            (side === 'vss'
+              ? `  server ${fmt(run.serverCpuS, 1)} CPU s, peak ${fmt(mib(run.serverPeak), 1)} MiB`
+              : '') +
+            `  (load ${run.load.toFixed(2)}, other work before the round ${fmt(quiet, 2)} cores)`,
+        );
+      }
+    }
+    await server.stop();
+
+    // ------------------------------------------------------------ summary
+    const of = (side: Run['side']) => runs.filter((x) => x.side === side);
+    const sum = (xs: Run[]) => ({
+      wallS: median(xs.map((x) => x.wallS)),
+      min: Math.min(...xs.map((x) => x.wallS)),
+      max: Math.max(...xs.map((x) => x.wallS)),
+      ffmpegCpuS: median(xs.map((x) => x.ffmpegCpuS)),
+      serverCpuS: median(xs.map((x) => x.serverCpuS)),
+      ffmpegPeak: Math.max(...xs.map((x) => x.ffmpegPeak)),
+      serverPeak: Math.max(...xs.map((x) => x.serverPeak)),
+      bytes: median(xs.map((x) => x.bytes)),
+    });
+    const vss = sum(of('vss'));
+    const bare = sum(of('bare'));
+    const ratio = bare.wallS / vss.wallS;
+    const peak = vss.ffmpegPeak + vss.serverPeak;
+    printTable(
+      [
+        'side',
+        'seconds',
+        'range',
+        '× real time',
+        'ffmpeg CPU s',
+        'server CPU s',
+        'ffmpeg peak MiB',
+        'server peak MiB',
+        'MP4 MB',
+      ],
+      [vss, bare].map((x, i) => [
+        i === 0 ? 'vss (enqueue → completed)' : 'bare ffmpeg command',
+        fmt(x.wallS, 1),
+        `${fmt(x.min, 1)}–${fmt(x.max, 1)}`,
+        fmt(mediaS / x.wallS, 2),
+        fmt(x.ffmpegCpuS, 1),
+        i === 0 ? fmt(x.serverCpuS, 1) : '',
+        fmt(mib(x.ffmpegPeak), 1),
+        i === 0 ? fmt(mib(x.serverPeak), 1) : '',
+        fmt(x.bytes / 1e6, 1),
+      ]),
+      `${minutes}-minute 4-participant grid, 1280x720 at ${CAM_FPS} fps, libx264 ${X264.preset} CRF ${X264.crf}; ` +
+        `median of ${rounds} round(s); server RSS at rest ${fmt(mib(restRss), 1)} MiB`,
+    );
+    const met = { ratio: ratio >= TARGET_RATIO, peak: peak < TARGET_PEAK_BYTES };
+    const yn = (b: boolean) => (b ? 'met' : 'NOT MET');
+    console.log(
+      `\ntargets: vss ≥ ${TARGET_RATIO} × the bare command's speed: ${yn(met.ratio)} (${fmt(ratio, 3)})\n` +
+        `         peak memory (server + its ffmpeg) < 400 MB: ${yn(met.peak)} (${fmt(peak / 1e6, 1)} MB: ` +
+        `server ${fmt(vss.serverPeak / 1e6, 1)} + ffmpeg ${fmt(vss.ffmpegPeak / 1e6, 1)}; the bare command ${fmt(bare.ffmpegPeak / 1e6, 1)})`,
+    );
+    console.log(
+      JSON.stringify({
+        bench: 'export',
+        quick,
+        minutes,
+        rounds,
+        participants: 4,
+        preset: X264.preset,
+        crf: X264.crf,
+        media_s: round(mediaS, 2),
+        frames,
+        fixture: {
+          events: written.events,
+          payload_bytes: written.payloadBytes,
+          generation_s: round(genS, 1),
+        },
+        ratio: round(ratio, 3),
+        vss: {
+          seconds: round(vss.wallS, 1),
+          x_real_time: round(mediaS / vss.wallS, 2),
+          ffmpeg_cpu_s: round(vss.ffmpegCpuS, 1),
+          server_cpu_s: round(vss.serverCpuS, 1),
+          ffmpeg_peak_mib: round(mib(vss.ffmpegPeak), 1),
+          server_peak_mib: round(mib(vss.serverPeak), 1),
+          mp4_bytes: vss.bytes,
+        },
+        bare: {
+          seconds: round(bare.wallS, 1),
+          x_real_time: round(mediaS / bare.wallS, 2),
+          ffmpeg_cpu_s: round(bare.ffmpegCpuS, 1),
+          ffmpeg_peak_mib: round(mib(bare.ffmpegPeak), 1),
+          mp4_bytes: bare.bytes,
+        },
+        peak_mb: round(peak / 1e6, 1),
+        presets,
+        targets: { ratio_ge_0_8: met.ratio, peak_lt_400_mb: met.peak },
+        targets_met: met.ratio && met.peak,
+        load_average_end: loadavg().map((l) => round(l)),
+        duration_s: Math.round((Date.now() - started) / 1000),
+      }),
+    );
+  } finally {
+    await stopAll();
+    if (keep) console.error(`export: DATA_DIR kept: ${dataDir}`);
+    else rmSync(dataDir, { recursive: true, force: true });
+  }
+}
