@@ -151,16 +151,33 @@ export function mkvHeader(track: MkvTrack): Buffer {
   return Buffer.concat([ebml, segment, info, tracks]);
 }
 
+/** Bytes of the Cluster, Timestamp and SimpleBlock headers that precede each frame. */
+export const MKV_FRAME_HEADER_BYTES = 35;
+
 /**
  * The bytes that precede one frame: a Cluster holding its Timestamp and one SimpleBlock whose data
- * (the frame itself) follows. Written separately so that the frame is never copied.
+ * (the frame itself) follows. Written separately so that the frame is never copied; fixed-size
+ * fields (8-byte sizes and timestamp), so it is one small buffer filled in place.
  */
 export function mkvFrameHeader(timestampUs: number, key: boolean, frameBytes: number): Buffer {
-  const ts = uint(ID.Timestamp, Math.max(0, Math.round(timestampUs)));
+  const b = Buffer.allocUnsafe(MKV_FRAME_HEADER_BYTES);
+  b.writeUInt32BE(ID.Cluster, 0);
+  writeSize8(b, 4, 10 + 1 + 8 + 4 + frameBytes);
+  b[12] = ID.Timestamp;
+  b[13] = 0x88; // size 8
+  b.writeBigUInt64BE(BigInt(Math.max(0, Math.round(timestampUs))), 14);
+  b[22] = ID.SimpleBlock;
+  writeSize8(b, 23, 4 + frameBytes);
   // SimpleBlock: track number (vint 1), int16 timestamp relative to the cluster, flags.
-  const blockHead = Buffer.from([0x81, 0x00, 0x00, key ? 0x80 : 0x00]);
-  const blockSize = blockHead.length + frameBytes;
-  const block = Buffer.concat([idBytes(ID.SimpleBlock), size8(blockSize), blockHead]);
-  const clusterSize = ts.length + block.length + frameBytes;
-  return Buffer.concat([idBytes(ID.Cluster), size8(clusterSize), ts, block]);
+  b[31] = 0x81;
+  b[32] = 0;
+  b[33] = 0;
+  b[34] = key ? 0x80 : 0x00;
+  return b;
+}
+
+function writeSize8(b: Buffer, at: number, n: number): void {
+  b.writeUInt32BE(Math.floor(n / 0x100000000) & 0x00ffffff, at);
+  b.writeUInt32BE(n >>> 0, at + 4);
+  b[at] = 0x01;
 }

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
 import { ffmpegArgs, buildGraph } from './graph.js';
 import { gridComposition, presenterComposition, type Layout, type Orientation } from './layout.js';
-import { mkvFrameHeader, mkvHeader } from './matroska.js';
+import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
 import { TrackFramer } from './media.js';
 import { scanRecording, type Scan } from './scan.js';
 
@@ -66,8 +66,10 @@ export function outputFps(scan: Scan): number {
  * the store), and this process wakes once per 256 KiB drained, not once per frame.
  */
 const FEED_AHEAD = 256 * 1024;
+/** Frames are gathered into writes of about this size: one writev for many small audio packets. */
+const WRITE_BATCH = 64 * 1024;
 
-/** Writes one frame (header and data in one writev), waiting while too much is queued; false once the pipe is gone. */
+/** Writes gathered chunks in one writev, waiting while too much is queued; false once the pipe is gone. */
 function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
   if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
   pipe.cork();
@@ -162,13 +164,22 @@ async function run(
     const track = scan.tracks[trackIndex]!;
     const framer = new TrackFramer(track.format, scan.epochMs);
     try {
-      if (!(await write(pipe, [mkvHeader(track.format.mkv)]))) return;
+      let batch: Uint8Array[] = [mkvHeader(track.format.mkv)];
+      let bytes = 0;
+      let open = true;
       for await (const e of store.read(req.sessionId, { streamId: track.streamId })) {
         if (req.signal.aborted) break;
         const f = framer.frame(e.ts, e.body);
         if (!f) continue;
-        if (!(await write(pipe, [mkvFrameHeader(f.atUs, f.key, f.data.length), f.data]))) break;
+        batch.push(mkvFrameHeader(f.atUs, f.key, f.data.length), f.data);
+        bytes += MKV_FRAME_HEADER_BYTES + f.data.length;
+        if (bytes < WRITE_BATCH) continue;
+        open = await write(pipe, batch);
+        batch = [];
+        bytes = 0;
+        if (!open) break;
       }
+      if (open && batch.length) await write(pipe, batch);
     } catch (err) {
       feedError ??= err as Error;
       kill();
