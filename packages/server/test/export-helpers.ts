@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { encodeEvc1, LiveClient } from '@vss/client';
 import { WebSocket } from 'ws';
@@ -82,6 +85,45 @@ export async function vp8Chunks(colour: string, seconds: number, fps = 15): Prom
     o += 12 + n;
   }
   return out;
+}
+
+/** H.264 (Annex B, no B-frames) of a solid colour, encoded by the bundled ffmpeg (libx264), one file per frame. */
+export async function h264Chunks(colour: string, seconds: number, fps = 15): Promise<Chunk[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'vss-h264-'));
+  try {
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      `color=c=${colour}:s=320x240:r=${fps}`,
+      '-t',
+      String(seconds),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-bf',
+      '0',
+      '-g',
+      String(fps),
+      '-f',
+      'image2',
+      join(dir, 'f%04d.h264'),
+    ]);
+    return readdirSync(dir)
+      .sort()
+      .map((name, i) => {
+        const data = readFileSync(join(dir, name));
+        // A key frame holds an IDR slice (NAL unit type 5).
+        let key = false;
+        for (let o = 0; o + 3 < data.length; o++)
+          if (data[o] === 0 && data[o + 1] === 0 && data[o + 2] === 1 && (data[o + 3]! & 0x1f) === 5)
+            key = true;
+        return { offsetUs: Math.round((i * 1e6) / fps), durationUs: Math.round(1e6 / fps), key, data };
+      });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Opus packets (20 ms) of a sine tone, encoded by the bundled ffmpeg (libopus), split from its Ogg output. */

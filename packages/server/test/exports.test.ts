@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TILE_COLOURS } from '../src/modules/exports/graph.js';
@@ -7,6 +7,7 @@ import {
   decodeAudio,
   decodeVideo,
   evc1,
+  h264Chunks,
   nearest,
   opusPackets,
   pcmChunks,
@@ -235,6 +236,77 @@ describe('MP4 export of a recording made by the live client', () => {
     expect(nearest(w.at(30, 252, 672), PALETTE)).toBe('blue');
   });
 
+  it('renders H.264 cameras, and participants who only spoke as name tiles with their voice', async () => {
+    const [yellow, voice] = await Promise.all([h264Chunks('yellow', 1), Promise.resolve(pcmChunks(440, 1))]);
+    const description = new TextEncoder().encode(JSON.stringify({ sampleRate: 16_000, numberOfChannels: 1 }));
+    const mixed = await createSession(t, a.key, 'h264 and a voice');
+    await recordSession(t, a.key, mixed.id, [
+      ...yellow.map((c) => ({
+        user: 'frank',
+        atMs: c.offsetUs / 1000,
+        stream: 'media/frank/cam',
+        payload: evc1('avc1.42c00c', c, 0),
+      })),
+      ...voice.map((c) => ({
+        user: 'gina',
+        atMs: c.offsetUs / 1000,
+        stream: 'media/gina/mic',
+        payload: evc1('pcm-s16', c, 0, description),
+      })),
+    ]);
+    const one = await waitForJob(
+      t,
+      a.key,
+      (await call(t, 'GET', `/v1/sessions/${mixed.id}/export`, { key: a.key })).body.data.job_id,
+    );
+    expect(one.status, JSON.stringify(one)).toBe('completed');
+    const file = join(t.dataDir, 'h264.mp4');
+    writeFileSync(
+      file,
+      (
+        await t.app.inject({
+          url: one.download_url.replace('http://vss.test', ''),
+          headers: { authorization: `Bearer ${a.key}` },
+        })
+      ).rawPayload,
+    );
+    // Only frank has video: one tile over the whole canvas; gina is heard.
+    const v = await decodeVideo(file, 1280, 720);
+    expect(nearest(v.at(7, 448, 504), { ...PALETTE, yellow: [255, 255, 0] })).toBe('yellow');
+    expect(rms(await decodeAudio(file), 0.2, 0.8)).toBeGreaterThan(1500);
+
+    const voiceOnly = await createSession(t, a.key, 'audio only');
+    await recordSession(
+      t,
+      a.key,
+      voiceOnly.id,
+      voice.map((c) => ({
+        user: 'hank',
+        atMs: c.offsetUs / 1000,
+        stream: 'media/hank/mic',
+        payload: evc1('pcm-s16', c, 0, description),
+      })),
+    );
+    const two = await waitForJob(
+      t,
+      a.key,
+      (await call(t, 'GET', `/v1/sessions/${voiceOnly.id}/export`, { key: a.key })).body.data.job_id,
+    );
+    expect(two.status, JSON.stringify(two)).toBe('completed');
+    writeFileSync(
+      file,
+      (
+        await t.app.inject({
+          url: two.download_url.replace('http://vss.test', ''),
+          headers: { authorization: `Bearer ${a.key}` },
+        })
+      ).rawPayload,
+    );
+    const w = await decodeVideo(file, 1280, 720);
+    expect(nearest(w.at(7, 448, 504), { hank: rgb(TILE_COLOURS[0]!) })).toBe('hank');
+    expect(rms(await decodeAudio(file), 0.2, 0.8)).toBeGreaterThan(1500);
+  });
+
   it('serves byte ranges of a completed export', async () => {
     const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: a.key });
     const job = await waitForJob(t, a.key, res.body.data.job_id);
@@ -351,7 +423,8 @@ describe('MP4 export of a recording made by the live client', () => {
   });
 
   it('announces export.completed with the job to webhooks and in the session timeline', async () => {
-    const hits = await eventually(() => (hook.hits.length >= 3 ? hook.hits : null));
+    const ofSession = () => hook.hits.filter((h) => h.body?.session_id === sessionId);
+    const hits = await eventually(() => (ofSession().length >= 3 ? ofSession() : null));
     for (const hit of hits) {
       expect(verifies(hookSecret, hit)).toBe(true);
       expect(hit.body).toMatchObject({
@@ -365,11 +438,11 @@ describe('MP4 export of a recording made by the live client', () => {
     const timeline = await eventually(async () => {
       const res = await call(t, 'GET', `/v1/sessions/${sessionId}/timeline`, { key: a.key });
       const done = res.body.data.filter((e: { type: string }) => e.type === 'export.completed');
-      return done.length >= 3 ? done : null;
+      // The same exports, announced both ways (each side arrives on its own after the commit).
+      const announced = new Set(hook.hits.map((h) => h.body.data.job_id));
+      return done.length >= 3 && done.every((e: any) => announced.has(e.data.job_id)) ? done : null;
     });
     expect(timeline[0]).toMatchObject({ actor: 'system', data: { room_id: sessionId, status: 'completed' } });
-    const announced = new Set(hook.hits.map((h) => h.body.data.job_id));
-    for (const e of timeline) expect(announced).toContain(e.data.job_id);
   });
 
   it("keeps the error and the end of ffmpeg's log when a render fails, without retrying it", async () => {
@@ -427,10 +500,25 @@ describe('MP4 export of a recording made by the live client', () => {
     const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: a.key });
     const job = await waitForJob(t, a.key, res.body.data.job_id);
     const dir = join(t.dataDir, 'exports');
-    expect(existsSync(join(dir, `${job.job_id}.mp4`))).toBe(true);
+    const ids = (
+      await t.runtime.database.db.selectFrom('exports').select(['id', 'session_id']).execute()
+    ).map((r) => ({ id: r.id, mine: r.session_id === sessionId }));
+    const files = () => readdirSync(dir).map((f) => f.split('.')[0]);
+    expect(files()).toContain(job.job_id);
+    const others = ids.filter((x) => !x.mine && files().includes(x.id)).map((x) => x.id);
+    expect(others.length).toBeGreaterThan(0);
     expect((await call(t, 'DELETE', `/v1/sessions/${sessionId}`, { key: a.key })).status).toBe(200);
-    expect(readdirSync(dir)).toEqual([]);
+    // This session's exports are gone, files and all; other sessions' are untouched.
+    for (const x of ids.filter((x) => x.mine)) expect(files()).not.toContain(x.id);
+    for (const id of others) expect(files()).toContain(id);
     expectError(await call(t, 'GET', `/v1/exports/${job.job_id}`, { key: a.key }), 404, 'NOT_FOUND');
+    expect(
+      await t.runtime.database.db
+        .selectFrom('exports')
+        .select('id')
+        .where('session_id', '=', sessionId)
+        .execute(),
+    ).toEqual([]);
   });
 });
 
