@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { isUniqueViolation } from '../db/open.js';
 import { transaction } from '../db/transaction.js';
 import type { Db, Engine, Trx } from '../db/types.js';
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { seal, unseal } from '../lib/seal.js';
 import { sha256Hex } from '../lib/secrets.js';
 import { now } from '../lib/time.js';
 import { BadRequest, Conflict } from './errors.js';
@@ -43,21 +44,11 @@ export class Idempotency {
   }
 
   private seal(scope: string, key: string, body: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.derive('idempotency-body', scope, key), iv);
-    const data = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+    return seal(this.derive('idempotency-body', scope, key), body);
   }
 
   private open(scope: string, key: string, sealed: string): string {
-    const raw = Buffer.from(sealed, 'base64');
-    const decipher = createDecipheriv(
-      'aes-256-gcm',
-      this.derive('idempotency-body', scope, key),
-      raw.subarray(0, 12),
-    );
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    return unseal(this.derive('idempotency-body', scope, key), sealed);
   }
 
   /** Runs `create` once per (credential, method, path, key) and replays its answer on retries. */

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { EventBus, DomainEvent } from '../../bus/events.js';
 import type { Config } from '../../config.js';
@@ -9,6 +9,7 @@ import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import type { JobKind, JobQueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
+import { seal, unseal } from '../../lib/seal.js';
 import { iso, now } from '../../lib/time.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import { bareHost, isPrivateAddress } from './address.js';
@@ -85,18 +86,6 @@ export function webhooksService(deps: {
   const { config, store, projects, jobs } = deps;
   const key = config.keys.webhooks;
 
-  const seal = (secret: string): string => {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', key, iv);
-    const data = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
-    return Buffer.concat([iv, c.getAuthTag(), data]).toString('base64');
-  };
-  const unseal = (sealed: string): string => {
-    const raw = Buffer.from(sealed, 'base64');
-    const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-    d.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
-  };
   const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
   /** Decisions §4: https only, unless private URLs are allowed; literal private addresses refused at once. */
@@ -188,7 +177,7 @@ export function webhooksService(deps: {
       if (!isTest && (hook.is_active !== 1 || !(JSON.parse(hook.events) as string[]).includes(event.type)))
         return { ok: true, detail: null };
       const signed = sign(
-        unseal(hook.secret_sealed),
+        unseal(key, hook.secret_sealed),
         job.payload.event_id,
         Buffer.from(event.body),
         Date.now(),
@@ -239,7 +228,7 @@ export function webhooksService(deps: {
         events: JSON.stringify(input.events),
         is_active: input.is_active === false ? 0 : 1,
         description: input.description ?? null,
-        secret_sealed: seal(secret),
+        secret_sealed: seal(key, secret),
         created_at: at,
         updated_at: at,
       };
@@ -284,7 +273,7 @@ export function webhooksService(deps: {
       requireRole(principal, 'admin');
       const hook = await hookOf(principal, id);
       const secret = newSecret();
-      await store.update(hook.project_id, id, { secret_sealed: seal(secret), updated_at: now() });
+      await store.update(hook.project_id, id, { secret_sealed: seal(key, secret), updated_at: now() });
       return { ...presentWebhook(hook), secret };
     },
 
