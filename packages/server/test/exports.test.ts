@@ -2,7 +2,16 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TILE_COLOURS } from '../src/modules/exports/graph.js';
-import { call, createSession, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+import {
+  call,
+  createSession,
+  expectError,
+  startApp,
+  switchableGate,
+  tenant,
+  type Tenant,
+  type TestApp,
+} from './helpers.js';
 import {
   decodeAudio,
   decodeVideo,
@@ -524,19 +533,12 @@ describe('MP4 export of a recording made by the live client', () => {
 
 describe('export enqueue blocked by billing', () => {
   it('answers 503 USAGE_LIMITS_EXCEEDED and queues nothing', async () => {
-    const { UsageLimitsExceeded } = await import('../src/http/errors.js');
-    let blocked = false;
-    const t = await startApp({
-      gate: {
-        assertWithinLimits: async () => {
-          if (blocked) throw new UsageLimitsExceeded();
-        },
-      },
-    });
+    const gate = switchableGate();
+    const t = await startApp({ gate });
     try {
       const a = await tenant(t);
       const s = await createSession(t, a.key);
-      blocked = true;
+      gate.blocked = true;
       expectError(
         await call(t, 'GET', `/v1/sessions/${s.id}/export`, { key: a.key }),
         503,

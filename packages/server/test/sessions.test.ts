@@ -9,6 +9,7 @@ import {
   type Res,
   type Tenant,
   type TestApp,
+  switchableGate,
 } from './helpers.js';
 
 const SESSION_FIELDS = [
@@ -228,18 +229,11 @@ describe('sessions', () => {
 
 describe('session creation blocked by billing', () => {
   it('answers 503 USAGE_LIMITS_EXCEEDED and creates nothing', async () => {
-    const { UsageLimitsExceeded } = await import('../src/http/errors.js');
-    let blocked = false;
-    const t = await startApp({
-      gate: {
-        assertWithinLimits: async () => {
-          if (blocked) throw new UsageLimitsExceeded();
-        },
-      },
-    });
+    const gate = switchableGate();
+    const t = await startApp({ gate });
     try {
       const a = await tenant(t);
-      blocked = true;
+      gate.blocked = true;
       expectError(
         await call(t, 'POST', '/v1/sessions', { key: a.key, body: {} }),
         503,
