@@ -1,7 +1,13 @@
 import type pg from 'pg';
-import { statsOf, type ReadRange, type StreamStat, type StreamStore } from './store.js';
+import {
+  nextPageRows,
+  READ_PAGE_ROWS,
+  statsOf,
+  type ReadRange,
+  type StreamStat,
+  type StreamStore,
+} from './store.js';
 
-const PAGE = 256;
 /** seqs per statement of a playback window: a page of media bodies is about a megabyte */
 const SLOT_PAGE = 64;
 /** rows per INSERT statement (5 parameters each, well under PostgreSQL's 65535) */
@@ -62,14 +68,14 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
     async *read(sessionId, range: ReadRange) {
       let from = range.fromSeq ?? 0;
       let left = range.limit ?? Infinity;
-      for (;;) {
+      for (let page = READ_PAGE_ROWS; ;) {
         const params: unknown[] = [sessionId, from];
         let where = 'session_id = $1 and seq >= $2';
         if (range.fromTs !== undefined) where += ` and ts >= $${params.push(range.fromTs)}`;
         if (range.toTs !== undefined) where += ` and ts < $${params.push(range.toTs)}`;
         if (range.streamId !== undefined) where += ` and stream_id = $${params.push(range.streamId)}`;
         const { rows } = await pool.query(
-          `select seq, stream_id, ts, body from stream_events where ${where} order by seq limit ${PAGE}`,
+          `select seq, stream_id, ts, body from stream_events where ${where} order by seq limit ${page}`,
           params,
         );
         for (const r of rows as Row[]) {
@@ -79,7 +85,8 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
           yield { sessionId, seq, streamId: r.stream_id, ts: Number(r.ts), body: r.body };
           if (--left <= 0) return;
         }
-        if (rows.length < PAGE) return;
+        if (rows.length < page) return;
+        page = nextPageRows(rows as Row[]);
       }
     },
     async stats(sessionId) {

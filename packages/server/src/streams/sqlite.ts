@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { SqliteWriteThread } from './sqlite-write-thread.js';
-import type { ReadRange, StreamStat, StreamStore } from './store.js';
+import { nextPageRows, READ_PAGE_ROWS, type ReadRange, type StreamStat, type StreamStore } from './store.js';
 
-const PAGE = 256;
 /** rows per statement of a playback window: a page of media bodies is about a megabyte */
 const SLOT_PAGE = 64;
 type Row = { seq: number; stream_id: string; ts: number; body: Buffer };
@@ -89,19 +88,20 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Sql
       const stmt = db.prepare(
         `select seq, stream_id, ts, body from stream_events where ${where.join(' and ')} order by seq limit ?`,
       );
-      for (;;) {
+      for (let page = READ_PAGE_ROWS; ;) {
         const params: unknown[] = [sessionId, from];
         if (range.fromTs !== undefined) params.push(range.fromTs);
         if (range.toTs !== undefined) params.push(range.toTs);
         if (range.streamId !== undefined) params.push(range.streamId);
-        const rows = stmt.all(...params, PAGE) as Row[];
+        const rows = stmt.all(...params, page) as Row[];
         for (const r of rows) {
           from = r.seq + 1;
           if (range.streams && !range.streams(r.stream_id)) continue;
           yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: r.body };
           if (--left <= 0) return;
         }
-        if (rows.length < PAGE) return;
+        if (rows.length < page) return;
+        page = nextPageRows(rows);
       }
     },
     async stats(sessionId) {
