@@ -39,7 +39,7 @@ import { CAM_FPS, FFMPEG, mediaFiles, writeRecording, type MediaFiles } from './
 import { waitForQuiet } from './lib/machine.ts';
 import { median } from './lib/load.ts';
 import { ProcSampler, readProc } from './lib/proc.ts';
-import { ROOT, startProcess, stopAll, type ServerProcess } from './lib/server.ts';
+import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
 const EPOCH_MS = Date.UTC(2026, 10, 21, 10, 0, 0);
@@ -289,7 +289,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
     startProcess({
       name,
       command: process.execPath,
-      args: [join(ROOT, 'packages/server/dist/main.js')],
+      args: vssArgs(),
       env,
       timeoutMs: 60_000,
     });

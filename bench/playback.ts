@@ -62,7 +62,7 @@ import {
 } from './lib/playback-fixture.ts';
 import type { ReaderResult, ReaderTask } from './lib/playback-reader.ts';
 import { readProc } from './lib/proc.ts';
-import { ROOT, startProcess, stopAll, type ServerProcess } from './lib/server.ts';
+import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
 type Mode = ReaderTask['mode'];
@@ -266,7 +266,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     startProcess({
       name,
       command: process.execPath,
-      args: [...nodeArgs, entry],
+      args: [...nodeArgs, ...vssArgs(entry)],
       env: serverEnv,
       timeoutMs: 60_000,
     });

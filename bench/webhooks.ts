@@ -28,8 +28,8 @@ import type { BenchOptions } from './run.ts';
 import { expectCall } from './lib/http.ts';
 import { quantile } from './lib/load.ts';
 import { waitForQuiet } from './lib/machine.ts';
-import { join, resolve } from 'node:path';
-import { ROOT, startProcess, type ServerProcess } from './lib/server.ts';
+import { resolve } from 'node:path';
+import { startProcess, vssArgs, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
 const HOOKS = 20;
@@ -202,10 +202,7 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
   const server = await startProcess({
     name: 'vss',
     command: process.execPath,
-    args: [
-      ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir)}`] : []),
-      join(ROOT, 'packages/server/dist/main.js'),
-    ],
+    args: [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir)}`] : []), ...vssArgs()],
     dataDir: true,
     env: {
       DATABASE_URL: '',

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,6 +8,18 @@ import { ProcSampler } from './proc.ts';
 
 /** The repository root (bench/lib/../..). */
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/**
+ * The arguments that run the compiled server as `npm start` does: the Node flags of the root
+ * package.json's `start` script, then `entry` (default: packages/server/dist/main.js). Read from the
+ * script so that a benchmark always measures the process users run.
+ */
+export function vssArgs(entry = join(ROOT, 'packages/server/dist/main.js')): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const m = /\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+packages\/server\/dist\/main\.js/.exec(pkg.scripts.start);
+  if (!m) throw new Error(`the start script does not run packages/server/dist/main.js: ${pkg.scripts.start}`);
+  return [...m[1]!.trim().split(/\s+/).filter(Boolean), entry];
+}
 
 /** A server process started by a benchmark. */
 export interface ServerProcess {
@@ -153,7 +165,7 @@ export function startVss(env: Record<string, string> = {}, name = 'vss'): Promis
   return startProcess({
     name,
     command: process.execPath,
-    args: [join(ROOT, 'packages/server/dist/main.js')],
+    args: vssArgs(),
     dataDir: true,
     env: { DATABASE_URL: '', REDIS_URL: '', PUBLIC_BASE_URL: '', SECRET_KEY: '', LOG_LEVEL: 'warn', ...env },
   });
