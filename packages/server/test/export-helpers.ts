@@ -50,8 +50,16 @@ export interface Chunk {
   data: Buffer;
 }
 
-/** VP8 of a solid colour, encoded by the bundled ffmpeg (libvpx), split into frames from its IVF output. */
-export async function vp8Chunks(colour: string, seconds: number, fps = 15): Promise<Chunk[]> {
+/**
+ * VP8 or VP9 of a solid colour, encoded by the bundled ffmpeg (libvpx), split into frames from its
+ * IVF output. No alternate reference frames, so every IVF frame is one shown frame.
+ */
+export async function vpxChunks(
+  codec: 'vp8' | 'vp9',
+  colour: string,
+  seconds: number,
+  fps = 15,
+): Promise<Chunk[]> {
   const { stdout } = await ffmpeg([
     '-f',
     'lavfi',
@@ -60,11 +68,13 @@ export async function vp8Chunks(colour: string, seconds: number, fps = 15): Prom
     '-t',
     String(seconds),
     '-c:v',
-    'libvpx',
+    codec === 'vp8' ? 'libvpx' : 'libvpx-vp9',
     '-b:v',
     '300k',
     '-g',
     String(fps),
+    '-auto-alt-ref',
+    '0',
     '-f',
     'ivf',
     '-',
@@ -75,13 +85,10 @@ export async function vp8Chunks(colour: string, seconds: number, fps = 15): Prom
     const n = stdout.readUInt32LE(o);
     const pts = Number(stdout.readBigUInt64LE(o + 4));
     const data = stdout.subarray(o + 12, o + 12 + n);
-    // VP8 frame tag: bit 0 clear on key frames.
-    out.push({
-      offsetUs: Math.round((pts * 1e6) / fps),
-      durationUs: Math.round(1e6 / fps),
-      key: (data[0]! & 1) === 0,
-      data,
-    });
+    // VP8 frame tag: bit 0 clear on key frames. VP9 (profile 0) uncompressed header: frame marker
+    // 0b10, two profile bits, show_existing_frame, then frame_type, 0 on key frames.
+    const key = codec === 'vp8' ? (data[0]! & 1) === 0 : (data[0]! & 0xcc) === 0x80;
+    out.push({ offsetUs: Math.round((pts * 1e6) / fps), durationUs: Math.round(1e6 / fps), key, data });
     o += 12 + n;
   }
   return out;
@@ -124,6 +131,57 @@ export async function h264Chunks(colour: string, seconds: number, fps = 15): Pro
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * H.264 as a WebCodecs encoder gives it with `avc: { format: 'avc' }`: the frames of h264Chunks
+ * with every NAL unit length-prefixed (4 bytes) and the parameter sets moved into an avcC
+ * description, and the codec string (`avc1.PPCCLL`) read from the SPS.
+ */
+export async function avccChunks(
+  colour: string,
+  seconds: number,
+  fps = 15,
+): Promise<{ codec: string; description: Uint8Array; chunks: Chunk[] }> {
+  const annexB = await h264Chunks(colour, seconds, fps);
+  const nals = (data: Buffer): Buffer[] => {
+    const starts: Array<{ at: number; len: number }> = [];
+    for (let o = 0; o + 2 < data.length; o++)
+      if (data[o] === 0 && data[o + 1] === 0 && data[o + 2] === 1) {
+        starts.push({ at: o + 3, len: o > 0 && data[o - 1] === 0 ? 4 : 3 });
+        o += 2;
+      }
+    return starts.map((s, i) =>
+      data.subarray(s.at, i + 1 < starts.length ? starts[i + 1]!.at - starts[i + 1]!.len : data.length),
+    );
+  };
+  let sps: Buffer | undefined;
+  let pps: Buffer | undefined;
+  const chunks = annexB.map((c) => {
+    const units = nals(c.data).filter((u) => {
+      const type = u[0]! & 0x1f;
+      if (type === 7) sps ??= u;
+      if (type === 8) pps ??= u;
+      return type !== 7 && type !== 8;
+    });
+    const data = Buffer.concat(
+      units.flatMap((u) => {
+        const len = Buffer.alloc(4);
+        len.writeUInt32BE(u.length);
+        return [len, u];
+      }),
+    );
+    return { ...c, data };
+  });
+  if (!sps || !pps) throw new Error('libx264 wrote no SPS or PPS');
+  const description = Buffer.concat([
+    Buffer.from([1, sps[1]!, sps[2]!, sps[3]!, 0xff, 0xe1, sps.length >> 8, sps.length & 0xff]),
+    sps,
+    Buffer.from([1, pps.length >> 8, pps.length & 0xff]),
+    pps,
+  ]);
+  const codec = `avc1.${[sps[1]!, sps[2]!, sps[3]!].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return { codec, description, chunks };
 }
 
 /** Opus packets (20 ms) of a sine tone, encoded by the bundled ffmpeg (libopus), split from its Ogg output. */

@@ -16,6 +16,7 @@ import {
   decodeAudio,
   decodeVideo,
   evc1,
+  avccChunks,
   h264Chunks,
   nearest,
   opusPackets,
@@ -24,7 +25,7 @@ import {
   recordSession,
   rms,
   solidJpeg,
-  vp8Chunks,
+  vpxChunks,
   waitForJob,
   type Planned,
 } from './export-helpers.js';
@@ -60,7 +61,7 @@ async function plan(): Promise<Planned[]> {
   const [red, green, blue, tone] = await Promise.all([
     solidJpeg('red'),
     solidJpeg('green'),
-    vp8Chunks('blue', 3),
+    vpxChunks('vp8', 'blue', 3),
     opusPackets(660, 1),
   ]);
   const out: Planned[] = [];
@@ -314,6 +315,55 @@ describe('MP4 export of a recording made by the live client', () => {
     const w = await decodeVideo(file, 1280, 720);
     expect(nearest(w.at(7, 448, 504), { hank: rgb(TILE_COLOURS[0]!) })).toBe('hank');
     expect(rms(await decodeAudio(file), 0.2, 0.8)).toBeGreaterThan(1500);
+  });
+
+  it('renders VP9 cameras and H.264 cameras with an avcC description (length-prefixed NAL units)', async () => {
+    const [purple, avc] = await Promise.all([vpxChunks('vp9', 'purple', 1), avccChunks('yellow', 1)]);
+    expect(avc.codec).toMatch(/^avc1\.[0-9a-f]{6}$/);
+    const session = await createSession(t, a.key, 'vp9 and avcC');
+    await recordSession(t, a.key, session.id, [
+      ...purple.map((c) => ({
+        user: 'ivan',
+        atMs: c.offsetUs / 1000,
+        stream: 'media/ivan/cam',
+        payload: evc1('vp09.00.10.08', c, 0),
+      })),
+      ...avc.chunks.map((c) => ({
+        user: 'judy',
+        atMs: c.offsetUs / 1000,
+        stream: 'media/judy/cam',
+        payload: evc1(avc.codec, c, 0, avc.description),
+      })),
+    ]);
+    const job = await waitForJob(
+      t,
+      a.key,
+      (await call(t, 'GET', `/v1/sessions/${session.id}/export`, { key: a.key })).body.data.job_id,
+    );
+    expect(job.status, JSON.stringify(job)).toBe('completed');
+    const file = join(t.dataDir, 'vp9-avcc.mp4');
+    writeFileSync(
+      file,
+      (
+        await t.app.inject({
+          url: job.download_url.replace('http://vss.test', ''),
+          headers: { authorization: `Bearer ${a.key}` },
+        })
+      ).rawPayload,
+    );
+    // Two tiles side by side (636 px wide, 8 px apart), ivan's left, judy's right, from the first
+    // frame to the last.
+    const v = await decodeVideo(file, 1280, 720);
+    const colours = {
+      ...PALETTE,
+      purple: [128, 0, 128] as [number, number, number],
+      yellow: [255, 255, 0] as [number, number, number],
+    };
+    expect(v.frames.length).toBeGreaterThanOrEqual(14);
+    for (const i of [0, 7, v.frames.length - 1]) {
+      expect(nearest(v.at(i, 318, 360), colours), `frame ${i}, ivan`).toBe('purple');
+      expect(nearest(v.at(i, 962, 360), colours), `frame ${i}, judy`).toBe('yellow');
+    }
   });
 
   it('serves byte ranges of a completed export', async () => {
