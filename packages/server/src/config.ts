@@ -39,6 +39,8 @@ export interface Config {
   sessionDepartureTimeoutS: number;
   /** seconds between WebSocket pings; a connection that missed one is closed */
   wsHeartbeatS: number;
+  /** received media (bytes) that may wait for the stream store before publishers are paused */
+  liveIngestBufferBytes: number;
   /** this process claims and runs jobs (webhook deliveries, exports); false: `npm run worker` does */
   jobWorker: boolean;
   /** MP4 renders one worker process runs at once */
@@ -203,6 +205,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerIp: int(env, 'RATE_LIMIT_PER_IP', 300, 1, 100_000_000),
     sessionDepartureTimeoutS: int(env, 'SESSION_DEPARTURE_TIMEOUT_S', 20, 0, 86_400),
     wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 15, 1, 3600),
+    liveIngestBufferBytes: int(env, 'LIVE_INGEST_BUFFER_MB', 64, 1, 4096) * 1024 * 1024,
     jobWorker: bool(env, 'JOB_WORKER', true),
     exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 1, 1, 64),
     exportLeaseS: int(env, 'EXPORT_LEASE_S', 30, 2, 3600),

@@ -137,6 +137,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     writer,
     nodeId,
     departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
+    ingestLimitBytes: config.liveIngestBufferBytes,
     log: logger,
   });
   const accountsSql = accountsStore(db);

@@ -339,3 +339,47 @@ describe('a slow reader', () => {
     await t.close();
   }, 60_000);
 });
+
+// Its own app with a 1 MiB ingest budget: a publisher that sends faster than the store records.
+describe('a publisher faster than storage', () => {
+  it('is read only as fast as the store records: every frame kept and acked, in order, with at most about the budget held', async () => {
+    const t = await startApp({ env: { LIVE_INGEST_BUFFER_MB: '1' } });
+    const a = await tenant(t);
+    const s = await createSession(t, a.key);
+    const pub = await join(t, a.key, s.id, 'pub', 'binary');
+    const FRAMES = 300;
+    const SIZE = 64 * 1024;
+    // 19 MiB sent at once, without waiting for anything: far more than the writer commits in the
+    // few milliseconds it gathers a batch.
+    for (let i = 0; i < FRAMES; i++)
+      pub.ws.send(
+        encodeBinaryFrame({
+          kind: BINARY_PUBLISH,
+          streamType: 'media/pub/cam',
+          timestampMs: 1_000 + i,
+          id: `f${i}`,
+          payload: jpeg(i, SIZE),
+        }),
+      );
+    const acks = await pub.waitForCount(isControl('ack'), FRAMES, 30_000);
+    expect(acks.map((m) => m.data.id)).toEqual(Array.from({ length: FRAMES }, (_, i) => `f${i}`));
+    expect(pub.received.text.filter(isControl('error'))).toEqual([]);
+    const rows = (await recorded(t, s.id)).filter((r) => r.streamId === 'media/pub/cam');
+    expect(rows.map((r) => r.body.readUInt32BE(4))).toEqual(Array.from({ length: FRAMES }, (_, i) => i));
+    // The server stopped reading from the socket at least once, and never held much more than the
+    // budget: a few frames already read when it paused.
+    expect(t.runtime.hub.stats.pauses).toBeGreaterThan(0);
+    expect(t.runtime.hub.ingest.maxHeld).toBeGreaterThan(1024 * 1024);
+    expect(t.runtime.hub.ingest.maxHeld).toBeLessThanOrEqual(1024 * 1024 + 8 * SIZE);
+    expect(t.runtime.hub.ingest.heldBytes).toBe(0);
+    await leave(pub);
+    await t.close();
+  }, 60_000);
+
+  it('refuses a budget that is not a whole number of MiB from 1 to 4096', async () => {
+    for (const bad of ['0', '4097', '1.5', 'lots'])
+      await expect(startApp({ env: { LIVE_INGEST_BUFFER_MB: bad } })).rejects.toThrow(
+        /LIVE_INGEST_BUFFER_MB/,
+      );
+  });
+});

@@ -7,6 +7,7 @@ import { transaction } from '../../db/transaction.js';
 import type { Db, SessionsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
 import type { StreamWriter } from '../../streams/writer.js';
+import { IngestBudget } from './budget.js';
 import { presentSession } from '../sessions/service.js';
 import { envelopeBytes } from './envelope.js';
 import { controlText, messageBinary, messageText } from './frames.js';
@@ -88,8 +89,10 @@ export class SessionHub {
   /** The session of each local connection: every publish looks its session up, without a scan. */
   private readonly byConn = new Map<string, LiveSession>();
   private readonly heartbeat: NodeJS.Timeout;
-  /** media frames not sent to slow receivers, since start */
-  readonly stats = { dropped: 0, published: 0 };
+  /** since start: media frames not sent to slow receivers, messages published, publisher pauses */
+  readonly stats = { dropped: 0, published: 0, pauses: 0 };
+  /** received media not yet durable (see IngestBudget) */
+  readonly ingest: IngestBudget;
 
   constructor(
     private readonly deps: {
@@ -100,9 +103,12 @@ export class SessionHub {
       writer: StreamWriter;
       nodeId: string;
       departureTimeoutMs: number;
+      /** bytes of received media this process holds before publishers are paused (default 64 MiB) */
+      ingestLimitBytes?: number;
       log: FastifyBaseLogger;
     },
   ) {
+    this.ingest = new IngestBudget(deps.ingestLimitBytes ?? 64 * 1024 * 1024);
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -260,6 +266,14 @@ export class SessionHub {
     const live = this.findByConn(conn.id);
     if (!live) return;
     const member = live.members.get(conn.id)!;
+    // Held from here until durable, or refused.
+    const bytes = msg.payload.length;
+    this.ingest.take(bytes);
+    let held = true;
+    const release = () => {
+      if (held) this.ingest.give(bytes);
+      held = false;
+    };
     try {
       const { streamId, body, ts, isMedia } = this.check(live, member, msg);
       const run = live.chain.then(async () => {
@@ -294,11 +308,13 @@ export class SessionHub {
       });
       live.chain = run.catch(() => {});
       const { seq, durable } = await run;
+      durable.then(release, release);
       if (msg.id !== undefined) {
         await durable;
         this.sendControl(conn, 'ack', conn.userId, { id: msg.id, seq });
       }
     } catch (err) {
+      release();
       const refusal =
         err instanceof Refusal
           ? err

@@ -57,6 +57,8 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
   const heartbeat = setInterval(() => {
     // A connection that did not answer the previous ping is dead: its TCP peer vanished.
     for (const [socket, state] of sockets) {
+      // A socket paused for storage to catch up cannot read its pong: not a sign of a dead peer.
+      if (socket.isPaused) continue;
       if (!state.alive) {
         socket.terminate();
         continue;
@@ -187,6 +189,16 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       });
       socket.on('message', (data: Buffer, isBinary: boolean) => {
         void joined.then(() => handle(conn, data, isBinary)).catch(() => {});
+        // More received media waits for the stream store than its budget allows: read nothing more
+        // from this client until the store has caught up. TCP holds the rest at the sender, so a
+        // server that cannot record as fast as it is sent slows its publishers down instead of
+        // growing without bound; nothing is dropped.
+        const room = hub.ingest.room();
+        if (room && !socket.isPaused) {
+          socket.pause();
+          hub.stats.pauses += 1;
+          void room.then(() => socket.readyState === socket.OPEN && socket.resume());
+        }
       });
       socket.on('close', () => {
         sockets.delete(socket);
