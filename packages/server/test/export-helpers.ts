@@ -240,7 +240,12 @@ export function pcmChunks(frequency: number, seconds: number, sampleRate = 16_00
 }
 
 /** Wraps a chunk in EVC1 with its timestamp on the track's clock. */
-export function evc1(codec: string, chunk: Chunk, baseUs: number, description = new Uint8Array(0)): Buffer {
+export function evc1(
+  codec: string,
+  chunk: Chunk,
+  baseUs: number,
+  description: Uint8Array = new Uint8Array(0),
+): Buffer {
   const b = encodeEvc1({
     key: chunk.key,
     codec,
