@@ -376,6 +376,45 @@ describe('a publisher faster than storage', () => {
     await t.close();
   }, 60_000);
 
+  it('does not refuse as a burst what a client sent at an allowed rate while it was not read', async () => {
+    const t = await startApp({ env: { LIVE_INGEST_BUFFER_MB: '1' } });
+    const a = await tenant(t);
+    const s = await createSession(t, a.key);
+    const pub = await join(t, a.key, s.id, 'pub');
+    // Storage is behind (as if a batch of 2 MiB were still being written): the first message
+    // pauses the socket, and the client goes on at 150 messages a second (the limit is 200/s,
+    // bursts of 400) for 4 s, into TCP.
+    const behind = 2 * 1024 * 1024;
+    t.runtime.hub.ingest.take(behind);
+    const COUNT = 600;
+    for (let i = 0; i < COUNT; i++) {
+      pub.send(publish('media/pub/cam', jpeg(i), { id: `m${i}` }));
+      if (i % 15 === 14) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(t.runtime.hub.stats.pauses).toBe(1);
+    // Storage catches up: everything sent meanwhile arrives at once, and is all accepted.
+    t.runtime.hub.ingest.give(behind);
+    const acks = await pub.waitForCount(isControl('ack'), COUNT, 20_000);
+    expect(new Set(acks.map((m) => m.data.id)).size).toBe(COUNT);
+    expect(pub.received.text.filter(isControl('error'))).toEqual([]);
+    await leave(pub);
+    await t.close();
+  }, 60_000);
+
+  it('shuts down promptly while a publisher is paused, closing it with 1001', async () => {
+    const t = await startApp({ env: { LIVE_INGEST_BUFFER_MB: '1' } });
+    const a = await tenant(t);
+    const s = await createSession(t, a.key);
+    const pub = await join(t, a.key, s.id, 'pub');
+    t.runtime.hub.ingest.take(2 * 1024 * 1024);
+    pub.send(publish('media/pub/cam', jpeg(1), { id: 'first' }));
+    await eventually(() => t.runtime.hub.stats.pauses === 1);
+    // A paused socket reads nothing, not even the answer to a close: without resuming it first the
+    // shutdown would wait out ws's 30 s close timeout (this test's limit is 15 s).
+    await t.close();
+    expect((await pub.closed).code).toBe(1001);
+  }, 15_000);
+
   it('refuses a budget that is not a whole number of MiB from 1 to 4096', async () => {
     for (const bad of ['0', '4097', '1.5', 'lots'])
       await expect(startApp({ env: { LIVE_INGEST_BUFFER_MB: bad } })).rejects.toThrow(

@@ -32,9 +32,13 @@ export class IngestBudget {
     }
   }
 
-  /** Null within the limit; beyond it, a promise that resolves once half the limit is free again. */
+  /**
+   * Null within the limit while nobody waits; otherwise a promise that resolves once half the limit
+   * is free again. While some wait, everyone waits: producers that kept going just under the limit
+   * could otherwise keep the waiting ones out indefinitely.
+   */
   room(): Promise<void> | null {
-    if (this.held <= this.limitBytes) return null;
+    if (this.held <= this.limitBytes && this.waiters.length === 0) return null;
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 }

@@ -52,6 +52,10 @@ interface Member {
   tracks: Set<TrackKind>;
   tokens: number;
   refilledAt: number;
+  /** messages allowed beyond the burst: what the client could send while the gateway paused it */
+  credit: number;
+  /** when the credit lapses (ms since 1970): the backlog of a pause arrives right after it */
+  creditUntil: number;
 }
 
 interface LiveSession {
@@ -173,7 +177,14 @@ export class SessionHub {
     this.pendingEnds.delete(session.id);
 
     const live = await this.load(session, orgId);
-    live.members.set(conn.id, { conn, tracks: new Set(), tokens: RATE_BURST, refilledAt: now });
+    live.members.set(conn.id, {
+      conn,
+      tracks: new Set(),
+      tokens: RATE_BURST,
+      refilledAt: now,
+      credit: 0,
+      creditUntil: 0,
+    });
     this.byConn.set(conn.id, live);
 
     await db
@@ -259,6 +270,19 @@ export class SessionHub {
       live.unsubscribe();
       this.scheduleEnd(live.session.id);
     }
+  }
+
+  /**
+   * The gateway did not read from this connection for `ms` (storage was behind, see IngestBudget):
+   * the client could send at the allowed rate meanwhile, and what it sent arrives at once when
+   * reading resumes. That arrival is not a burst of the client's making, so it is not refused.
+   */
+  creditPause(connId: string, ms: number): void {
+    const member = this.findByConn(connId)?.members.get(connId);
+    if (!member) return;
+    member.credit += Math.ceil((ms / 1000) * RATE_PER_S);
+    // As long again as the pause (at least a second) to read and take what queued up meanwhile.
+    member.creditUntil = Date.now() + Math.max(1000, ms);
   }
 
   /** Accepts, records and fans out one published message; refusals go back as `error` controls. */
@@ -374,9 +398,10 @@ export class SessionHub {
     const now = Date.now();
     member.tokens = Math.min(RATE_BURST, member.tokens + ((now - member.refilledAt) / 1000) * RATE_PER_S);
     member.refilledAt = now;
-    if (member.tokens < 1)
-      throw new Refusal(LIVE_ERRORS.RATE_LIMITED, `at most ${RATE_PER_S} messages per second`);
-    member.tokens -= 1;
+    if (member.credit > 0 && now > member.creditUntil) member.credit = 0;
+    if (member.tokens >= 1) member.tokens -= 1;
+    else if (member.credit >= 1) member.credit -= 1;
+    else throw new Refusal(LIVE_ERRORS.RATE_LIMITED, `at most ${RATE_PER_S} messages per second`);
     const ts = msg.timestampMs ?? now;
     if (!Number.isSafeInteger(ts) || ts < 0)
       throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'timestamp_ms must be a non-negative integer');

@@ -31,7 +31,20 @@ declare module 'fastify' {
 export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   // Registered here, not on the app: the plugin's hooks then run for these routes only.
   // Media is already compressed: per-message deflate would cost CPU for nothing.
-  await app.register(websocket, { options: { maxPayload: 16 * 1024 * 1024, perMessageDeflate: false } });
+  await app.register(websocket, {
+    options: { maxPayload: 16 * 1024 * 1024, perMessageDeflate: false },
+    // On shutdown every client is told why (1001, as docs/protocol.md says; the plugin's own close
+    // sends no code). A socket paused for storage reads nothing, not even the answer to a close:
+    // it is resumed first, or the shutdown would wait out ws's 30 s close timeout.
+    preClose(done) {
+      for (const client of this.websocketServer.clients) {
+        client.resume();
+        client.close(CLOSE.GOING_AWAY, 'server shutting down');
+      }
+      this.websocketServer.close();
+      done();
+    },
+  });
   deps.hub.attachSockets(() => app.websocketServer.clients);
   const { hub } = deps;
   const { live } = deps.services;
@@ -53,7 +66,8 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     async (request) => ok(await live.connect(request.principal!, request.params.sessionId, request.body)),
   );
 
-  const sockets = new Map<WebSocket, { alive: boolean }>();
+  /** each open socket: whether it answered the last ping, and since when it is paused (0: not) */
+  const sockets = new Map<WebSocket, { alive: boolean; pausedAt: number }>();
   const heartbeat = setInterval(() => {
     // A connection that did not answer the previous ping is dead: its TCP peer vanished.
     for (const [socket, state] of sockets) {
@@ -98,7 +112,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     (socket, request) => {
       const ticket = request.liveTicket!;
       const binary = (request.query as Record<string, string>).format === 'binary';
-      const state = { alive: true };
+      const state = { alive: true, pausedAt: 0 };
       sockets.set(socket, state);
       socket.on('pong', () => (state.alive = true));
 
@@ -111,7 +125,10 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
           return;
         }
         overSince ??= Date.now();
-        if (Date.now() - overSince > HARD_BUFFER_MS) socket.close(CLOSE.TRY_AGAIN_LATER, 'receiver too slow');
+        if (Date.now() - overSince > HARD_BUFFER_MS) {
+          socket.resume(); // to read the client's answer to the close
+          socket.close(CLOSE.TRY_AGAIN_LATER, 'receiver too slow');
+        }
       };
       const conn: LiveConnection = {
         id: newId(),
@@ -137,7 +154,10 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
           socket.send(data);
           pressure(queued);
         },
-        close: (code, reason) => socket.close(code, reason),
+        close: (code, reason) => {
+          socket.resume(); // to read the client's answer to the close
+          socket.close(code, reason);
+        },
       };
 
       if (ticket.claims.mode === 'replay') {
@@ -187,18 +207,33 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
         socket.close(1011, 'join failed');
         throw err;
       });
-      socket.on('message', (data: Buffer, isBinary: boolean) => {
-        void joined.then(() => handle(conn, data, isBinary)).catch(() => {});
-        // More received media waits for the stream store than its budget allows: read nothing more
-        // from this client until the store has caught up. TCP holds the rest at the sender, so a
-        // server that cannot record as fast as it is sent slows its publishers down instead of
-        // growing without bound; nothing is dropped.
+      // More received media waits for the stream store than its budget allows: read nothing more
+      // from this client until the store has caught up. TCP holds the rest at the sender, so a
+      // server that cannot record as fast as it is sent slows its publishers down instead of
+      // growing without bound. Checked once the message's bytes are counted (the hub counts them
+      // as it accepts the publish, before its first await).
+      const backpressure = () => {
         const room = hub.ingest.room();
-        if (room && !socket.isPaused) {
-          socket.pause();
-          hub.stats.pauses += 1;
-          void room.then(() => socket.readyState === socket.OPEN && socket.resume());
-        }
+        if (!room || socket.isPaused || socket.readyState !== socket.OPEN) return;
+        socket.pause();
+        state.pausedAt = Date.now();
+        hub.stats.pauses += 1;
+        void room.then(() => {
+          hub.creditPause(conn.id, Date.now() - state.pausedAt);
+          state.pausedAt = 0;
+          // Any ping sent before the pause was answered into a socket that was not read.
+          state.alive = true;
+          socket.resume();
+        });
+      };
+      socket.on('message', (data: Buffer, isBinary: boolean) => {
+        void joined
+          .then(() => {
+            const handled = handle(conn, data, isBinary);
+            backpressure();
+            return handled;
+          })
+          .catch(() => {});
       });
       socket.on('close', () => {
         sockets.delete(socket);
