@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteStreamStore } from '../src/streams/sqlite.js';
-import type { StreamEvent, StreamStore } from '../src/streams/store.js';
+import {
+  nextPageRows,
+  READ_FIRST_PAGE_ROWS,
+  type StreamEvent,
+  type StreamStore,
+} from '../src/streams/store.js';
 import { StreamWriter } from '../src/streams/writer.js';
 import { ENGINE, startApp, type TestApp } from './helpers.js';
 
@@ -67,6 +72,19 @@ describe('the stream store', () => {
     const none: number[] = [];
     for await (const e of store.read(sessionId, { streamId: 'media/bob/cam' })) none.push(e.seq);
     expect(none).toEqual([]);
+  });
+});
+
+describe('the pages of a read', () => {
+  const page = (n: number, bytes: number) => Array.from({ length: n }, () => ({ body: Buffer.alloc(bytes) }));
+  it('holds about 1 MiB of bodies: 256 rows of small ones, fewer of large ones, never fewer than 8', () => {
+    expect(READ_FIRST_PAGE_ROWS * 40_000).toBeLessThan(2 * 1024 * 1024);
+    expect(nextPageRows(page(32, 100))).toBe(256);
+    expect(nextPageRows(page(256, 4000))).toBe(256);
+    expect(nextPageRows(page(32, 40_000))).toBe(26);
+    expect(nextPageRows(page(26, 40_000))).toBe(26);
+    expect(nextPageRows(page(8, 4 * 1024 * 1024))).toBe(8);
+    expect(nextPageRows([])).toBe(256);
   });
 });
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import {
   nextPageRows,
-  READ_PAGE_ROWS,
+  READ_FIRST_PAGE_ROWS,
   statsOf,
   type ReadRange,
   type StreamStat,
@@ -68,7 +68,7 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
     async *read(sessionId, range: ReadRange) {
       let from = range.fromSeq ?? 0;
       let left = range.limit ?? Infinity;
-      for (let page = READ_PAGE_ROWS; ;) {
+      for (let page = READ_FIRST_PAGE_ROWS; ;) {
         const params: unknown[] = [sessionId, from];
         let where = 'session_id = $1 and seq >= $2';
         if (range.fromTs !== undefined) where += ` and ts >= $${params.push(range.fromTs)}`;

@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { SqliteWriteThread } from './sqlite-write-thread.js';
-import { nextPageRows, READ_PAGE_ROWS, type ReadRange, type StreamStat, type StreamStore } from './store.js';
+import {
+  nextPageRows,
+  READ_FIRST_PAGE_ROWS,
+  type ReadRange,
+  type StreamStat,
+  type StreamStore,
+} from './store.js';
 
 /** rows per statement of a playback window: a page of media bodies is about a megabyte */
 const SLOT_PAGE = 64;
@@ -88,7 +94,7 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Sql
       const stmt = db.prepare(
         `select seq, stream_id, ts, body from stream_events where ${where.join(' and ')} order by seq limit ?`,
       );
-      for (let page = READ_PAGE_ROWS; ;) {
+      for (let page = READ_FIRST_PAGE_ROWS; ;) {
         const params: unknown[] = [sessionId, from];
         if (range.fromTs !== undefined) params.push(range.fromTs);
         if (range.toTs !== undefined) params.push(range.toTs);

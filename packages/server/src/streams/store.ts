@@ -43,21 +43,26 @@ export function statsOf(events: StreamEvent[]): Map<string, { sessionId: string 
   return out;
 }
 
-/** Rows in the first page of a `read`, and at most in any page. */
-export const READ_PAGE_ROWS = 256;
+/** Rows in the first page of a `read`: 32 camera frames are well under 1 MiB. */
+export const READ_FIRST_PAGE_ROWS = 32;
+/** Rows at most in a page of a `read`. */
+const READ_PAGE_ROWS = 256;
 /** About this many bytes of bodies in a page of a `read`: a page of camera frames is ~50 rows. */
 const READ_PAGE_BYTES = 1 << 20;
 
 /**
  * How many rows the next page of a `read` asks for, from the page just read: 256 while bodies are
  * small (events, chat, audio), fewer when they averaged large (video), so that what a reader holds
- * at once (a page, and the garbage it leaves) stays near 1 MiB whatever the stream.
+ * at once (a page, and the garbage it leaves) stays near 1 MiB whatever the stream. The first page
+ * is READ_FIRST_PAGE_ROWS.
  */
 export function nextPageRows(rows: ReadonlyArray<{ body: Buffer }>): number {
   let bytes = 0;
   for (const r of rows) bytes += r.body.length;
-  if (rows.length === 0 || bytes <= READ_PAGE_BYTES) return READ_PAGE_ROWS;
-  return Math.max(8, Math.floor((READ_PAGE_BYTES * rows.length) / bytes));
+  if (rows.length === 0 || bytes === 0) return READ_PAGE_ROWS;
+  // As many rows as 1 MiB holds at the last page's average, both ways: a page just under 1 MiB
+  // must not be followed by 256 rows of the same large bodies.
+  return Math.min(READ_PAGE_ROWS, Math.max(8, Math.floor((READ_PAGE_BYTES * rows.length) / bytes)));
 }
 
 /** A read of one session's recording. */
