@@ -120,49 +120,6 @@ describe('the stream writer', () => {
   });
 });
 
-describe.runIf(ENGINE === 'sqlite')('the SQLite stream store’s file', () => {
-  it('is created with 16 KiB pages, and a file made with 4 KiB pages (an earlier version) keeps working', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vss-streams-pages-'));
-    const old = mkdtempSync(join(tmpdir(), 'vss-streams-old-'));
-    try {
-      const fresh = sqliteStreamStore(dir);
-      await fresh.appendBatch(frames('s1', 1, 3, 30_000));
-      expect(await seqsOf(fresh, 's1')).toEqual([1, 2, 3]);
-      await fresh.close();
-      const check = new SQLite(join(dir, 'streams.sqlite'), { readonly: true });
-      expect(check.pragma('page_size', { simple: true })).toBe(16384);
-      check.close();
-
-      // A stream file as the earlier version left it: 4 KiB pages, WAL, one frame recorded.
-      const legacy = new SQLite(join(old, 'streams.sqlite'));
-      legacy.pragma('page_size = 4096');
-      legacy.pragma('journal_mode = WAL');
-      legacy.exec(`
-        create table stream_events (session_id text not null, seq integer not null, stream_id text not null,
-          ts integer not null, body blob not null, primary key (session_id, seq));
-        create index stream_events_ts on stream_events (session_id, ts, seq);
-        create table stream_stats (session_id text not null, stream_id text not null, events integer not null,
-          bytes integer not null, min_ts integer not null, max_ts integer not null, primary key (session_id, stream_id));
-      `);
-      const [first] = frames('s1', 1, 1, 30_000);
-      legacy
-        .prepare('insert into stream_events values (?, ?, ?, ?, ?)')
-        .run(first!.sessionId, first!.seq, first!.streamId, first!.ts, first!.body);
-      legacy.close();
-      const reopened = sqliteStreamStore(old);
-      await reopened.appendBatch(frames('s1', 2, 2, 30_000));
-      expect(await seqsOf(reopened, 's1')).toEqual([1, 2, 3]);
-      await reopened.close();
-      const again = new SQLite(join(old, 'streams.sqlite'), { readonly: true });
-      expect(again.pragma('page_size', { simple: true })).toBe(4096);
-      again.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(old, { recursive: true, force: true });
-    }
-  });
-});
-
 describe.runIf(ENGINE === 'sqlite')('the SQLite stream store’s write thread', () => {
   let dir: string;
   beforeAll(() => {

@@ -28,10 +28,6 @@ export interface SqliteStreamStore extends StreamStore {
 export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): SqliteStreamStore {
   const path = join(dataDir, file);
   const db = new SQLite(path);
-  // 16 KiB pages for a new file (an existing one keeps its own: WAL mode cannot change it). A 30 KiB
-  // camera frame spans 2 overflow pages instead of 8: recording one cost 46 µs of CPU instead of 81
-  // in a store micro-benchmark (WAL, checkpoints included), and reads are no slower.
-  db.pragma('page_size = 16384');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
