@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -338,6 +338,37 @@ export async function waitForJob(
     ms,
     `export ${jobId} to finish`,
   );
+}
+
+/** Downloads a completed export (asserting 200) into `file`. */
+export async function downloadTo(t: TestApp, key: string, jobId: string, file: string): Promise<void> {
+  const dl = await t.app.inject({
+    method: 'GET',
+    url: `/v1/exports/${jobId}/download`,
+    headers: { authorization: `Bearer ${key}` },
+  });
+  if (dl.statusCode !== 200) throw new Error(`download of ${jobId}: ${dl.statusCode} ${dl.body}`);
+  writeFileSync(file, dl.rawPayload);
+}
+
+/**
+ * Exports a session (`query`: layout and the rest, e.g. `?layout=presenter`), waits for the job,
+ * requires it to have completed and downloads the MP4 into `file`. Returns the job.
+ */
+export async function exportTo(
+  t: TestApp,
+  key: string,
+  sessionId: string,
+  file: string,
+  query = '',
+): Promise<Record<string, any>> {
+  const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export${query}`, { key });
+  if (res.status !== 202) throw new Error(`export of ${sessionId}: ${res.status} ${res.raw}`);
+  const job = await waitForJob(t, key, res.body.data.job_id);
+  if (job.status !== 'completed')
+    throw new Error(`export ${job.job_id} did not complete: ${JSON.stringify(job)}`);
+  await downloadTo(t, key, job.job_id, file);
+  return job;
 }
 
 /** What ffmpeg says about an MP4: its streams and duration. */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,14 @@ import {
   tenant,
   type TestApp,
 } from './helpers.js';
-import { decodeVideo, recordSession, solidJpeg, waitForJob, type Planned } from './export-helpers.js';
+import {
+  decodeVideo,
+  downloadTo,
+  recordSession,
+  solidJpeg,
+  waitForJob,
+  type Planned,
+} from './export-helpers.js';
 import { eventually } from './live-helpers.js';
 import { dropPgSchema, pgSchemaUrl } from './process-helpers.js';
 
@@ -100,14 +107,8 @@ describe('an export whose worker process is killed mid-render', () => {
     const job = await waitForJob(t, a.key, id, 90_000);
     expect(job).toMatchObject({ status: 'completed', attempts: 2, error: null });
     expect(readdirSync(exportsDir).filter((f) => f.startsWith(id))).toEqual([`${id}.mp4`]);
-    const dl = await t.app.inject({
-      method: 'GET',
-      url: `/v1/exports/${id}/download`,
-      headers: { authorization: `Bearer ${a.key}` },
-    });
-    expect(dl.statusCode).toBe(200);
     const file = join(dir, 'downloaded.mp4');
-    writeFileSync(file, dl.rawPayload);
+    await downloadTo(t, a.key, id, file);
     const v = await decodeVideo(file, 1280, 720);
     expect(Math.abs(v.frames.length - SECONDS * 15)).toBeLessThanOrEqual(1);
   });

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TILE_COLOURS } from '../src/modules/exports/graph.js';
@@ -16,6 +16,7 @@ import {
   decodeAudio,
   decodeVideo,
   evc1,
+  exportTo,
   avccChunks,
   h264Chunks,
   nearest,
@@ -126,18 +127,8 @@ describe('MP4 export of a recording made by the live client', () => {
 
   /** Enqueues, waits, downloads; returns the job and the path of the downloaded MP4. */
   async function exportAs(name: string, query: string): Promise<{ job: Record<string, any>; file: string }> {
-    const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export${query}`, { key: a.key });
-    expect(res.status, res.raw).toBe(202);
-    const job = await waitForJob(t, a.key, res.body.data.job_id);
-    expect(job.status, JSON.stringify(job)).toBe('completed');
-    const dl = await t.app.inject({
-      method: 'GET',
-      url: `/v1/exports/${job.job_id}/download`,
-      headers: { authorization: `Bearer ${a.key}` },
-    });
-    expect(dl.statusCode).toBe(200);
     const file = join(t.dataDir, `${name}.mp4`);
-    writeFileSync(file, dl.rawPayload);
+    const job = await exportTo(t, a.key, sessionId, file, query);
     files[name] = file;
     return { job, file };
   }
@@ -264,22 +255,8 @@ describe('MP4 export of a recording made by the live client', () => {
         payload: evc1('pcm-s16', c, 0, description),
       })),
     ]);
-    const one = await waitForJob(
-      t,
-      a.key,
-      (await call(t, 'GET', `/v1/sessions/${mixed.id}/export`, { key: a.key })).body.data.job_id,
-    );
-    expect(one.status, JSON.stringify(one)).toBe('completed');
     const file = join(t.dataDir, 'h264.mp4');
-    writeFileSync(
-      file,
-      (
-        await t.app.inject({
-          url: one.download_url.replace('http://vss.test', ''),
-          headers: { authorization: `Bearer ${a.key}` },
-        })
-      ).rawPayload,
-    );
+    await exportTo(t, a.key, mixed.id, file);
     // Only frank has video: one tile over the whole canvas; gina is heard.
     const v = await decodeVideo(file, 1280, 720);
     expect(nearest(v.at(7, 448, 504), { ...PALETTE, yellow: [255, 255, 0] })).toBe('yellow');
@@ -297,21 +274,7 @@ describe('MP4 export of a recording made by the live client', () => {
         payload: evc1('pcm-s16', c, 0, description),
       })),
     );
-    const two = await waitForJob(
-      t,
-      a.key,
-      (await call(t, 'GET', `/v1/sessions/${voiceOnly.id}/export`, { key: a.key })).body.data.job_id,
-    );
-    expect(two.status, JSON.stringify(two)).toBe('completed');
-    writeFileSync(
-      file,
-      (
-        await t.app.inject({
-          url: two.download_url.replace('http://vss.test', ''),
-          headers: { authorization: `Bearer ${a.key}` },
-        })
-      ).rawPayload,
-    );
+    await exportTo(t, a.key, voiceOnly.id, file);
     const w = await decodeVideo(file, 1280, 720);
     expect(nearest(w.at(7, 448, 504), { hank: rgb(TILE_COLOURS[0]!) })).toBe('hank');
     expect(rms(await decodeAudio(file), 0.2, 0.8)).toBeGreaterThan(1500);
@@ -335,22 +298,8 @@ describe('MP4 export of a recording made by the live client', () => {
         payload: evc1(avc.codec, c, 0, avc.description),
       })),
     ]);
-    const job = await waitForJob(
-      t,
-      a.key,
-      (await call(t, 'GET', `/v1/sessions/${session.id}/export`, { key: a.key })).body.data.job_id,
-    );
-    expect(job.status, JSON.stringify(job)).toBe('completed');
     const file = join(t.dataDir, 'vp9-avcc.mp4');
-    writeFileSync(
-      file,
-      (
-        await t.app.inject({
-          url: job.download_url.replace('http://vss.test', ''),
-          headers: { authorization: `Bearer ${a.key}` },
-        })
-      ).rawPayload,
-    );
+    await exportTo(t, a.key, session.id, file);
     // Two tiles side by side (636 px wide, 8 px apart), ivan's left, judy's right, from the first
     // frame to the last.
     const v = await decodeVideo(file, 1280, 720);
