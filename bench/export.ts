@@ -31,7 +31,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { X264 } from '../packages/server/src/modules/exports/graph.ts';
+import { encoderArgs, X264 } from '../packages/server/src/modules/exports/graph.ts';
 import type { sqliteStreamStore as SqliteStreamStore } from '../packages/server/src/streams/sqlite.js';
 import type { BenchOptions } from './run.ts';
 import { expectCall } from './lib/http.ts';
@@ -106,18 +106,7 @@ function bareArgs(
     '[aout]',
     '-frames:v',
     String(frames),
-    '-c:v',
-    'libx264',
-    '-preset',
-    x264.preset,
-    '-crf',
-    String(x264.crf),
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
+    ...encoderArgs(x264),
     ...(format === 'mp4' ? ['-movflags', '+faststart'] : []),
     '-f',
     format,

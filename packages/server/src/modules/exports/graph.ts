@@ -172,6 +172,27 @@ export function buildGraph(
   return { script: lines.join(';\n') + '\n', inputs, files };
 }
 
+/**
+ * The encoder settings of an export (the product's preset and CRF unless given): H.264 in yuv420p
+ * and AAC at 128 kb/s. The export benchmark's bare command uses the same.
+ */
+export function encoderArgs(x264: { preset: string; crf: number } = X264): string[] {
+  return [
+    '-c:v',
+    'libx264',
+    '-preset',
+    x264.preset,
+    '-crf',
+    String(x264.crf),
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+  ];
+}
+
 /** The ffmpeg command line of an export: inputs on fds 3…, progress on stdout, MP4 to `output`. */
 export function ffmpegArgs(
   graph: Graph,
@@ -199,18 +220,7 @@ export function ffmpegArgs(
     '[aout]',
     '-frames:v',
     String(opts.frames),
-    '-c:v',
-    'libx264',
-    '-preset',
-    opts.preset ?? X264.preset,
-    '-crf',
-    String(X264.crf),
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
+    ...encoderArgs({ preset: opts.preset ?? X264.preset, crf: X264.crf }),
     '-max_muxing_queue_size',
     '4096',
     '-movflags',
