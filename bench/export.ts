@@ -34,6 +34,7 @@ import { join } from 'node:path';
 import { encoderArgs, X264 } from '../packages/server/src/modules/exports/graph.ts';
 import type { sqliteStreamStore as SqliteStreamStore } from '../packages/server/src/streams/sqlite.js';
 import type { BenchOptions } from './run.ts';
+import { intFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
 import { CAM_FPS, FFMPEG, mediaFiles, writeRecording, type MediaFiles } from './lib/export-fixture.ts';
 import { waitForQuiet } from './lib/machine.ts';
@@ -46,14 +47,6 @@ const EPOCH_MS = Date.UTC(2026, 10, 21, 10, 0, 0);
 const TARGET_RATIO = 0.8;
 const TARGET_PEAK_BYTES = 400e6;
 const PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'];
-
-function intFlag(args: string[], name: string): number | undefined {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  if (!a) return undefined;
-  const n = Number(a.slice(name.length + 3));
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number`);
-  return n;
-}
 
 /** One render: how long it took and what it cost. */
 interface Run {

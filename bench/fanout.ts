@@ -26,6 +26,7 @@
  */
 import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
+import { numFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
 import { FanoutLoad, type LoadPlan, type RoomPlan, type WindowResult } from './lib/live-load.ts';
 import { readMachineCpu, readSchedstat, waitForQuiet } from './lib/machine.ts';
@@ -162,14 +163,6 @@ export interface Phase {
   serverRunqueueWait: number;
   rssBeforeBytes: number;
   rssBytes: number;
-}
-
-function flag(args: string[], name: string): number | undefined {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  if (!a) return undefined;
-  const n = Number(a.slice(name.length + 3));
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
-  return n;
 }
 
 /** Runs `fn` over `items`, `concurrency` at a time, keeping the order of the results. */
@@ -528,9 +521,9 @@ type Summary = ReturnType<typeof summarise>;
 
 export default async function fanout({ quick, args }: BenchOptions): Promise<void> {
   const plan: Plan = { ...(quick ? QUICK : FULL) };
-  plan.rounds = flag(args, 'rounds') ?? plan.rounds;
+  plan.rounds = numFlag(args, 'rounds') ?? plan.rounds;
   transport = args.includes('--ws-clients') ? 'ws' : 'raw';
-  const seconds = flag(args, 'seconds');
+  const seconds = numFlag(args, 'seconds');
   if (seconds) plan.scenario = { ...plan.scenario, windowS: seconds };
   quietBudgetS = plan.quietBudgetS;
   const started = Date.now();

@@ -51,6 +51,7 @@ import {
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BenchOptions } from './run.ts';
+import { intFlag, strFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
 import { median, quantile } from './lib/load.ts';
 import {
@@ -101,19 +102,6 @@ interface Saved {
   spec: FixtureSpec;
   secret: string;
   genS: number;
-}
-
-function intFlag(args: string[], name: string): number | undefined {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  if (!a) return undefined;
-  const n = Number(a.slice(name.length + 3));
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number`);
-  return n;
-}
-
-function strFlag(args: string[], name: string): string | undefined {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  return a ? a.slice(name.length + 3) : undefined;
 }
 
 /** The reader child process: one task per message (bench/lib/playback-reader.ts). */

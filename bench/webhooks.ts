@@ -25,6 +25,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
+import { strFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
 import { quantile } from './lib/load.ts';
 import { waitForQuiet } from './lib/machine.ts';
@@ -198,7 +199,7 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
   const rate = options.quick ? 500 : 1000;
   const started = Date.now();
   const rx = await receivers();
-  const profDir = options.args.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
+  const profDir = strFlag(options.args, 'cpu-prof');
   const server = await startProcess({
     name: 'vss',
     command: process.execPath,
