@@ -66,8 +66,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     async (request) => ok(await live.connect(request.principal!, request.params.sessionId, request.body)),
   );
 
-  /** each open socket: whether it answered the last ping, and since when it is paused (0: not) */
-  const sockets = new Map<WebSocket, { alive: boolean; pausedAt: number }>();
+  const sockets = new Map<WebSocket, { alive: boolean }>();
   const heartbeat = setInterval(() => {
     // A connection that did not answer the previous ping is dead: its TCP peer vanished.
     for (const [socket, state] of sockets) {
@@ -112,7 +111,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     (socket, request) => {
       const ticket = request.liveTicket!;
       const binary = (request.query as Record<string, string>).format === 'binary';
-      const state = { alive: true, pausedAt: 0 };
+      const state = { alive: true };
       sockets.set(socket, state);
       socket.on('pong', () => (state.alive = true));
 
@@ -213,14 +212,14 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       // growing without bound. Checked once the message's bytes are counted (the hub counts them
       // as it accepts the publish, before its first await).
       const backpressure = () => {
+        if (socket.isPaused || socket.readyState !== socket.OPEN) return;
         const room = hub.ingest.room();
-        if (!room || socket.isPaused || socket.readyState !== socket.OPEN) return;
+        if (!room) return;
         socket.pause();
-        state.pausedAt = Date.now();
+        const pausedAt = Date.now();
         hub.stats.pauses += 1;
         void room.then(() => {
-          hub.creditPause(conn.id, Date.now() - state.pausedAt);
-          state.pausedAt = 0;
+          hub.creditPause(conn.id, Date.now() - pausedAt);
           // Any ping sent before the pause was answered into a socket that was not read.
           state.alive = true;
           socket.resume();
