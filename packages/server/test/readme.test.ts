@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE, PG_URL } from './helpers.js';
+import { dropPgSchema, freePort, pgSchemaUrl, runServer, waitForHttp, type Proc } from './process-helpers.js';
+
+const ROOT = resolve(__dirname, '../../..');
+
+/** The README's walkthrough: the blocks between "First steps with curl" and "Configuration". */
+function walkthrough(): { shell: string; receiver: string } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('### First steps with curl');
+  const end = readme.indexOf('## Configuration');
+  if (start < 0 || end < start) throw new Error('README: the walkthrough headings moved');
+  const part = readme.slice(start, end);
+  const blocks = [...part.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], code: m[2]! }));
+  const receiver = blocks.filter((b) => b.lang === 'js');
+  if (receiver.length !== 1) throw new Error('README: expected one js block (the webhook receiver)');
+  return {
+    shell: blocks
+      .filter((b) => b.lang === 'sh')
+      .map((b) => b.code)
+      .join('\n'),
+    receiver: receiver[0]!.code,
+  };
+}
+
+/**
+ * Runs a bash script to its end; resolves with its exit code and everything it printed. The
+ * script runs in a process group of its own, ended afterwards, so that a background job it
+ * started (the webhook receiver) never outlives it, even when the script fails half-way.
+ */
+function bash(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; out: string }> {
+  return new Promise((ok) => {
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('exit', (code) => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+      ok({ code: code ?? -1, out });
+    });
+  });
+}
+
+describe('the README walkthrough', () => {
+  let server: Proc;
+  let base: string;
+  let dataDir: string;
+  let work: string;
+  const schema = `readme_${Math.random().toString(36).slice(2, 10)}`;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'vss-readme-data-'));
+    work = mkdtempSync(join(tmpdir(), 'vss-readme-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = runServer({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      // The README asks for this to receive webhooks on this machine.
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // Only to keep the test short: the walkthrough waits for the session's end, whatever it takes.
+      SESSION_DEPARTURE_TIMEOUT_S: '1',
+      ...(ENGINE === 'postgres' ? { DATABASE_URL: await pgSchemaUrl(PG_URL, schema) } : {}),
+    });
+    await waitForHttp(`${base}/health`);
+  });
+
+  afterAll(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+    if (ENGINE === 'postgres') await dropPgSchema(PG_URL, schema);
+  });
+
+  it('runs every shell block as written, in order, from account to redaction', async () => {
+    const { shell, receiver } = walkthrough();
+    // The blocks run unchanged in a scratch folder that looks like the repository's to them
+    // (its examples/ is the repository's), so the files they write (cookies, answers, the MP4)
+    // stay out of the checkout.
+    writeFileSync(join(work, 'receiver.mjs'), receiver);
+    symlinkSync(join(ROOT, 'examples'), join(work, 'examples'));
+    const { code, out } = await bash(shell, work, { VSS_URL: base });
+    expect(code, out).toBe(0);
+
+    // Step 3: the receiver verified and printed the test event, and later the session's events.
+    expect(out).toContain('receiver: webhook.test');
+    expect(out).toContain('receiver: session.started');
+    // Step 4: the participant's chat and 100 tone frames were acknowledged.
+    expect(out).toMatch(/recorded 101 messages/);
+    // Step 6: the replay link opened as returned.
+    expect(out).toMatch(/\{"data":\{"events":\[\{"seq":1,/);
+    // Step 7: the export completed and downloaded as an MP4.
+    expect(out).toContain('export completed');
+    expect(out).toMatch(/^200 \d+ bytes$/m);
+    const mp4 = readFileSync(join(work, 'standup.mp4'));
+    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    // Step 8: the redaction removed alice's one track; the delivery log shows delivered attempts.
+    expect(out).toContain('"redacted":"alice","deletedStreams":1');
+    expect(out).toMatch(/"status":"succeeded"/);
+  }, 120_000);
+});
