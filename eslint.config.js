@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -13,6 +14,8 @@ export default tseslint.config(
     },
   },
   { files: ['bench/**', 'vitest.config.ts'], rules: { 'no-console': 'off' } },
+  // Examples are Node scripts that print what they do.
+  { files: ['examples/**'], languageOptions: { globals: globals.node }, rules: { 'no-console': 'off' } },
   // Tests read JSON answers whose shape they then assert.
   { files: ['packages/*/test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );
