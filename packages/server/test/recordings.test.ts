@@ -368,6 +368,30 @@ describe('recordings', () => {
     expectError(await call(t, 'GET', `${path}&from_ts=${T0}`), 401, 'UNAUTHORIZED');
   });
 
+  it('opens a replay link exactly as returned: the first window from the start of the recording', async () => {
+    const link = (await call(t, 'POST', `/v1/sessions/${sessionId}/replay-links`, { key: a.key, body: {} }))
+      .body.data;
+    const opened = await call(t, 'GET', new URL(link.link).pathname + new URL(link.link).search);
+    expect(opened.status, opened.raw).toBe(200);
+    const meta = await call(t, 'GET', `/v1/sessions/${sessionId}/playback/timeline`, { key: a.key });
+    const firstTs = meta.body.data.min_ts;
+    // The same first window as an explicit from_ts at the recording's first event.
+    const explicit = await call(
+      t,
+      'GET',
+      `${new URL(link.link).pathname}${new URL(link.link).search}&from_ts=${firstTs}`,
+    );
+    expect(opened.body.data).toEqual(explicit.body.data);
+    expect(opened.body.data.events[0].timestamp_ms).toBe(firstTs);
+    // A bad from_ts is still refused, naming the field.
+    const bad = await call(
+      t,
+      'GET',
+      `${new URL(link.link).pathname}${new URL(link.link).search}&from_ts=soon`,
+    );
+    expect(expectError(bad, 400, 'BAD_REQUEST')).toMatch(/from_ts/);
+  });
+
   it('refuses bad replay-link requests and other tenants', async () => {
     const url = `/v1/sessions/${sessionId}/replay-links`;
     for (const body of [

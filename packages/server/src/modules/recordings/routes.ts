@@ -183,7 +183,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
         tags: publicTags,
         summary: 'Replay through a link',
         description:
-          'With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). ' +
+          "With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). " +
           PAGING,
         params: SessionParams,
         querystring: ReplayQuery,
@@ -193,7 +193,8 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
     async (request, reply) => {
       const { from_ts, window_size, base_seq, token } = request.query;
       const s = await recordings.replayable(request.params.sessionId, token);
-      return sendWindow(reply, recordings.window(s.id, from_ts, window_size, base_seq));
+      const from = from_ts ?? (await recordings.firstTs(s.id));
+      return sendWindow(reply, recordings.window(s.id, from, window_size, base_seq));
     },
   );
 

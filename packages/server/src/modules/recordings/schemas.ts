@@ -18,8 +18,15 @@ export const PlaybackQuery = Type.Object({
 });
 
 export const ReplayQuery = Type.Composite([
-  PlaybackQuery,
+  Type.Omit(PlaybackQuery, ['from_ts']),
   Type.Object({
+    from_ts: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "start of reading, ms since 1970; default: the recording's first event, so that a replay link opens as returned",
+      }),
+    ),
     token: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'replay link token' })),
   }),
 ]);

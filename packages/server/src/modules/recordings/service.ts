@@ -184,6 +184,11 @@ export function recordingsService(deps: {
     timelineMeta,
     window,
 
+    /** The time of the recording's first event (0 when it holds none): where a replay starts by default. */
+    async firstTs(sessionId: string): Promise<number> {
+      return (await store.nextTs(sessionId, 0)) ?? 0;
+    },
+
     /** The `events` stream as envelopes with their seq. */
     async timeline(principal: Principal, sessionId: string) {
       const session = await deps.sessions.get(principal, sessionId);
