@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import { EventBus } from './bus/events.js';
 import { memoryFanout, redisFanout, type Fanout } from './bus/fanout.js';
 import type { Config } from './config.js';
@@ -83,6 +83,8 @@ export interface RuntimeOptions {
   gate?: UsageGate;
   /** how often the job worker looks for due jobs enqueued elsewhere (default 1 s) */
   jobPollMs?: number;
+  /** where log lines go (default: standard output); tests read them from here */
+  logDestination?: DestinationStream;
 }
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -97,7 +99,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   });
   const counters = config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters();
   const { db } = database;
-  const logger: FastifyBaseLogger = pino({ level: config.logLevel, redact: loggerRedaction });
+  const logger: FastifyBaseLogger = pino(
+    { level: config.logLevel, redact: loggerRedaction },
+    options.logDestination,
+  );
   const nodeId = randomBytes(6).toString('hex');
   const streams = database.pgPool ? postgresStreamStore(database.pgPool) : sqliteStreamStore(config.dataDir);
   const writer = new StreamWriter(streams);

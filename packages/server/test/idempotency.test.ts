@@ -4,8 +4,13 @@ import { call, expectError, startApp, tenant, type Tenant, type TestApp } from '
 describe('Idempotency-Key', () => {
   let t: TestApp;
   let a: Tenant;
+  /** Every log line the server wrote, parsed. */
+  const logged: Array<{ level: number; msg?: string; err?: unknown }> = [];
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp({
+      env: { LOG_LEVEL: 'info' },
+      logDestination: { write: (line: string) => void logged.push(JSON.parse(line)) },
+    });
     a = await tenant(t);
   });
   afterAll(() => t.close());
@@ -24,6 +29,55 @@ describe('Idempotency-Key', () => {
     expect(again.raw).toBe(first.raw);
     expect((await sessionsOf(a.key)).filter((s) => s.id === first.body.data.id)).toHaveLength(1);
     expect((await sessionsOf(a.key)).length).toBe(1);
+  });
+
+  it('answers a retry from the stored answer without running the create again, and logs nothing above info', async () => {
+    let creates = 0;
+    const stop = t.runtime.bus.onTransactional('session.created', async () => void (creates += 1));
+    try {
+      const headers = { 'idempotency-key': 'no-second-insert' };
+      const before = logged.length;
+      const first = await call(t, 'POST', '/v1/sessions', { key: a.key, headers, body: { name: 'Once' } });
+      const again = await call(t, 'POST', '/v1/sessions', { key: a.key, headers, body: { name: 'Once' } });
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.raw).toBe(first.raw);
+      // The create (its insert and its session.created event) ran for the first request only.
+      expect(creates).toBe(1);
+      expect(logged.slice(before).filter((l) => l.level > 30)).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('answers 409 to a duplicate sent while the first request is still running', async () => {
+    let entered!: () => void;
+    const inside = new Promise<void>((ok) => (entered = ok));
+    let release!: () => void;
+    const held = new Promise<void>((ok) => (release = ok));
+    // Holds the first create inside its transaction until the duplicate has been answered.
+    const hold = async () => {
+      entered();
+      await held;
+    };
+    const stop = t.runtime.bus.onTransactional('session.created', hold);
+    const headers = { 'idempotency-key': 'still-running' };
+    const body = { name: 'Slow' };
+    try {
+      const first = call(t, 'POST', '/v1/sessions', { key: a.key, headers, body });
+      await inside;
+      const duplicate = await call(t, 'POST', '/v1/sessions', { key: a.key, headers, body });
+      expect(expectError(duplicate, 409, 'CONFLICT')).toMatch(/still in progress/);
+      release();
+      expect((await first).status).toBe(201);
+    } finally {
+      release();
+      stop();
+    }
+    const retry = await call(t, 'POST', '/v1/sessions', { key: a.key, headers, body });
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
   });
 
   it('answers 409 for the same key with another body', async () => {

@@ -26,9 +26,17 @@ export class EventBus {
   private readonly txHandlers = new Map<string, TxHandler[]>();
   private readonly handlers = new Map<string, Handler[]>();
 
-  /** Registers a handler that runs inside the producer's transaction. `*` receives every type. */
-  onTransactional(type: string, handler: TxHandler): void {
+  /**
+   * Registers a handler that runs inside the producer's transaction. `*` receives every type.
+   * Returns the function that removes it.
+   */
+  onTransactional(type: string, handler: TxHandler): () => void {
     this.txHandlers.set(type, [...(this.txHandlers.get(type) ?? []), handler]);
+    return () =>
+      this.txHandlers.set(
+        type,
+        (this.txHandlers.get(type) ?? []).filter((h) => h !== handler),
+      );
   }
 
   /** Registers a handler that runs after the producer's transaction committed. `*` receives every type. */

@@ -74,14 +74,15 @@ export class Idempotency {
     const requestHash = sha256Hex(JSON.stringify(request.body ?? null));
     const storedKey = this.derive('idempotency-key', scope, key).toString('hex');
 
-    const replay = await this.lookup<T>(scope, key, storedKey, requestHash, reply);
-    if (replay !== undefined) return replay;
-
+    // Checked before anything else: a duplicate of a request still running here is refused at
+    // once, not queued behind the first one's transaction (on SQLite it would wait for it).
     const slot = `${scope}\n${storedKey}`;
     if (this.inFlight.has(slot))
       throw new Conflict('a request with this Idempotency-Key is still in progress');
     this.inFlight.add(slot);
     try {
+      const stored = await this.lookup(scope, key, storedKey, requestHash);
+      if (stored) return this.replay<T>(reply, stored);
       const result = await transaction(this.db, async (trx) => {
         if (this.engine === 'postgres') {
           const { rows } = await sql<{
@@ -108,8 +109,8 @@ export class Idempotency {
     } catch (err) {
       // Another process finished the same key between our lookup and our insert: answer as a retry would.
       if (isUniqueViolation(err)) {
-        const again = await this.lookup<T>(scope, key, storedKey, requestHash, reply);
-        if (again !== undefined) return again;
+        const stored = await this.lookup(scope, key, storedKey, requestHash);
+        if (stored) return this.replay<T>(reply, stored);
       }
       throw err;
     } finally {
@@ -117,14 +118,17 @@ export class Idempotency {
     }
   }
 
-  /** Replays a stored answer; returning the sent reply tells Fastify the handler already answered. */
-  private async lookup<T>(
+  /**
+   * The stored answer of this key, if there is one still kept. Why it hands back data and never
+   * the sent reply: a Fastify reply is a thenable, and an async function returning it resolves
+   * to what the reply resolves to (undefined), which read as "no stored answer".
+   */
+  private async lookup(
     scope: string,
     key: string,
     storedKey: string,
     requestHash: string,
-    reply: FastifyReply,
-  ): Promise<T | undefined> {
+  ): Promise<{ status: number; body: string } | undefined> {
     const row = await this.db
       .selectFrom('idempotency_keys')
       .select(['request_hash', 'status_code', 'response_body', 'created_at'])
@@ -142,8 +146,13 @@ export class Idempotency {
     }
     if (row.request_hash !== requestHash)
       throw new Conflict('this Idempotency-Key was already used with a different request body');
-    reply.code(row.status_code).header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
-    return reply.send(this.open(scope, key, row.response_body)) as unknown as T;
+    return { status: row.status_code, body: this.open(scope, key, row.response_body) };
+  }
+
+  /** Answers with a stored answer: its status and body, serialised by the route's schema as the first was. */
+  private replay<T>(reply: FastifyReply, stored: { status: number; body: string }): T {
+    reply.code(stored.status).header('idempotent-replayed', 'true');
+    return JSON.parse(stored.body) as T;
   }
 
   /** Deletes answers older than the retention period. */
