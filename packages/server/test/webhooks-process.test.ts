@@ -84,7 +84,7 @@ describe('webhook deliveries across server processes', () => {
     });
     expect(log.map((d: any) => [d.attempt, d.status, d.response_status])).toEqual([
       [2, 'succeeded', 200],
-      [1, 'pending', 500],
+      [1, 'failed', 500],
     ]);
   });
 

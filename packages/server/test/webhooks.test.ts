@@ -371,11 +371,12 @@ describe('webhook delivery', () => {
         return rows.length === n && rows;
       });
     const log500 = await logged(hooks.r500.id, 2);
-    // Newest first: the success, then the failed first attempt with its scheduled retry.
+    // Newest first: the success, then the failed first attempt with its scheduled retry. Each row
+    // says what happened to its attempt: the first failed (and another was scheduled).
     expect(log500[0]).toMatchObject({ attempt: 2, status: 'succeeded', response_status: 200, error: null });
     expect(log500[1]).toMatchObject({
       attempt: 1,
-      status: 'pending',
+      status: 'failed',
       response_status: 500,
       error: 'answered 500',
       event_type: 'session.created',
@@ -389,12 +390,14 @@ describe('webhook delivery', () => {
     expect(log500[0].duration_ms).toBeGreaterThanOrEqual(0);
 
     const logSlow = await logged(hooks.slow.id, 2);
-    expect(logSlow[1]).toMatchObject({ attempt: 1, status: 'pending', response_status: null });
+    expect(logSlow[1]).toMatchObject({ attempt: 1, status: 'failed', response_status: null });
+    expect(logSlow[1].next_attempt_at).toMatch(ISO_MS);
     expect(logSlow[1].error).toMatch(/no answer within 600 ms/);
     expect(logSlow[1].duration_ms).toBeGreaterThanOrEqual(550);
     expect(logSlow[0]).toMatchObject({ attempt: 2, status: 'succeeded', response_status: 204 });
 
-    expect(firstLog).toMatchObject({ attempt: 1, status: 'pending', response_status: null });
+    expect(firstLog).toMatchObject({ attempt: 1, status: 'failed', response_status: null });
+    expect(firstLog.next_attempt_at).toMatch(ISO_MS);
     expect(firstLog.error).toMatch(/ECONNREFUSED/);
   });
 
@@ -407,10 +410,11 @@ describe('webhook delivery', () => {
     const log = (await deliveries(a, hook.id)).body.data;
     expect(log.map((d: any) => [d.attempt, d.status])).toEqual([
       [3, 'failed'],
-      [2, 'pending'],
-      [1, 'pending'],
+      [2, 'failed'],
+      [1, 'failed'],
     ]);
-    expect(log[0].next_attempt_at).toBeNull();
+    // Only the last attempt has no next one.
+    expect(log.map((d: any) => d.next_attempt_at === null)).toEqual([true, false, false]);
     expect(r.hits).toHaveLength(3);
   });
 
@@ -420,7 +424,7 @@ describe('webhook delivery', () => {
     const hook = await hookFor(a, r.url, ['session.created']);
     await createSession(t, a.key);
     const row = await eventually(async () => (await deliveries(a, hook.id)).body.data[0]);
-    expect(row).toMatchObject({ attempt: 1, status: 'pending', response_status: 302 });
+    expect(row).toMatchObject({ attempt: 1, status: 'failed', response_status: 302 });
     expect(row.error).toMatch(/redirects are not followed/);
     expect(target.hits).toEqual([]);
   });
@@ -555,7 +559,7 @@ describe('webhook URLs that reach private addresses', () => {
       const res = await call(strict, 'GET', `/v1/webhooks/${made.body.data.id}/deliveries`, { key: s.key });
       return res.body.data[0];
     });
-    expect(row).toMatchObject({ attempt: 1, status: 'pending', response_status: null });
+    expect(row).toMatchObject({ attempt: 1, status: 'failed', response_status: null });
     expect(row.error).toMatch(
       /^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a private or reserved address/,
     );

@@ -77,7 +77,7 @@ export const Delivery = Type.Object({
   attempt: Type.Integer({ description: '1 for the first attempt at this event' }),
   status: StringEnum(['succeeded', 'failed', 'pending'] as const, {
     description:
-      'where the delivery stood after this attempt: `succeeded` (the receiver answered 2xx), `pending` (it failed and another attempt is scheduled at `next_attempt_at`), `failed` (it failed and no attempt remains)',
+      'what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.',
   }),
   response_status: Nullable(Type.Integer(), {
     description: "the receiver's HTTP status, null when none came",

@@ -200,7 +200,8 @@ export function webhooksService(deps: {
         event_id: job.payload.event_id,
         event_type: detail.type,
         attempt: job.attempt,
-        status: outcome.ok ? 'succeeded' : nextRunAt === null ? 'failed' : 'pending',
+        // A row is one attempt made: what happened to it. Whether another follows is next_attempt_at.
+        status: outcome.ok ? 'succeeded' : 'failed',
         response_status: detail.attempt.responseStatus,
         error: detail.attempt.error,
         duration_ms: detail.attempt.durationMs,
