@@ -513,6 +513,31 @@ describe('webhook URLs that reach private addresses', () => {
       'https://[::1]/hook',
       'https://[fd00:ec2::254]/hook',
       'https://[::ffff:127.0.0.1]/hook',
+      // IPv6 forms that embed an IPv4 address, refused whole whatever the address inside:
+      'https://[::127.0.0.1]/hook', // IPv4-compatible, ::/96
+      'https://[::a9fe:a9fe]/hook',
+      'https://[::ffff:5db8:d822]/hook', // IPv4-mapped, even of a public address
+      'https://[64:ff9b::7f00:1]/hook', // NAT64
+      'https://[64:ff9b:1::a00:1]/hook', // local-use NAT64
+      'https://[2002:7f00:1::1]/hook', // 6to4
+      'https://[2001::1]/hook', // Teredo, in 2001::/23
+      // Other special-purpose ranges of the IANA registries:
+      'https://[::]/hook',
+      'https://[100::1]/hook',
+      'https://[2001:db8::1]/hook',
+      'https://[3fff::1]/hook',
+      'https://[5f00::1]/hook',
+      'https://[fe80::1]/hook',
+      'https://[ff02::1]/hook',
+      'https://100.64.0.1/hook',
+      'https://192.0.0.8/hook',
+      'https://192.31.196.1/hook',
+      'https://192.52.193.1/hook',
+      'https://192.88.99.1/hook',
+      'https://192.175.48.1/hook',
+      'https://198.18.0.1/hook',
+      'https://224.0.0.1/hook',
+      'https://255.255.255.255/hook',
       'https://0.0.0.0/hook',
       'https://localhost/hook',
       'https://api.localhost/hook',
@@ -530,11 +555,16 @@ describe('webhook URLs that reach private addresses', () => {
       body: { url: 'http://93.184.216.34/hook', events: ['session.created'] },
     });
     expect(expectError(plain, 400, 'BAD_REQUEST')).toMatch(/body\.url must use https/);
+    const v6 = await call(strict, 'POST', '/v1/webhooks', {
+      key: s.key,
+      body: { url: 'https://[2606:4700:4700::1111]/hook', events: ['session.created'] },
+    });
+    expect(v6.status, v6.raw).toBe(201);
     const ok = await call(strict, 'POST', '/v1/webhooks', {
       key: s.key,
       body: { url: 'https://93.184.216.34/hook', events: ['session.created'] },
     });
-    expect(ok.status).toBe(201);
+    expect(ok.status, ok.raw).toBe(201);
     await call(strict, 'DELETE', `/v1/webhooks/${ok.body.data.id}`, { key: s.key });
   });
 

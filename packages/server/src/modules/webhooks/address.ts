@@ -2,11 +2,19 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_URLS is set (decisions §4):
- * loopback, private, shared, link-local (cloud metadata at 169.254.169.254 and fd00:ec2::254),
- * unspecified, multicast, reserved and documentation ranges.
+ * Addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_URLS is set: every range of the
+ * IANA IPv4 and IPv6 Special-Purpose Address Registries that is not globally reachable (loopback,
+ * private, shared, link-local with the cloud metadata addresses 169.254.169.254 and
+ * fd00:ec2::254, unspecified, documentation, benchmarking, relays, reserved), and multicast.
+ * The IPv6 ranges that embed an IPv4 address (IPv4-compatible ::/96, IPv4-mapped
+ * ::ffff:0:0/96, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo in 2001::/23)
+ * are refused whole, whatever the address inside: a public service has no need of them, and
+ * judging the embedded address would be one more parser to get right.
  */
-const blocked = new BlockList();
+const blocked4 = new BlockList();
+// A list of its own: a BlockList also matches IPv4 addresses against IPv6 rules (as ::a.b.c.d),
+// and ::/96 would then refuse every IPv4 address.
+const blocked6 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -16,42 +24,41 @@ for (const [net, bits] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.31.196.0', 24],
+  ['192.52.193.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
+  ['192.175.48.0', 24],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const)
-  blocked.addSubnet(net, bits, 'ipv4');
+  blocked4.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
+  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
   ['100::', 64],
+  ['2001::', 23],
   ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
+  ['5f00::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const)
-  blocked.addSubnet(net, bits, 'ipv6');
+  blocked6.addSubnet(net, bits, 'ipv6');
 
-/** True when `address` (an IP literal) is one a webhook may not reach. */
+/** True when `address` (an IP literal) is one a webhook may not reach; anything else is refused too. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const lower = address.toLowerCase();
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible forms reach the IPv4 address inside.
-  const mapped = /^(?:0*:)*(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/.exec(lower.replace(/^::/, '0:'));
-  if (mapped) return isPrivateAddress(mapped[1]!);
-  const hexMapped = /^(?:0*:)*ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower.replace(/^::/, '0:'));
-  if (hexMapped) {
-    const hi = parseInt(hexMapped[1]!, 16);
-    const lo = parseInt(hexMapped[2]!, 16);
-    return isPrivateAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
-  }
-  return blocked.check(address, 'ipv6');
+  if (family === 4) return blocked4.check(address, 'ipv4');
+  if (family === 6) return blocked6.check(address, 'ipv6');
+  return true;
 }
 
 /** A URL host without IPv6 brackets. */
