@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   LogController,
@@ -7,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import { installAuth } from './http/auth.js';
 import { ErrorEnvelope } from './http/envelope.js';
+import { BadRequest } from './http/errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installRequestLog } from './http/logging.js';
 import { liveRoutes } from './modules/live/routes.js';
@@ -55,10 +57,13 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   // JSON is the only body format: anything else is 415 rather than a confusing validation error.
   app.removeAllContentTypeParsers();
   // An empty body under a JSON content type is "no body", so that optional bodies may be left out.
+  // The bytes must be UTF-8: decoding them as a string would silently store U+FFFD for the rest.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
-    defaultJson(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) return done(null, undefined);
+    if (!isUtf8(bytes)) return done(new BadRequest('body is not valid UTF-8'), undefined);
+    defaultJson(request, bytes.toString('utf8'), done);
   });
   // Only routes with a body schema get the hook: the others pay nothing for it.
   app.addHook('onRoute', (route) => {

@@ -37,6 +37,31 @@ describe('the HTTP edge', () => {
     expect(expectError(res, 400, 'BAD_REQUEST')).toMatch(/not valid JSON/);
   });
 
+  it('refuses a JSON body that is not valid UTF-8 with 400, and stores nothing', async () => {
+    const a = await tenant(t);
+    const before = (await call(t, 'GET', '/v1/sessions', { key: a.key })).body.data.length;
+    const res = await call(t, 'POST', '/v1/sessions', {
+      key: a.key,
+      // "name": "caf\xe9": Latin-1, not UTF-8 (it was stored as "caf\ufffd").
+      payload: Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(expectError(res, 400, 'BAD_REQUEST')).toMatch(/^body is not valid UTF-8/);
+    expect((await call(t, 'GET', '/v1/sessions', { key: a.key })).body.data.length).toBe(before);
+    // A truncated multi-byte sequence and an overlong encoding are refused the same way.
+    for (const bad of [Buffer.from([0xe2, 0x82]), Buffer.from([0xc0, 0xaf])]) {
+      const r = await call(t, 'POST', '/v1/sessions', {
+        key: a.key,
+        payload: Buffer.concat([Buffer.from('{"name":"'), bad, Buffer.from('"}')]),
+        headers: { 'content-type': 'application/json' },
+      });
+      expectError(r, 400, 'BAD_REQUEST');
+    }
+    // Valid UTF-8 beyond ASCII is kept as sent.
+    const ok = await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'café ☕ 🎥' } });
+    expect(ok.body.data.name).toBe('café ☕ 🎥');
+  });
+
   it('refuses a body that is not JSON with 415', async () => {
     const res = await call(t, 'POST', '/v1/sessions', {
       key: a.key,
