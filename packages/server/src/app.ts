@@ -10,6 +10,7 @@ import { installAuth } from './http/auth.js';
 import { ErrorEnvelope } from './http/envelope.js';
 import { BadRequest } from './http/errors.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { installRequestLog } from './http/logging.js';
 import { liveRoutes } from './modules/live/routes.js';
 import { recordingsRoutes } from './modules/recordings/routes.js';
@@ -40,7 +41,9 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, call, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
 
@@ -60,6 +61,55 @@ describe('the HTTP edge', () => {
     // Valid UTF-8 beyond ASCII is kept as sent.
     const ok = await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'café ☕ 🎥' } });
     expect(ok.body.data.name).toBe('café ☕ 🎥');
+  });
+
+  it('answers errors of every layer below the routes in the envelope: bad percent-encoding, an over-long path parameter, over-large headers', async () => {
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(base);
+    /** Sends raw HTTP and reads the whole answer (the server may close after it). */
+    const raw = (request: string) =>
+      new Promise<{ status: number; headers: string; body: string }>((ok, fail) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let text = '';
+        socket.on('data', (d) => {
+          text += d.toString('latin1');
+          const end = text.indexOf('\r\n\r\n');
+          const length = /content-length: (\d+)/i.exec(text)?.[1];
+          if (end >= 0 && length !== undefined && text.length >= end + 4 + Number(length)) socket.end();
+        });
+        socket.on('error', fail);
+        socket.on('close', () => {
+          const end = text.indexOf('\r\n\r\n');
+          ok({
+            status: Number(text.slice(9, 12)),
+            headers: text.slice(0, end),
+            body: text.slice(end + 4),
+          });
+        });
+      });
+    const expectEnvelope = (res: { status: number; headers: string; body: string }, status: number) => {
+      expect(res.status, res.body).toBe(status);
+      expect(res.headers).toMatch(/content-type: application\/json/i);
+      const body = JSON.parse(res.body);
+      expect(body.data).toBeNull();
+      expect(body.error.code).toBe('BAD_REQUEST');
+      return body.error.message as string;
+    };
+    const auth = `authorization: Bearer ${a.key}\r\n`;
+
+    const badEncoding = await raw(`GET /v1/sessions/%zz HTTP/1.1\r\nhost: x\r\n${auth}\r\n`);
+    expect(expectEnvelope(badEncoding, 400)).toMatch(/percent-encoding/);
+
+    const longParam = await raw(`GET /v1/sessions/${'a'.repeat(300)} HTTP/1.1\r\nhost: x\r\n${auth}\r\n`);
+    expect(expectEnvelope(longParam, 414)).toMatch(/200 characters/);
+
+    const bigHeader = await raw(
+      `GET /v1/sessions HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(expectEnvelope(bigHeader, 431)).toMatch(/headers/);
+
+    const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+    expectEnvelope(garbage, 400);
   });
 
   it('refuses a body that is not JSON with 415', async () => {

@@ -1,0 +1,50 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Longest path parameter the router accepts (ids are 36 characters; names are in bodies). */
+export const MAX_PARAM_LENGTH = 200;
+
+/** The envelope of a request refused below the routes: every such refusal is a BAD_REQUEST. */
+function envelope(message: string): string {
+  return JSON.stringify({ data: null, error: { code: 'BAD_REQUEST', message } });
+}
+
+/**
+ * Errors the router raises before any route runs (Fastify's `frameworkErrors`): a path that is
+ * not valid percent-encoding (400) and a path parameter over MAX_PARAM_LENGTH (414). Both answer
+ * in the envelope, like every other error.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [status, message] =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [414, `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`]
+      : err.code === 'FST_ERR_BAD_URL'
+        ? [400, 'the path is not valid percent-encoding']
+        : [400, 'the request could not be routed'];
+  void reply.code(status).type('application/json; charset=utf-8').send(envelope(message));
+}
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (Fastify's
+ * `clientErrorHandler`): headers over Node's limit (431, 16 KiB by default), a request that timed
+ * out (408), anything unparsable (400). They answer in the envelope too, then the connection
+ * closes, as Node does: after a parse error the rest of the stream cannot be trusted.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection, or one already gone, has no one left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'the request headers are larger than the server accepts (16 KiB in all)']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request was not received in time']
+        : [400, 'the request is not valid HTTP'];
+  const body = envelope(message);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(err);
+}
