@@ -37,6 +37,40 @@ describe('rate limits', () => {
     expect((await from('10.0.0.2')).statusCode).toBe(200);
   });
 
+  it('counts failed authentication per client address: guessing keys gets 429, then even a right guess waits, and other clients go on', async () => {
+    const a = await tenant(t);
+    const from = (ip: string, key: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: '/v1/sessions',
+        remoteAddress: ip,
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const guess = () => `sk_live_${Math.random().toString(36).slice(2)}`;
+    for (let i = 0; i < 3; i++) expect((await from('10.0.1.1', guess())).statusCode).toBe(401);
+    const refused = await from('10.0.1.1', guess());
+    expect(refused.statusCode).toBe(429);
+    expect(JSON.parse(refused.body).error.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Past the limit the credential is not even looked at: a right guess is refused the same way.
+    expect((await from('10.0.1.1', a.key)).statusCode).toBe(429);
+    // Other clients are not slowed: a right key and a wrong one from elsewhere are answered as usual.
+    expect((await from('10.0.1.2', a.key)).statusCode).toBe(200);
+    expect((await from('10.0.1.3', guess())).statusCode).toBe(401);
+    // A malformed header and an unknown cookie are failed attempts too.
+    for (const headers of [{ authorization: 'Basic abc' }, { cookie: 'service_session=forged' }]) {
+      for (let i = 0; i < 3; i++)
+        await t.app.inject({ method: 'GET', url: '/v1/sessions', remoteAddress: '10.0.1.4', headers });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/sessions',
+        remoteAddress: '10.0.1.4',
+        headers,
+      });
+      expect(res.statusCode).toBe(429);
+    }
+  });
+
   it('never limits the health check', async () => {
     for (let i = 0; i < 10; i++) {
       const res = await t.app.inject({ method: 'GET', url: '/health', remoteAddress: '10.0.0.9' });

@@ -74,6 +74,29 @@ export function installAuth(
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
   app.decorateRequest('principal', null);
 
+  /**
+   * Failed authentication (an unknown, malformed or deleted key, an unknown cookie) counts per
+   * client address against RATE_LIMIT_PER_IP. An address past it is refused with 429 before its
+   * credential is even looked at, so that guessing costs time even when a guess is right. The
+   * count is shared (Redis when configured); the refusal is remembered here, in a map that only
+   * holds addresses over the limit, so that requests of everyone else pay nothing for it.
+   */
+  const failing = new Map<string, number>();
+  async function countFailure(ip: string): Promise<void> {
+    const limit = deps.config.rateLimitPerIp;
+    const counted = deps.counters.hit(`auth-failures:${ip}`, RATE_WINDOW_MS);
+    const { count, resetInMs } = counted instanceof Promise ? await counted : counted;
+    if (count < limit) return;
+    if (failing.size > 10_000) for (const [k, until] of failing) if (until <= Date.now()) failing.delete(k);
+    failing.set(ip, Date.now() + resetInMs);
+    if (count > limit) throw authThrottled(resetInMs);
+  }
+  const authThrottled = (resetInMs: number) =>
+    new RateLimited(
+      `too many failed authentication attempts from this address: at most ${deps.config.rateLimitPerIp} per minute`,
+      resetInMs / 1000,
+    );
+
   // Each route gets its own onRequest hook with its rule captured at registration: nothing is
   // looked up per request (Fastify builds a fresh `routeOptions` object on every access).
   app.addHook('onRoute', (route) => {
@@ -103,7 +126,17 @@ export function installAuth(
   ): Promise<void> {
     let principal: Principal | null = null;
     if (rule !== 'public') {
-      principal = await resolve(request, deps.resolvers);
+      if (failing.size > 0) {
+        const until = failing.get(request.ip);
+        if (until !== undefined && until > Date.now()) throw authThrottled(until - Date.now());
+        if (until !== undefined) failing.delete(request.ip);
+      }
+      try {
+        principal = await resolve(request, deps.resolvers);
+      } catch (err) {
+        if (err instanceof Unauthorized) await countFailure(request.ip);
+        throw err;
+      }
       if (!principal && !rule.anonymous)
         throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
       if (principal && !rule.accept.includes(principal.kind)) {
