@@ -9,6 +9,7 @@ import Fastify, {
 import { installAuth } from './http/auth.js';
 import { ErrorEnvelope } from './http/envelope.js';
 import { BadRequest } from './http/errors.js';
+import { installPublicCors } from './http/cors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { installRequestLog } from './http/logging.js';
@@ -85,6 +86,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     ];
   });
 
+  installPublicCors(app);
   await installOpenApi(app, config);
   installAuth(app, {
     config,

@@ -112,6 +112,47 @@ describe('the HTTP edge', () => {
     expectEnvelope(garbage, 400);
   });
 
+  it('lets a web player on any site read public, credential-free routes (CORS), and never credentialed ones', async () => {
+    const a = await tenant(t);
+    const origin = { origin: 'https://player.example' };
+    const s = (await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'public one' } })).body.data;
+    await call(t, 'PUT', `/v1/sessions/${s.id}/visibility`, { key: a.key, body: { is_public: true } });
+    for (const path of [
+      '/v1/public/sessions',
+      `/v1/public/sessions/${s.id}/manifest`,
+      `/v1/public/sessions/${s.id}/playback/timeline`,
+      `/v1/public/sessions/${s.id}/playback?from_ts=0`,
+      `/v1/public/sessions/${s.id}/replay`,
+    ]) {
+      const res = await call(t, 'GET', path, { headers: origin });
+      expect(res.status, path).toBe(200);
+      expect(res.headers['access-control-allow-origin'], path).toBe('*');
+      expect(res.headers['access-control-allow-credentials'], path).toBeUndefined();
+      const preflight = await call(t, 'OPTIONS', path.split('?')[0]!, {
+        headers: {
+          ...origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'range',
+        },
+      });
+      expect(preflight.status, path).toBe(204);
+      expect(preflight.headers['access-control-allow-origin'], path).toBe('*');
+      expect(String(preflight.headers['access-control-allow-methods'])).toMatch(/GET/);
+      expect(preflight.headers['access-control-allow-credentials'], path).toBeUndefined();
+    }
+    // Credentialed routes answer no CORS at all, preflight included: a browser on another site
+    // cannot call them with the user's cookie or read what they answer.
+    for (const path of ['/v1/sessions', `/v1/sessions/${s.id}/playback?from_ts=0`, '/v1/auth/login']) {
+      const res = await call(t, 'GET', path, { key: a.key, headers: origin });
+      expect(res.headers['access-control-allow-origin'], path).toBeUndefined();
+      const preflight = await call(t, 'OPTIONS', path.split('?')[0]!, {
+        headers: { ...origin, 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.headers['access-control-allow-origin'], path).toBeUndefined();
+      expect(preflight.status, path).toBeGreaterThanOrEqual(400);
+    }
+  });
+
   it('refuses a body that is not JSON with 415', async () => {
     const res = await call(t, 'POST', '/v1/sessions', {
       key: a.key,

@@ -44,6 +44,8 @@ declare module 'fastify' {
     rateLimit?: boolean;
     /** creating POST: honours Idempotency-Key */
     idempotent?: boolean;
+    /** a public, credential-free route any site may read (CORS, no credentials) */
+    cors?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;

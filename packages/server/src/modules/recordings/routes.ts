@@ -129,7 +129,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
   app.get(
     '/v1/public/sessions/:sessionId/manifest',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
         summary: 'Manifest of a public session',
@@ -144,7 +144,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
   app.get(
     '/v1/public/sessions/:sessionId/playback/timeline',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
         summary: 'Timeline metadata of a public session',
@@ -159,7 +159,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
   app.get(
     '/v1/public/sessions/:sessionId/playback',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
         summary: 'A playback window of a public session',
@@ -178,7 +178,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
   app.get(
     '/v1/public/sessions/:sessionId/replay',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
         summary: 'Replay through a link',

@@ -160,7 +160,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.get(
     '/v1/public/sessions',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', cors: true },
       schema: {
         tags: ['Public'],
         summary: 'Public catalog',
