@@ -1,7 +1,7 @@
 /**
  * The recording the export benchmark renders, and the same media as plain files for the bare
  * ffmpeg command: per participant a 640x480 MJPEG camera at 15 fps (ffmpeg's testsrc2, each with
- * its own hue, encoded by the bundled ffmpeg at -q:v 5, about 22 kB a frame) and an Opus
+ * its own hue, encoded by that ffmpeg at -q:v 5, about 22 kB a frame) and an Opus
  * microphone (a sine tone, 20 ms packets). The files are made once per length and kept in
  * bench/.out; the recording is written from them into the server's stream store (JPEGs as they
  * are, Opus packets in EVC1), frame k of a camera at floor(k·1000/15) ms so that both sides show
@@ -9,16 +9,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readSync, closeSync, renameSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { encodeEvc1 } from '@vss/client';
+import { locateFfmpeg } from '../../packages/server/src/modules/exports/ffmpeg.js';
 import type { StreamEvent, StreamStore } from '../../packages/server/src/streams/store.js';
 import { ROOT } from './server.ts';
 
-/** The ffmpeg both sides use: the one the server runs by default. */
-export const FFMPEG = (
-  createRequire(join(ROOT, 'packages/server/package.json'))('@ffmpeg-installer/ffmpeg') as { path: string }
-).path;
+/** The ffmpeg both sides use: the one the server chooses by default (PATH's, else the bundled one). */
+export const FFMPEG = locateFfmpeg(null, process.env.PATH ?? '').path;
 
 export const CAM_FPS = 15;
 export const PARTICIPANTS = 4;

@@ -1,5 +1,14 @@
 import { randomBytes, hkdfSync } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** Raised for any invalid variable; its message is the one line printed before start-up stops. */
@@ -23,7 +32,10 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** FFMPEG_PATH: the ffmpeg exports run, checked to be an executable file at start */
   ffmpegPath: string | null;
+  /** PATH: where an `ffmpeg` is looked for when FFMPEG_PATH is not set */
+  searchPath: string;
   webhookTimeoutMs: number;
   webhookRetryDelaysS: number[];
   webhookAllowPrivateUrls: boolean;
@@ -61,6 +73,18 @@ function str(env: Env, name: string, fallback: string): string {
 function optional(env: Env, name: string): string | null {
   const v = env[name];
   return v === undefined || v === '' ? null : v;
+}
+
+function executable(env: Env, name: string): string | null {
+  const path = optional(env, name);
+  if (path === null) return null;
+  try {
+    accessSync(path, constants.X_OK);
+    if (statSync(path).isFile()) return path;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(`${name} must name an executable file, got "${path}"`);
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -190,7 +214,8 @@ export function loadConfig(env: Env): Config {
     dataDir,
     databaseUrl,
     redisUrl,
-    ffmpegPath: optional(env, 'FFMPEG_PATH'),
+    ffmpegPath: executable(env, 'FFMPEG_PATH'),
+    searchPath: env.PATH ?? '',
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),
     webhookRetryDelaysS,
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),

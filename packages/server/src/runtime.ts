@@ -36,6 +36,7 @@ import { sessionsStore } from './modules/sessions/store.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksStore } from './modules/webhooks/store.js';
 import { JobQueue, type ClaimedJob } from './jobs/queue.js';
+import { locateFfmpeg, type Ffmpeg } from './modules/exports/ffmpeg.js';
 import { exportsService } from './modules/exports/service.js';
 import { exportsStore } from './modules/exports/store.js';
 
@@ -55,6 +56,30 @@ function keyRevocations(fanout: Fanout): Revocations {
         if (m.event === 'key.revoked' && typeof m.data?.id === 'string') handler(m.data.id);
       }),
   };
+}
+
+/**
+ * The ffmpeg exports will run, said in the log at start (a warning when it is the outdated
+ * bundled build); null when there is none, which leaves every other feature working.
+ */
+function findFfmpeg(config: Config, logger: FastifyBaseLogger): Ffmpeg | null {
+  try {
+    const ffmpeg = locateFfmpeg(config.ffmpegPath, config.searchPath);
+    const fields = { ffmpeg: ffmpeg.path, source: ffmpeg.source, version: ffmpeg.version };
+    if (ffmpeg.outdated)
+      logger.warn(
+        fields,
+        'exports use the bundled ffmpeg, a static build from 2018 that decodes what participants upload: install ffmpeg on PATH or set FFMPEG_PATH',
+      );
+    else logger.info(fields, `exports use ${ffmpeg.path} (${ffmpeg.source})`);
+    return ffmpeg;
+  } catch (err) {
+    logger.warn(
+      { err },
+      'no ffmpeg found: exports will fail until FFMPEG_PATH is set or ffmpeg is installed',
+    );
+    return null;
+  }
 }
 
 /** Everything a server process holds open: storage, counters, the bus and the services over them. */
@@ -148,8 +173,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const accountsSql = accountsStore(db);
   const projects = projectsService({ store: projectsStore(db), hot: database.hot });
   const sessions = sessionsService({ db, hot: database.hot, store: sessionsStore(db), projects, bus, gate });
+  const ffmpeg = findFfmpeg(config, logger);
   const exports = exportsService({
     config,
+    ffmpeg: ffmpeg?.path ?? null,
     db,
     store: exportsStore(db),
     streams,

@@ -2,14 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { encodeEvc1, LiveClient } from '@vss/client';
 import { WebSocket } from 'ws';
+import { locateFfmpeg } from '../src/modules/exports/ffmpeg.js';
 import { call, type TestApp } from './helpers.js';
 import { eventually, listen, token } from './live-helpers.js';
 
-/** The ffmpeg the service uses by default (the npm package's binary): tests decode with it too. */
-export const FFMPEG = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+/** The ffmpeg the service chooses on this machine (PATH's, else the bundled one): tests make and decode media with it too. */
+export const FFMPEG = locateFfmpeg(null, process.env.PATH ?? '').path;
 
 /** Runs ffmpeg; resolves with stdout (binary) and stderr. */
 export function ffmpeg(args: string[]): Promise<{ stdout: Buffer; stderr: string }> {

@@ -40,6 +40,8 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: BASE,
+    // Exports find ffmpeg on PATH, as a server started from a shell does.
+    PATH: process.env.PATH ?? '',
     ...(ENGINE === 'postgres' ? { DATABASE_URL: PG_URL } : {}),
     ...options.env,
   });

@@ -1,69 +1,70 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
-/**
- * The ffmpeg binary: FFMPEG_PATH when set, else the one shipped by `@ffmpeg-installer/ffmpeg`
- * (a static build for the platform, installed by `npm ci`). Resolved when first needed, so that a
- * platform without a packaged binary still starts and only exports fail (with this message).
- */
-export function ffmpegBinary(configured: string | null): string {
-  if (configured) return configured;
+/** Where the ffmpeg in use came from. */
+export type FfmpegSource = 'FFMPEG_PATH' | 'PATH' | 'bundled';
+
+/** The ffmpeg binary exports run, and what it says of its version. */
+export interface Ffmpeg {
+  path: string;
+  source: FfmpegSource;
+  /** the first line of `ffmpeg -version`, or null when it did not answer */
+  version: string | null;
+  /** the binary shipped in `@ffmpeg-installer/ffmpeg`: a static build from 2018 */
+  outdated: boolean;
+}
+
+function isExecutable(path: string): boolean {
   try {
-    const installer = createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string };
-    return installer.path;
-  } catch (err) {
-    throw new Error(`no ffmpeg binary for this platform (set FFMPEG_PATH): ${String(err)}`);
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
   }
 }
 
-const FONT_NAMES = [
-  'DejaVuSans.ttf',
-  'LiberationSans-Regular.ttf',
-  'NotoSans-Regular.ttf',
-  'FreeSans.ttf',
-  'Arial.ttf',
-  'Helvetica.ttc',
-];
-const FONT_DIRS = ['/usr/share/fonts', '/usr/local/share/fonts', '/System/Library/Fonts', '/Library/Fonts'];
-
-function find(dir: string, depth: number, accept: (name: string) => boolean): string | null {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return null;
+/** The first `ffmpeg` executable along a PATH-style list of directories, if any. */
+export function onPath(searchPath: string): string | null {
+  for (const dir of searchPath.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg');
+    if (isExecutable(candidate)) return candidate;
   }
-  for (const e of entries) if (e.isFile() && accept(e.name)) return join(dir, e.name);
-  if (depth === 0) return null;
-  for (const e of entries)
-    if (e.isDirectory()) {
-      const hit = find(join(dir, e.name), depth - 1, accept);
-      if (hit) return hit;
-    }
   return null;
 }
 
-let font: string | null | undefined;
+/** The binary installed by `npm ci` (`@ffmpeg-installer/ffmpeg`), or null on a platform it lacks. */
+function bundled(): string | null {
+  try {
+    return (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  } catch {
+    return null;
+  }
+}
 
 /**
- * A TrueType font file for the name tiles: a common sans-serif one if installed, else any .ttf.
- * Null when there is none (drawtext then asks fontconfig for "Sans"). Given to drawtext as a file
- * so that the static ffmpeg's own fontconfig, older than most systems' configuration, is not used.
+ * Chooses the ffmpeg that decodes participants' media: FFMPEG_PATH when set, else an `ffmpeg` on
+ * PATH (one the machine's owner keeps patched), else the bundled static build, which is from
+ * 2018 and only there so that `npm ci` alone is enough. Asks it for its version once. Throws
+ * when there is none at all; exports then cannot run.
  */
-export function nameFont(): string | null {
-  if (font !== undefined) return font;
-  font = null;
-  for (const name of FONT_NAMES) {
-    for (const dir of FONT_DIRS) {
-      if (!existsSync(dir)) continue;
-      const hit = find(dir, 4, (n) => n === name);
-      if (hit) return (font = hit);
-    }
+export function locateFfmpeg(configured: string | null, searchPath: string): Ffmpeg {
+  const found: { path: string; source: FfmpegSource } | null = configured
+    ? { path: configured, source: 'FFMPEG_PATH' }
+    : (((p) => (p ? { path: p, source: 'PATH' as const } : null))(onPath(searchPath)) ??
+      ((p) => (p ? { path: p, source: 'bundled' as const } : null))(bundled()));
+  if (!found) throw new Error('no ffmpeg: set FFMPEG_PATH, or install ffmpeg on PATH');
+  return { ...found, version: versionOf(found.path), outdated: found.source === 'bundled' };
+}
+
+/** The first line of `ffmpeg -version`, or null when the binary does not answer it. */
+export function versionOf(path: string): string | null {
+  try {
+    const out = execFileSync(path, ['-version'], { timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    return out.toString('utf8').split('\n')[0]?.trim() || null;
+  } catch {
+    return null;
   }
-  for (const dir of FONT_DIRS) {
-    const hit = find(dir, 4, (n) => n.toLowerCase().endsWith('.ttf'));
-    if (hit) return (font = hit);
-  }
-  return font;
 }

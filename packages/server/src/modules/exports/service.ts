@@ -16,7 +16,7 @@ import type { UsageGate } from '../billing/gate.js';
 import type { SessionHub } from '../live/hub.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { SessionsService } from '../sessions/service.js';
-import { ffmpegBinary, nameFont } from './ffmpeg.js';
+import { nameFont } from './fonts.js';
 import type { Layout, Orientation } from './layout.js';
 import { MediaError } from './media.js';
 import { render, RenderError } from './render.js';
@@ -66,6 +66,8 @@ interface Rendered {
  */
 export function exportsService(deps: {
   config: Config;
+  /** the ffmpeg binary (chosen and logged at start), null when the machine has none */
+  ffmpeg: string | null;
   db: Db;
   store: ExportsStore;
   streams: StreamStore;
@@ -78,6 +80,11 @@ export function exportsService(deps: {
   log: FastifyBaseLogger;
 }) {
   const { config, db, store } = deps;
+  const ffmpegOrFail = () => {
+    if (!deps.ffmpeg)
+      throw new Error('no ffmpeg on this machine: set FFMPEG_PATH, or install ffmpeg on PATH');
+    return deps.ffmpeg;
+  };
   const dir = join(config.dataDir, 'exports');
   mkdirSync(dir, { recursive: true });
   const finalPath = (id: string) => join(dir, `${id}.mp4`);
@@ -128,7 +135,7 @@ export function exportsService(deps: {
         focus: row.focus,
         output: part,
         workDir: join(dir, `${id}.${job.attempt}.work`),
-        ffmpeg: ffmpegBinary(config.ffmpegPath),
+        ffmpeg: ffmpegOrFail(),
         font: nameFont(),
         signal,
         onProgress: (fraction) => {

@@ -1,0 +1,53 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const FONT_NAMES = [
+  'DejaVuSans.ttf',
+  'LiberationSans-Regular.ttf',
+  'NotoSans-Regular.ttf',
+  'FreeSans.ttf',
+  'Arial.ttf',
+  'Helvetica.ttc',
+];
+const FONT_DIRS = ['/usr/share/fonts', '/usr/local/share/fonts', '/System/Library/Fonts', '/Library/Fonts'];
+
+function find(dir: string, depth: number, accept: (name: string) => boolean): string | null {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  for (const e of entries) if (e.isFile() && accept(e.name)) return join(dir, e.name);
+  if (depth === 0) return null;
+  for (const e of entries)
+    if (e.isDirectory()) {
+      const hit = find(join(dir, e.name), depth - 1, accept);
+      if (hit) return hit;
+    }
+  return null;
+}
+
+let font: string | null | undefined;
+
+/**
+ * A TrueType font file for the name tiles: a common sans-serif one if installed, else any .ttf.
+ * Null when there is none (drawtext then asks fontconfig for "Sans"). Given to drawtext as a file
+ * so that the static ffmpeg's own fontconfig, older than most systems' configuration, is not used.
+ */
+export function nameFont(): string | null {
+  if (font !== undefined) return font;
+  font = null;
+  for (const name of FONT_NAMES) {
+    for (const dir of FONT_DIRS) {
+      if (!existsSync(dir)) continue;
+      const hit = find(dir, 4, (n) => n === name);
+      if (hit) return (font = hit);
+    }
+  }
+  for (const dir of FONT_DIRS) {
+    const hit = find(dir, 4, (n) => n.toLowerCase().endsWith('.ttf'));
+    if (hit) return (font = hit);
+  }
+  return font;
+}
