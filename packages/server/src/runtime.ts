@@ -218,6 +218,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       hub,
       sessions,
       deleteExports: (sessionId) => exports.deleteOfSession(sessionId),
+      withdrawExports: (sessionId, userId) => exports.withdrawAfterRedaction(sessionId, userId),
     }),
     webhooks: webhooksService({ config, db, store: webhooksStore(db), projects, bus, jobs }),
     exports,

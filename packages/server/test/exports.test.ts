@@ -504,6 +504,58 @@ describe('MP4 export of a recording made by the live client', () => {
     await waitForJob(t, a.key, own.body.data.job_id);
   });
 
+  it('redacting a participant deletes every export rendered before that shows them, and every read agrees they are gone', async () => {
+    const voice = pcmChunks(440, 1);
+    const description = new TextEncoder().encode(JSON.stringify({ sampleRate: 16_000, numberOfChannels: 1 }));
+    const s = await createSession(t, a.key, 'to redact');
+    await recordSession(
+      t,
+      a.key,
+      s.id,
+      ['ivy', 'jon'].flatMap((user) =>
+        voice.map((c) => ({
+          user,
+          atMs: c.offsetUs / 1000,
+          stream: `media/${user}/mic`,
+          payload: evc1('pcm-s16', c, 0, description),
+        })),
+      ),
+    );
+    const file = join(t.dataDir, 'before-redaction.mp4');
+    const before = await exportTo(t, a.key, s.id, file);
+    const dir = join(t.dataDir, 'exports');
+    expect(readdirSync(dir)).toContain(`${before.job_id}.mp4`);
+
+    const redacted = await call(t, 'DELETE', `/v1/sessions/${s.id}/participants/ivy`, { key: a.key });
+    expect(redacted.status, redacted.raw).toBe(200);
+
+    // The file is gone, the job says why, and the download answers 404.
+    expect(readdirSync(dir).filter((f) => f.startsWith(before.job_id))).toEqual([]);
+    const job = (await call(t, 'GET', `/v1/exports/${before.job_id}`, { key: a.key })).body.data;
+    expect(job).toMatchObject({ status: 'failed', size_bytes: null });
+    expect(job.error).toMatch(/ivy.*redacted/);
+    expectError(
+      await call(t, 'GET', `/v1/exports/${before.job_id}/download`, { key: a.key }),
+      404,
+      'NOT_FOUND',
+    );
+
+    // Every read agrees on who is in the session: jon alone.
+    const manifest = (await call(t, 'GET', `/v1/sessions/${s.id}/manifest`, { key: a.key })).body.data;
+    expect(manifest.participants.map((p: { user_id: string }) => p.user_id)).toEqual(['jon']);
+    const meta = (await call(t, 'GET', `/v1/sessions/${s.id}/playback/timeline`, { key: a.key })).body.data;
+    expect(meta.participant_count).toBe(1);
+    expect(meta.stream_ids.filter((id: string) => id.startsWith('media/'))).toEqual(['media/jon/mic']);
+
+    // An export made after the redaction renders without them, and stays.
+    const after = await exportTo(t, a.key, s.id, file);
+    expect(after.status).toBe('completed');
+    await call(t, 'DELETE', `/v1/sessions/${s.id}/participants/jon`, { key: a.key });
+    expect((await call(t, 'GET', `/v1/exports/${after.job_id}`, { key: a.key })).body.data.status).toBe(
+      'failed',
+    );
+  });
+
   it('deleting the session deletes its exports and their files', async () => {
     const res = await call(t, 'GET', `/v1/sessions/${sessionId}/export`, { key: a.key });
     const job = await waitForJob(t, a.key, res.body.data.job_id);

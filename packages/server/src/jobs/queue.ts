@@ -145,6 +145,15 @@ export class JobQueue {
     return id;
   }
 
+  /**
+   * Removes jobs of `kind` by id as part of `q`'s transaction, whatever their state. A worker
+   * running one of them loses its lease at the next renewal and stops (its `signal` aborts).
+   */
+  async cancel(q: Db | Trx, kind: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await q.deleteFrom('jobs').where('kind', '=', kind).where('id', 'in', ids).execute();
+  }
+
   private announcing = false;
 
   /** One announcement per turn of the event loop, however many jobs it enqueued. */

@@ -26,6 +26,8 @@ export const RENDER_JOB = 'export.render';
 /** A render is tried at most this many times (a worker that died used one up), then fails (decisions §3). */
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_EVERY_MS = 2000;
+/** How the error of an export withdrawn after a redaction begins: its file is gone for good. */
+const WITHDRAWN = 'removed:';
 
 /** The public shape of an export job (interface §2.7, decisions §3). */
 export function presentExport(e: ExportsTable, baseUrl: string) {
@@ -146,8 +148,9 @@ export function exportsService(deps: {
       });
       // Complete files only ever appear under the final name: a reader sees all of it or nothing.
       renameSync(part, finalPath(id));
-      if (!(await store.forJob(id))) {
-        // The session was deleted while this rendered.
+      const current = await store.forJob(id);
+      if (!current || current.status !== 'processing') {
+        // The session was deleted, or a participant redacted, while this rendered: keep nothing.
         removeFiles(id);
         return { ok: true };
       }
@@ -274,6 +277,9 @@ export function exportsService(deps: {
     /** The finished file of an export: 409 until the job has completed. */
     async file(principal: Principal, id: string): Promise<{ job: ExportJob; path: string; size: number }> {
       const job = await this.get(principal, id);
+      // A withdrawn export's file was deleted on purpose: 404. Any other not completed: 409.
+      if (job.status === 'failed' && job.error?.startsWith(WITHDRAWN))
+        throw new NotFound(`the export's file was deleted: ${job.error}`);
       if (job.status !== 'completed')
         throw new Conflict(`the export is ${job.status}: the file can be downloaded once it is completed`);
       const path = finalPath(id);
@@ -286,13 +292,30 @@ export function exportsService(deps: {
       return { job, path, size };
     },
 
-    /** Deletes a session's exports, their pending jobs and their files (DELETE session, decisions §4). */
+    /**
+     * After a participant's media was deleted (redaction): every export of the session rendered,
+     * or rendering, before then shows and plays them, so each is marked failed with the reason, its
+     * render stopped and its file deleted (the download answers 404). Queued exports render after
+     * the deletion and stay. Returns how many were withdrawn.
+     */
+    async withdrawAfterRedaction(sessionId: string, userId: string): Promise<number> {
+      const reason = `${WITHDRAWN} participant "${userId}" was redacted from the session after this export was rendered; export the session again`;
+      const ids = await transaction(db, async (trx) => {
+        const ids = await store.renderedOf(trx, sessionId);
+        await deps.jobs.cancel(trx, RENDER_JOB, ids);
+        await store.withdraw(trx, ids, reason, now());
+        return ids;
+      });
+      for (const id of ids) removeFiles(id);
+      return ids.length;
+    },
+
+    /** Deletes a session's exports, their pending jobs and their files (when the session is deleted). */
     async deleteOfSession(sessionId: string): Promise<number> {
       const ids = await transaction(db, async (trx) => {
         const ids = await store.idsOfSession(trx, sessionId);
         if (ids.length === 0) return ids;
-        // A worker rendering one of them loses its lease at the next renewal and stops.
-        await trx.deleteFrom('jobs').where('kind', '=', RENDER_JOB).where('id', 'in', ids).execute();
+        await deps.jobs.cancel(trx, RENDER_JOB, ids);
         await store.deleteOfSession(trx, sessionId);
         return ids;
       });

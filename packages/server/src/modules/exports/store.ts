@@ -101,6 +101,34 @@ export function exportsStore(db: Db) {
         .execute();
     },
 
+    /** Exports of a session rendered or rendering now: those whose pictures and sound are its past. */
+    async renderedOf(q: Db | Trx, sessionId: string): Promise<string[]> {
+      const rows = await q
+        .selectFrom('exports')
+        .select('id')
+        .where('session_id', '=', sessionId)
+        .where('status', 'in', ['completed', 'processing'])
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** Marks exports failed for good, with the reason, and forgets their file's size and length. */
+    async withdraw(q: Db | Trx, ids: string[], error: string, at: number): Promise<void> {
+      if (ids.length === 0) return;
+      await q
+        .updateTable('exports')
+        .set({
+          status: 'failed',
+          error,
+          error_log: null,
+          size_bytes: null,
+          duration_ms: null,
+          completed_at: at,
+        })
+        .where('id', 'in', ids)
+        .execute();
+    },
+
     async idsOfSession(q: Db | Trx, sessionId: string): Promise<string[]> {
       const rows = await q.selectFrom('exports').select('id').where('session_id', '=', sessionId).execute();
       return rows.map((r) => r.id);

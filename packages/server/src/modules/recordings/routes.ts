@@ -264,7 +264,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
         tags,
         summary: 'Redact a participant',
         description:
-          'Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. A participant who published no media: 404.',
+          'Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.',
         params: RedactParams,
         querystring: RedactQuery,
         response: { 200: envelope(Redacted) },

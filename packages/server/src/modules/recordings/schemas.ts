@@ -52,7 +52,10 @@ export const PlaybackWindow = Type.Object(
 
 export const TimelineMeta = Type.Object(
   {
-    participant_count: Type.Integer(),
+    participant_count: Type.Integer({
+      description:
+        'participants with recorded media, as the manifest lists them: a redacted participant is not counted',
+    }),
     stream_ids: Type.Array(Type.String()),
     total_events_estimated: Type.Integer(),
     min_ts: Type.Integer(),

@@ -34,6 +34,8 @@ export function recordingsService(deps: {
   sessions: SessionsService;
   /** deletes a session's exports and their files */
   deleteExports: (sessionId: string) => Promise<number>;
+  /** withdraws the exports rendered before a participant was redacted (they show them) */
+  withdrawExports: (sessionId: string, userId: string) => Promise<number>;
 }) {
   const { db, store } = deps;
   const linkHash = (token: string) => hmacHex(deps.config.keys.tokens, `replay:${token}`);
@@ -101,15 +103,10 @@ export function recordingsService(deps: {
 
   async function timelineMeta(session: SessionsTable) {
     const stats = await store.stats(session.id);
-    const joined = await db
-      .selectFrom('session_members')
-      .select('user_id')
-      .distinct()
-      .where('session_id', '=', session.id)
-      .execute();
+    // The participants the manifest lists: those with recorded media (a redacted one has none).
     const mediaUsers = new Set(stats.map((s) => parseMediaStream(s.streamId)?.userId).filter(Boolean));
     return {
-      participant_count: new Set([...joined.map((j) => j.user_id), ...mediaUsers]).size,
+      participant_count: mediaUsers.size,
       stream_ids: stats.map((s) => s.streamId),
       total_events_estimated: stats.reduce((n, s) => n + s.events, 0),
       min_ts: stats.length ? Math.min(...stats.map((s) => s.minTs)) : 0,
@@ -270,6 +267,8 @@ export function recordingsService(deps: {
       // Whatever of theirs is still queued is written first, so that the delete removes it too.
       await deps.writer.flush();
       await store.deleteStreams(session.id, streams);
+      // After the delete: a render that starts from now on cannot see them; any before it is withdrawn.
+      await deps.withdrawExports(session.id, userId);
       let chatRedacted = 0;
       if (includeChat) {
         const mine: Array<{ seq: number; ts: number }> = [];
