@@ -13,6 +13,7 @@ import { installPublicCors } from './http/cors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { installRequestLog } from './http/logging.js';
+import { installStorageGuard } from './http/storage-guard.js';
 import { liveRoutes } from './modules/live/routes.js';
 import { recordingsRoutes } from './modules/recordings/routes.js';
 import { installOpenApi } from './http/openapi.js';
@@ -97,10 +98,12 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     },
   });
   installRequestLog(app, config.logLevel);
+  installStorageGuard(app, runtime.storage);
 
   const deps: RouteDeps = {
     config,
     database: runtime.database,
+    storage: runtime.storage,
     bus: runtime.bus,
     idempotency: runtime.idempotency,
     services: runtime.services,

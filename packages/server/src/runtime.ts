@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, type DestinationStream } from 'pino';
 import { EventBus } from './bus/events.js';
@@ -8,6 +9,7 @@ import type { Counters } from './counters/counter.js';
 import { memoryCounters } from './counters/memory.js';
 import { redisCounters } from './counters/redis.js';
 import { openDatabase, type Database } from './db/open.js';
+import { StorageWatch } from './db/storage-watch.js';
 import { Idempotency } from './http/idempotency.js';
 import { loggerRedaction } from './http/logging.js';
 import { SessionHub } from './modules/live/hub.js';
@@ -86,6 +88,8 @@ function findFfmpeg(config: Config, logger: FastifyBaseLogger): Ffmpeg | null {
 export interface Runtime {
   config: Config;
   database: Database;
+  /** whether the data directory and database files are still the ones opened */
+  storage: StorageWatch;
   counters: Counters;
   bus: EventBus;
   idempotency: Idempotency;
@@ -130,7 +134,17 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   );
   const nodeId = randomBytes(6).toString('hex');
   const streams = database.pgPool ? postgresStreamStore(database.pgPool) : sqliteStreamStore(config.dataDir);
-  const writer = new StreamWriter(streams);
+  // The data directory, and on the embedded default its two database files.
+  const storage = new StorageWatch(
+    [
+      config.dataDir,
+      ...(database.engine === 'sqlite'
+        ? [join(config.dataDir, 'vss.sqlite'), join(config.dataDir, 'streams.sqlite')]
+        : []),
+    ],
+    logger,
+  );
+  const writer = new StreamWriter(streams, () => storage.assertWritable());
   const fanout = config.redisUrl ? redisFanout(config.redisUrl, nodeId) : memoryFanout();
   const sequencer = config.redisUrl ? redisSequencer(config.redisUrl, streams) : memorySequencer(streams);
   const gate = options.gate ?? openGate;
@@ -260,6 +274,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   return {
     config,
     database,
+    storage,
     counters,
     bus,
     idempotency,

@@ -9,6 +9,7 @@ import type { MembersService } from './members/service.js';
 import type { ProjectsService } from './projects/service.js';
 import type { SessionsService } from './sessions/service.js';
 import type { Database } from '../db/open.js';
+import type { StorageWatch } from '../db/storage-watch.js';
 import type { StreamStore } from '../streams/store.js';
 import type { SessionHub } from './live/hub.js';
 import type { LiveService } from './live/service.js';
@@ -34,6 +35,7 @@ export interface Services {
 export interface RouteDeps {
   config: Config;
   database: Database;
+  storage: StorageWatch;
   bus: EventBus;
   idempotency: Idempotency;
   services: Services;

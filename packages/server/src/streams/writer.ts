@@ -30,7 +30,14 @@ export class StreamWriter {
   /** events written since start, and batches */
   readonly stats = { events: 0, batches: 0 };
 
-  constructor(private readonly store: StreamStore) {}
+  /**
+   * @param beforeCommit throws when a batch must not be written (storage that cannot be trusted):
+   * its publishers then get an error, never an acknowledgement.
+   */
+  constructor(
+    private readonly store: StreamStore,
+    private readonly beforeCommit: () => void = () => {},
+  ) {}
 
   /** Queues an event for the next batch; resolves when it is durable. */
   append(event: StreamEvent): Promise<void> {
@@ -82,6 +89,7 @@ export class StreamWriter {
 
   private async commit(batch: Pending[]): Promise<void> {
     try {
+      this.beforeCommit();
       await this.store.appendBatch(batch.map((p) => p.event));
       this.stats.events += batch.length;
       this.stats.batches += 1;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { RouteDeps } from '../deps.js';
 
-/** GET /health: plain text, 200 `ok` only while the database answers (decisions §0). */
+/** GET /health: plain text, 200 `ok` only while storage is intact and the database answers. */
 export const healthRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.get(
     '/health',
@@ -11,12 +11,17 @@ export const healthRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
         tags: ['Health'],
         summary: 'Liveness and database reachability',
         description:
-          'Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer.',
+          'Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while the data directory (or, on the embedded default, a database file in it) was removed or replaced under the running server. In that last case every write is refused with 500 `SERVER_ERROR` and live publishes get an error instead of an acknowledgement, until the server is restarted on intact storage: what it would accept could not survive a restart.',
         produces: ['text/plain'],
       },
     },
     async (_request, reply) => {
       reply.type('text/plain; charset=utf-8');
+      const problem = deps.storage.problem();
+      if (problem) {
+        reply.code(503);
+        return problem;
+      }
       try {
         await Promise.race([
           deps.database.ping(),
