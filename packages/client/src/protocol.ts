@@ -65,6 +65,8 @@ export const LIVE_ERRORS = {
 export const CLOSE = {
   NORMAL: 1000,
   GOING_AWAY: 1001,
+  /** the client kept sending invalid messages */
+  POLICY_VIOLATION: 1008,
   /** the connection stayed over the hard send-buffer bound: a receiver too slow to keep */
   TRY_AGAIN_LATER: 1013,
   /** the session ended */

@@ -13,13 +13,8 @@ import { envelopeBytes } from './envelope.js';
 import { controlText, messageBinary, messageText } from './frames.js';
 import type { Sequencer } from './sequencer.js';
 
-/** A WebSocket message may carry at most 2 MiB (decisions §5). */
-export const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 /** Chat texts are at most 4000 characters (decisions §6). */
 export const MAX_CHAT_CHARS = 4000;
-/** Per-connection publish rate: sustained messages per second, and the burst allowed above it. */
-const RATE_PER_S = 200;
-const RATE_BURST = 400;
 /** Presence rows are refreshed this often; a row this stale belongs to a process that died. */
 export const HEARTBEAT_MS = 10_000;
 const STALE_MS = 3 * HEARTBEAT_MS;
@@ -50,12 +45,6 @@ export interface IncomingPublish {
 interface Member {
   conn: LiveConnection;
   tracks: Set<TrackKind>;
-  tokens: number;
-  refilledAt: number;
-  /** messages allowed beyond the burst: what the client could send while the gateway paused it */
-  credit: number;
-  /** when the credit lapses (ms since 1970): the backlog of a pause arrives right after it */
-  creditUntil: number;
 }
 
 interface LiveSession {
@@ -180,10 +169,6 @@ export class SessionHub {
     live.members.set(conn.id, {
       conn,
       tracks: new Set(),
-      tokens: RATE_BURST,
-      refilledAt: now,
-      credit: 0,
-      creditUntil: 0,
     });
     this.byConn.set(conn.id, live);
 
@@ -270,19 +255,6 @@ export class SessionHub {
       live.unsubscribe();
       this.scheduleEnd(live.session.id);
     }
-  }
-
-  /**
-   * The gateway did not read from this connection for `ms` (storage was behind, see IngestBudget):
-   * the client could send at the allowed rate meanwhile, and what it sent arrives at once when
-   * reading resumes. That arrival is not a burst of the client's making, so it is not refused.
-   */
-  creditPause(connId: string, ms: number): void {
-    const member = this.findByConn(connId)?.members.get(connId);
-    if (!member) return;
-    member.credit += Math.ceil((ms / 1000) * RATE_PER_S);
-    // As long again as the pause (at least a second) to read and take what queued up meanwhile.
-    member.creditUntil = Date.now() + Math.max(1000, ms);
   }
 
   /** Accepts, records and fans out one published message; refusals go back as `error` controls. */
@@ -393,15 +365,8 @@ export class SessionHub {
     msg: IncomingPublish,
   ): { streamId: string; body: Buffer; ts: number; isMedia: boolean } {
     const userId = member.conn.userId;
-    if (msg.wireBytes > MAX_MESSAGE_BYTES)
-      throw new Refusal(LIVE_ERRORS.TOO_LARGE, `messages are limited to ${MAX_MESSAGE_BYTES} bytes`);
+    // Size and rate were admitted by the gateway (wire-limits.ts, message-guard.ts).
     const now = Date.now();
-    member.tokens = Math.min(RATE_BURST, member.tokens + ((now - member.refilledAt) / 1000) * RATE_PER_S);
-    member.refilledAt = now;
-    if (member.credit > 0 && now > member.creditUntil) member.credit = 0;
-    if (member.tokens >= 1) member.tokens -= 1;
-    else if (member.credit >= 1) member.credit -= 1;
-    else throw new Refusal(LIVE_ERRORS.RATE_LIMITED, `at most ${RATE_PER_S} messages per second`);
     const ts = msg.timestampMs ?? now;
     if (!Number.isSafeInteger(ts) || ts < 0)
       throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'timestamp_ms must be a non-negative integer');

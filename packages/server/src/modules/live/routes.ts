@@ -9,7 +9,8 @@ import { KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
 import { SessionParams } from '../sessions/schemas.js';
 import { controlText } from './frames.js';
 import type { IncomingPublish, LiveConnection } from './hub.js';
-import { MAX_MESSAGE_BYTES } from './hub.js';
+import { MessageGuard, RATE_PER_S } from './message-guard.js';
+import { MAX_CONTROL_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, jsonDepthWithin } from './wire-limits.js';
 import { playRecording } from './replay.js';
 import { ConnectionRequest, ConnectionToken } from './schemas.js';
 import type { Ticket } from './service.js';
@@ -165,15 +166,18 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
           stopped = true;
           sockets.delete(socket);
         });
-        socket.on('message', () =>
+        const guard = new MessageGuard();
+        socket.on('message', () => {
+          if (!guard.take()) return;
           conn.sendText(
             controlText('error', conn.userId, Date.now(), {
               code: LIVE_ERRORS.REPLAY_ONLY,
               message: 'replay connections cannot publish',
             }),
             false,
-          ),
-        );
+          );
+          if (guard.strike()) conn.close(CLOSE.POLICY_VIOLATION, TOO_MANY_INVALID);
+        });
         conn.sendText(
           controlText('welcome', conn.userId, Date.now(), {
             session_id: ticket.session.id,
@@ -219,16 +223,36 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
         const pausedAt = Date.now();
         hub.stats.pauses += 1;
         void room.then(() => {
-          hub.creditPause(conn.id, Date.now() - pausedAt);
+          guard.creditPause(Date.now() - pausedAt);
           // Any ping sent before the pause was answered into a socket that was not read.
           state.alive = true;
           socket.resume();
         });
       };
+      // Every message is admitted here, on arrival and before anything is parsed: each one takes a
+      // token of the connection's rate, and each invalid one is a strike against it.
+      const guard = new MessageGuard();
+      const invalid = () => {
+        if (guard.strike()) conn.close(CLOSE.POLICY_VIOLATION, TOO_MANY_INVALID);
+      };
       socket.on('message', (data: Buffer, isBinary: boolean) => {
+        if (!guard.take()) {
+          void joined
+            .then(() =>
+              refuse(
+                conn,
+                LIVE_ERRORS.RATE_LIMITED,
+                `at most ${RATE_PER_S} messages per second`,
+                cheapId(data, isBinary),
+              ),
+            )
+            .catch(() => {});
+          return;
+        }
         void joined
           .then(() => {
             const handled = handle(conn, data, isBinary);
+            if (handled === INVALID) return invalid();
             backpressure();
             return handled;
           })
@@ -241,21 +265,39 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     },
   );
 
-  const refuse = (conn: LiveConnection, code: string, message: string, id?: string) =>
+  const refuse = (conn: LiveConnection, code: string, message: string, id?: string): typeof INVALID => {
     conn.sendText(
       controlText('error', conn.userId, Date.now(), { code, message, ...(id !== undefined ? { id } : {}) }),
       false,
     );
+    return INVALID;
+  };
 
-  /** Parses one client message (JSON or binary) and hands it to the hub. */
-  function handle(conn: LiveConnection, data: Buffer, isBinary: boolean): Promise<void> | void {
-    // Too large: refused, but with the publisher's id when it can be read (maxPayload bounds the parse).
+  /** A non-media message over MAX_CONTROL_BYTES: refused, whatever it is. */
+  const tooLargeForControl = (conn: LiveConnection, id?: string): typeof INVALID =>
+    refuse(
+      conn,
+      LIVE_ERRORS.TOO_LARGE,
+      `messages other than media publishes are limited to ${MAX_CONTROL_BYTES} bytes`,
+      id,
+    );
+
+  /**
+   * Parses one client message (JSON or binary) and hands it to the hub. Returns INVALID when it
+   * refused the message as malformed or oversized (the caller counts a strike).
+   */
+  function handle(
+    conn: LiveConnection,
+    data: Buffer,
+    isBinary: boolean,
+  ): Promise<void> | void | typeof INVALID {
+    // Too large: refused, with the publisher's id when it can be read cheaply.
     if (data.length > MAX_MESSAGE_BYTES)
       return refuse(
         conn,
         LIVE_ERRORS.TOO_LARGE,
         `messages are limited to ${MAX_MESSAGE_BYTES} bytes`,
-        messageId(data, isBinary),
+        cheapId(data, isBinary),
       );
     if (isBinary) {
       let frame;
@@ -266,6 +308,8 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       }
       if (frame.kind !== BINARY_PUBLISH)
         return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'clients send binary publish frames (kind 1)');
+      if (!frame.streamType.startsWith('media/') && data.length > MAX_CONTROL_BYTES)
+        return tooLargeForControl(conn, frame.id);
       const msg: IncomingPublish = {
         streamType: frame.streamType,
         timestampMs: frame.timestampMs,
@@ -275,6 +319,12 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       };
       return hub.publish(conn, msg);
     }
+    if (!jsonDepthWithin(data))
+      return refuse(
+        conn,
+        LIVE_ERRORS.BAD_MESSAGE,
+        `JSON messages nest at most ${MAX_JSON_DEPTH} levels deep`,
+      );
     let m: Record<string, unknown>;
     try {
       m = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
@@ -283,6 +333,9 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       return refuse(conn, LIVE_ERRORS.BAD_MESSAGE, 'messages are JSON objects');
     }
     const id = typeof m.id === 'string' || typeof m.id === 'number' ? String(m.id) : undefined;
+    const media = typeof m.stream_type === 'string' && m.stream_type.startsWith('media/');
+    if (data.length > MAX_CONTROL_BYTES && !(m.type === 'publish' && media))
+      return tooLargeForControl(conn, id);
     if (m.type === 'unpublish' && typeof m.stream_type === 'string')
       return hub.unpublish(conn, m.stream_type);
     if (m.type !== 'publish')
@@ -306,12 +359,26 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
   }
 };
 
-/** The client id of a message, if it has one and it can be read. */
-function messageId(data: Buffer, isBinary: boolean): string | undefined {
+/** What `handle` answers for a message it refused as malformed or oversized. */
+const INVALID: unique symbol = Symbol('invalid message');
+const TOO_MANY_INVALID = 'too many invalid messages';
+
+/**
+ * The client id of a message, when it can be read without parsing the whole message: a binary
+ * frame's header, a small JSON message, or an `"id"` member near the end of a large one (where the
+ * client library puts it, after the body).
+ */
+function cheapId(data: Buffer, isBinary: boolean): string | undefined {
   try {
     if (isBinary) return decodeBinaryFrame(data).id;
-    const m = JSON.parse(data.toString('utf8')) as { id?: unknown };
-    return typeof m.id === 'string' || typeof m.id === 'number' ? String(m.id) : undefined;
+    if (data.length <= MAX_CONTROL_BYTES && jsonDepthWithin(data)) {
+      const m = JSON.parse(data.toString('utf8')) as { id?: unknown };
+      return typeof m.id === 'string' || typeof m.id === 'number' ? String(m.id) : undefined;
+    }
+    const tail = /"id"\s*:\s*(?:"((?:[^"\\]|\\.){0,200})"|(\d{1,20}))\s*}\s*$/.exec(
+      data.subarray(-256).toString('latin1'),
+    );
+    return tail ? (tail[1] ?? tail[2]) : undefined;
   } catch {
     return undefined;
   }

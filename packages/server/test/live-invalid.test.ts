@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_STRIKES, RATE_BURST } from '../src/modules/live/message-guard.js';
+import { MAX_CONTROL_BYTES } from '../src/modules/live/wire-limits.js';
+import { call, createSession, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+import { join, leave, publish } from './live-helpers.js';
+
+const isError = (code: string) => (m: Record<string, any>) =>
+  m.type === 'control' && m.event === 'error' && m.data?.code === code;
+
+describe('invalid live messages', () => {
+  let t: TestApp;
+  let a: Tenant;
+  beforeAll(async () => {
+    t = await startApp();
+    a = await tenant(t);
+  });
+  afterAll(() => t.close());
+
+  it('count against the rate like valid ones: garbage uses up the burst too', async () => {
+    const s = await createSession(t, a.key);
+    const alice = await join(t, a.key, s.id, 'alice');
+    // Fewer invalid messages than close a connection, then a burst's worth of valid chat: together
+    // they are over the burst, so chat is refused for rate (garbage used to cost nothing).
+    for (let i = 0; i < MAX_STRIKES; i++) alice.ws.send('not json');
+    const chat = (i: number) =>
+      publish('chat', Buffer.from(JSON.stringify({ text: `hi ${i}` })), { id: `c${i}` });
+    for (let i = 0; i < RATE_BURST; i++) alice.send(chat(i));
+    const limited = await alice.waitFor(isError('RATE_LIMITED'));
+    expect(limited.data.message).toMatch(/messages per second/);
+    expect(limited.data.id).toMatch(/^c\d+$/);
+    expect(alice.received.text.filter(isError('BAD_MESSAGE'))).toHaveLength(MAX_STRIKES);
+    await leave(alice);
+  });
+
+  it('close a connection that keeps sending them with 1008 and a reason, without parsing a flood of deeply nested JSON', async () => {
+    const s = await createSession(t, a.key);
+    const mallory = await join(t, a.key, s.id, 'mallory');
+    const deep = '['.repeat(50_000) + ']'.repeat(50_000);
+    for (let i = 0; i < 500; i++) mallory.ws.send(deep);
+    const closed = await mallory.closed;
+    expect(closed).toEqual({ code: 1008, reason: 'too many invalid messages' });
+    // Each answered one said why; the rest were never looked at.
+    const refused = mallory.received.text.filter(isError('BAD_MESSAGE'));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.length).toBeLessThanOrEqual(MAX_STRIKES + 1);
+    expect(refused[0]!.data.message).toMatch(/nest at most \d+ levels/);
+    // The server answers at once afterwards.
+    expect((await call(t, 'GET', '/health')).raw).toBe('ok');
+  });
+
+  it('refuse control and chat messages over their own size cap, naming the id, while media may be larger', async () => {
+    const s = await createSession(t, a.key);
+    const bob = await join(t, a.key, s.id, 'bob');
+    const big = Buffer.from(JSON.stringify({ text: 'x'.repeat(MAX_CONTROL_BYTES) }));
+    bob.send(publish('chat', big, { id: 'big-chat' }));
+    const refused = await bob.waitFor((m) => m.event === 'error' && m.data?.id === 'big-chat');
+    expect(refused.data).toMatchObject({ code: 'TOO_LARGE' });
+    expect(refused.data.message).toMatch(/other than media publishes are limited to 65536 bytes/);
+    bob.send({ type: 'unpublish', stream_type: 'x'.repeat(MAX_CONTROL_BYTES), id: 'big-unpublish' });
+    expect((await bob.waitFor((m) => m.event === 'error' && m.data?.id === 'big-unpublish')).data.code).toBe(
+      'TOO_LARGE',
+    );
+    // A 200 KiB camera frame is fine.
+    const frame = Buffer.alloc(200 * 1024, 7);
+    frame.set([0xff, 0xd8, 0xff, 0xe0]);
+    frame.set([0xff, 0xd9], frame.length - 2);
+    bob.send(publish('media/bob/cam', frame, { id: 'big-frame' }));
+    expect(
+      (await bob.waitFor((m) => m.event === 'ack' && m.data?.id === 'big-frame')).data.seq,
+    ).toBeGreaterThan(0);
+    await leave(bob);
+  });
+
+  it('bound JSON nesting before parsing: a message nested deeper than the protocol needs is refused', async () => {
+    const s = await createSession(t, a.key);
+    const carol = await join(t, a.key, s.id, 'carol');
+    let nested: unknown = 'x';
+    for (let i = 0; i < 20; i++) nested = { n: nested };
+    carol.send({ type: 'publish', stream_type: 'director', body: '', id: 'deep', extra: nested });
+    const refused = await carol.waitFor(isError('BAD_MESSAGE'));
+    expect(refused.data.message).toMatch(/nest at most 16 levels deep/);
+    // Strings holding brackets are not nesting.
+    carol.send(
+      publish('chat', Buffer.from(JSON.stringify({ text: '[[[[{{{{'.repeat(10) })), {
+        id: 'brackets',
+        note: '"]]]\\"[[[',
+      }),
+    );
+    expect(
+      (await carol.waitFor((m) => m.event === 'ack' && m.data?.id === 'brackets')).data.seq,
+    ).toBeGreaterThan(0);
+    await leave(carol);
+  });
+});
