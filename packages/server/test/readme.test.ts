@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,26 @@ function bash(
   });
 }
 
+/** Holds a lock directory (mkdir is atomic) until the returned function is called; waits for it. */
+async function exclusive(path: string): Promise<() => void> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(path);
+      return () => rmSync(path, { recursive: true, force: true });
+    } catch {
+      // A lock left by a run that was killed is older than any run takes.
+      try {
+        if (Date.now() - statSync(path).mtimeMs > 150_000) rmSync(path, { recursive: true, force: true });
+      } catch {
+        // gone meanwhile
+      }
+      if (Date.now() > until) throw new Error(`${path} stayed locked`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 describe('the README walkthrough', () => {
   let server: Proc;
   let base: string;
@@ -92,28 +112,35 @@ describe('the README walkthrough', () => {
 
   it('runs every shell block as written, in order, from account to redaction', async () => {
     const { shell, receiver } = walkthrough();
-    // The blocks run unchanged in a scratch folder that looks like the repository's to them
-    // (its examples/ is the repository's), so the files they write (cookies, answers, the MP4)
-    // stay out of the checkout.
-    writeFileSync(join(work, 'receiver.mjs'), receiver);
-    symlinkSync(join(ROOT, 'examples'), join(work, 'examples'));
-    const { code, out } = await bash(shell, work, { VSS_URL: base });
-    expect(code, out).toBe(0);
+    // The walkthrough's receiver listens on port 3000: one run at a time on this machine (the
+    // SQLite and PostgreSQL variants run side by side).
+    const release = await exclusive(join(tmpdir(), 'vss-readme-walkthrough.lock'));
+    try {
+      // The blocks run unchanged in a scratch folder that looks like the repository's to them
+      // (its examples/ is the repository's), so the files they write (cookies, answers, the MP4)
+      // stay out of the checkout.
+      writeFileSync(join(work, 'receiver.mjs'), receiver);
+      symlinkSync(join(ROOT, 'examples'), join(work, 'examples'));
+      const { code, out } = await bash(shell, work, { VSS_URL: base });
+      expect(code, out).toBe(0);
 
-    // Step 3: the receiver verified and printed the test event, and later the session's events.
-    expect(out).toContain('receiver: webhook.test');
-    expect(out).toContain('receiver: session.started');
-    // Step 4: the participant's chat and 100 tone frames were acknowledged.
-    expect(out).toMatch(/recorded 101 messages/);
-    // Step 6: the replay link opened as returned.
-    expect(out).toMatch(/\{"data":\{"events":\[\{"seq":1,/);
-    // Step 7: the export completed and downloaded as an MP4.
-    expect(out).toContain('export completed');
-    expect(out).toMatch(/^200 \d+ bytes$/m);
-    const mp4 = readFileSync(join(work, 'standup.mp4'));
-    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
-    // Step 8: the redaction removed alice's one track; the delivery log shows delivered attempts.
-    expect(out).toContain('"redacted":"alice","deletedStreams":1');
-    expect(out).toMatch(/"status":"succeeded"/);
-  }, 120_000);
+      // Step 3: the receiver verified and printed the test event, and later the session's events.
+      expect(out).toContain('receiver: webhook.test');
+      expect(out).toContain('receiver: session.started');
+      // Step 4: the participant's chat and 100 tone frames were acknowledged.
+      expect(out).toMatch(/recorded 101 messages/);
+      // Step 6: the replay link opened as returned.
+      expect(out).toMatch(/\{"data":\{"events":\[\{"seq":1,/);
+      // Step 7: the export completed and downloaded as an MP4.
+      expect(out).toContain('export completed');
+      expect(out).toMatch(/^200 \d+ bytes$/m);
+      const mp4 = readFileSync(join(work, 'standup.mp4'));
+      expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
+      // Step 8: the redaction removed alice's one track; the delivery log shows delivered attempts.
+      expect(out).toContain('"redacted":"alice","deletedStreams":1');
+      expect(out).toMatch(/"status":"succeeded"/);
+    } finally {
+      release();
+    }
+  }, 180_000);
 });
