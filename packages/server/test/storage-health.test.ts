@@ -21,7 +21,7 @@ describe('a data directory removed or replaced under a running server', () => {
     const health = await eventually(
       async () => {
         const res = await call(app, 'GET', '/health');
-        return res.status === 503 && res;
+        return res.status === 503 ? res : undefined;
       },
       5000,
       'health to turn 503',
