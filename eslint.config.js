@@ -14,6 +14,8 @@ export default tseslint.config(
     },
   },
   { files: ['bench/**', 'vitest.config.ts'], rules: { 'no-console': 'off' } },
+  // CommonJS configuration files of tools (dependency-cruiser).
+  { files: ['**/*.cjs'], languageOptions: { globals: globals.node, sourceType: 'commonjs' } },
   // Examples are Node scripts that print what they do.
   { files: ['examples/**'], languageOptions: { globals: globals.node }, rules: { 'no-console': 'off' } },
   // Tests read JSON answers whose shape they then assert.

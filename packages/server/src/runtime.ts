@@ -23,7 +23,7 @@ import type { StreamStore } from './streams/store.js';
 import { StreamWriter } from './streams/writer.js';
 import { accountsService } from './modules/accounts/service.js';
 import { accountsStore } from './modules/accounts/store.js';
-import { openGate, type UsageGate } from './modules/billing/gate.js';
+import { openGate, type UsageGate } from './modules/billing/service.js';
 import type { Services } from './modules/deps.js';
 import { invitationsService } from './modules/invitations/service.js';
 import { invitationsStore } from './modules/invitations/store.js';
@@ -197,15 +197,16 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     sessions,
     projects,
     bus,
-    hub,
+    live: hub,
     jobs,
     gate,
     log: logger,
   });
+  const accounts = accountsService({ config, db, store: accountsSql, counters, projects });
   const services: Services = {
     projects,
     sessions,
-    accounts: accountsService({ config, db, store: accountsSql, counters, projects }),
+    accounts,
     members: membersService({ store: membersStore(db, database.engine) }),
     keys: keysService({
       config,
@@ -219,7 +220,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       db,
       engine: database.engine,
       store: invitationsStore(db),
-      accounts: accountsSql,
+      accounts,
       projects,
     }),
     live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
@@ -229,7 +230,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       bus,
       store: streams,
       writer,
-      hub,
+      live: hub,
       sessions,
       deleteExports: (sessionId) => exports.deleteOfSession(sessionId),
       withdrawExports: (sessionId, userId) => exports.withdrawAfterRedaction(sessionId, userId),

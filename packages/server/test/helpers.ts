@@ -6,7 +6,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { UsageLimitsExceeded } from '../src/http/errors.js';
-import type { UsageGate } from '../src/modules/billing/gate.js';
+import type { UsageGate } from '../src/modules/billing/service.js';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../src/runtime.js';
 
 /** Which engine this test run uses: the vitest project sets VSS_TEST_ENGINE. */

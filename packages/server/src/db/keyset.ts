@@ -1,6 +1,24 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Cursor } from '../http/pagination.js';
 import type { Tables } from './types.js';
+
+/** A position in a list ordered by (created_at, id). */
+export interface Cursor {
+  createdAt: number;
+  id: string;
+}
+
+/** The opaque cursor text following `row`. */
+export function encodeCursor(row: { created_at: number; id: string }): string {
+  return Buffer.from(`${row.created_at}|${row.id}`, 'utf8').toString('base64url');
+}
+
+/** Reads a cursor text made by encodeCursor; undefined when it is not one. */
+export function parseCursor(text: string): Cursor | undefined {
+  const [t, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+  const createdAt = Number(t);
+  if (!Number.isSafeInteger(createdAt) || !id) return undefined;
+  return { createdAt, id };
+}
 
 /**
  * One page of a list ordered by (created_at, id), after `cursor`: a row-value comparison, which

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { encodeCursor, parseCursor, type Cursor } from '../db/keyset.js';
 import { BadRequest } from './errors.js';
 
-/** `limit` and `cursor` of every list (decisions §4). */
+/** `limit` (1 to 200, default 50) and `cursor` of every list. */
 export const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'page size, 1 to 200' }),
   cursor: Type.Optional(
@@ -14,28 +15,12 @@ export const PageQuery = Type.Object({
 });
 export type PageQuery = Static<typeof PageQuery>;
 
-/** A position in a list ordered by (created_at, id). */
-export interface Cursor {
-  createdAt: number;
-  id: string;
-}
-
 /** Reads the opaque cursor of a page query; 400 when it was not made by us. */
 export function decodeCursor(cursor: string | undefined): Cursor | null {
   if (cursor === undefined) return null;
-  try {
-    const [t, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-    const createdAt = Number(t);
-    if (!Number.isSafeInteger(createdAt) || !id) throw new Error();
-    return { createdAt, id };
-  } catch {
-    throw new BadRequest('query.cursor is not a cursor this API issued');
-  }
-}
-
-/** The opaque cursor following `row`. */
-export function encodeCursor(row: { created_at: number; id: string }): string {
-  return Buffer.from(`${row.created_at}|${row.id}`, 'utf8').toString('base64url');
+  const parsed = parseCursor(cursor);
+  if (!parsed) throw new BadRequest('query.cursor is not a cursor this API issued');
+  return parsed;
 }
 
 /**

@@ -4,7 +4,8 @@ import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../h
 import { envelope, ok } from '../../http/envelope.js';
 import { USER_ONLY, type RouteDeps } from '../deps.js';
 import { LOGIN_SESSION_MS } from './service.js';
-import { Credentials, LoginCredentials, RegisteredUser, SignedOut, User } from './schemas.js';
+import { Credentials, LoginCredentials, RegisteredUser, SignedOut } from './schemas.js';
+import { User } from '../../http/shared-schemas.js';
 
 /** register, login, logout, me (interface §4.14, decisions §1). */
 export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {

@@ -1,19 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { ROLES } from '../../http/principal.js';
-import { StringEnum } from '../../http/schema-types.js';
+import { Email, RoleSchema } from '../../http/shared-schemas.js';
 
-export const Email = Type.String({
-  format: 'email',
-  minLength: 3,
-  maxLength: 254,
-  description: 'compared case-insensitively',
-});
 export const Password = Type.String({
   minLength: 8,
   maxLength: 256,
   description: '8 to 256 characters, never truncated',
 });
-export const RoleSchema = StringEnum(ROLES);
 
 export const Credentials = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
 
@@ -24,17 +16,6 @@ export const LoginCredentials = Type.Object(
     password: Type.String({ minLength: 1, maxLength: 256 }),
   },
   { additionalProperties: false },
-);
-
-export const User = Type.Object(
-  {
-    id: Type.String(),
-    email: Type.String(),
-    org_id: Type.String(),
-    role: RoleSchema,
-    created_at: Type.String({ format: 'date-time' }),
-  },
-  { title: 'User' },
 );
 
 export const RegisteredUser = Type.Object({

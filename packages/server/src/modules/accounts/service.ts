@@ -49,6 +49,11 @@ export function accountsService(deps: {
 
   return {
     /** Creates a user, their organisation and its Default project, and signs them in. */
+    /** A user by id, or undefined. */
+    userById(id: string) {
+      return store.userById(id);
+    },
+
     async register(email: string, password: string) {
       const normalized = email.trim().toLowerCase();
       const passwordHash = await hashPassword(password);

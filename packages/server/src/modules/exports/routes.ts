@@ -6,8 +6,8 @@ import { envelope, ok } from '../../http/envelope.js';
 import { RangeNotSatisfiable } from '../../http/errors.js';
 import type { RouteAuth } from '../../http/principal.js';
 import { KEY_OR_USER, type RouteDeps } from '../deps.js';
-import { SessionParams } from '../sessions/schemas.js';
 import { ExportJob, ExportQuery, ExportQueued, JobParams } from './schemas.js';
+import { SessionParams } from '../../http/shared-schemas.js';
 
 /**
  * The byte range a `Range` header asks for: null to send the whole file (no header, one that is not

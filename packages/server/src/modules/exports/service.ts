@@ -12,8 +12,8 @@ import type { ClaimedJob, JobKind, JobQueue, Outcome } from '../../jobs/queue.js
 import { newId } from '../../lib/ids.js';
 import { iso, isoOrNull, now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
-import type { UsageGate } from '../billing/gate.js';
-import type { SessionHub } from '../live/hub.js';
+import type { UsageGate } from '../billing/service.js';
+import type { LiveEvents } from '../live/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { SessionsService } from '../sessions/service.js';
 import { nameFont } from './fonts.js';
@@ -76,7 +76,8 @@ export function exportsService(deps: {
   sessions: SessionsService;
   projects: ProjectsService;
   bus: EventBus;
-  hub: SessionHub;
+  /** the live sessions' timelines and redaction */
+  live: LiveEvents;
   jobs: JobQueue;
   gate: UsageGate;
   log: FastifyBaseLogger;
@@ -108,7 +109,7 @@ export function exportsService(deps: {
   // The recording's timeline records the export once it is committed.
   deps.bus.on('export.completed', (e) => {
     if (!e.sessionId) return;
-    void deps.hub
+    void deps.live
       .appendTimeline(e.sessionId, 'export.completed', 'system', e.data as Record<string, unknown>)
       .catch((err: unknown) =>
         deps.log.error({ err, session: e.sessionId }, 'recording export.completed failed'),

@@ -3,8 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, USER_ONLY, type RouteDeps } from '../deps.js';
-import { Deleted } from '../keys/schemas.js';
-import { ProjectParams } from '../projects/schemas.js';
 import {
   CreateInvitation,
   CreatedInvitation,
@@ -14,6 +12,7 @@ import {
   Redeem,
 } from './schemas.js';
 import { presentInvitation } from './service.js';
+import { Deleted, ProjectParams } from '../../http/shared-schemas.js';
 
 /** Invitations (interface §4.15, decisions §2). */
 export const invitationsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {

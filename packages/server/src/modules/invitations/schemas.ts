@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../http/schema-types.js';
-import { Email } from '../accounts/schemas.js';
+import { Email } from '../../http/shared-schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 

@@ -8,7 +8,7 @@ import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { iso, isoOrNull, now } from '../../lib/time.js';
-import type { AccountsStore } from '../accounts/store.js';
+import type { AccountsService } from '../accounts/service.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import type { InvitationsStore } from './store.js';
 
@@ -35,7 +35,7 @@ export function invitationsService(deps: {
   db: Db;
   engine: Engine;
   store: InvitationsStore;
-  accounts: AccountsStore;
+  accounts: Pick<AccountsService, 'userById'>;
   projects: ProjectsService;
 }) {
   const { store } = deps;

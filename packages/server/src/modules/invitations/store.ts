@@ -1,7 +1,6 @@
-import { keysetPage } from '../../db/keyset.js';
 import { sql } from 'kysely';
 import type { Db, InvitationsTable, Trx } from '../../db/types.js';
-import type { Cursor } from '../../http/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
 
 /** SQL of invitations; every read names the organisation, except lookup by token hash. */
 export function invitationsStore(db: Db) {

@@ -3,18 +3,17 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, type RouteDeps } from '../deps.js';
-import { ProjectParams } from '../projects/schemas.js';
 import {
   CreateApiKey,
   CreateRestrictedKey,
   CreatedKey,
-  Deleted,
   KeyListQuery,
   KeyParams,
   KeyRecord,
   Relabel,
 } from './schemas.js';
 import { presentKey } from './service.js';
+import { Deleted, ProjectParams } from '../../http/shared-schemas.js';
 
 /** API keys (interface §4.13) and restricted keys (interface §4.16, decisions §2). */
 export const keysRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {

@@ -37,4 +37,3 @@ export const KeyParams = Type.Object({ keyId: Type.String({ format: 'uuid' }) })
 export const KeyListQuery = Type.Object({
   project_id: Type.Optional(Type.String({ format: 'uuid', description: 'only the keys of this project' })),
 });
-export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });

@@ -1,6 +1,5 @@
-import { keysetPage } from '../../db/keyset.js';
 import type { ApiKeysTable, Db, Trx } from '../../db/types.js';
-import type { Cursor } from '../../http/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
 
 /** The two kinds of stored key. */
 export type KeyKind = 'api_key' | 'restricted_key';

@@ -6,7 +6,6 @@ import { envelope, ok } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
-import { SessionParams } from '../sessions/schemas.js';
 import { controlText } from './frames.js';
 import type { IncomingPublish, LiveConnection } from './hub.js';
 import { MessageGuard, RATE_PER_S } from './message-guard.js';
@@ -14,6 +13,7 @@ import { MAX_CONTROL_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, jsonDepthWithin }
 import { playRecording } from './replay.js';
 import { ConnectionRequest, ConnectionToken } from './schemas.js';
 import type { Ticket } from './service.js';
+import { SessionParams } from '../../http/shared-schemas.js';
 
 /** Above this many bytes queued to a receiver, its media frames are dropped (chat and control never are). */
 export const SOFT_BUFFER_BYTES = 1024 * 1024;

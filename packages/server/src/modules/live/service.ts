@@ -1,11 +1,26 @@
 import type { Db, SessionsTable } from '../../db/types.js';
 import { Conflict } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import type { UsageGate } from '../billing/gate.js';
+import type { UsageGate } from '../billing/service.js';
 import type { SessionsService } from '../sessions/service.js';
 import { TOKEN_TTL_S, type ConnectionClaims, type ConnectionTokens } from './token.js';
 
 /** What a verified `/ws` request is allowed to do. */
+/**
+ * What other modules may ask of live sessions (the hub implements it): add an event to a
+ * session's timeline, in turn with its live messages, and refuse a participant's further media.
+ */
+export interface LiveEvents {
+  appendTimeline(
+    sessionId: string,
+    type: string,
+    actor: string,
+    data: Record<string, unknown>,
+    ts?: number,
+  ): Promise<void>;
+  redact(sessionId: string, userId: string): void;
+}
+
 export interface Ticket {
   claims: ConnectionClaims;
   session: SessionsTable;

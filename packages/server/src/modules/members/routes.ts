@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
-import { RoleSchema, User } from '../accounts/schemas.js';
 import { presentUser } from '../accounts/service.js';
 import { KEY_OR_USER, type RouteDeps } from '../deps.js';
-import { Deleted } from '../keys/schemas.js';
+import { Deleted, RoleSchema, User } from '../../http/shared-schemas.js';
 
 const MemberParams = Type.Object({ userId: Type.String({ format: 'uuid' }) });
 

@@ -1,9 +1,8 @@
-import { keysetPage } from '../../db/keyset.js';
 import { sql } from 'kysely';
 import { lockOrg } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db, Engine, UsersTable } from '../../db/types.js';
-import type { Cursor } from '../../http/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
 
 /** SQL of an organisation's members (users). */
 export function membersStore(db: Db, engine: Engine) {

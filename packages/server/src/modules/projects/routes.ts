@@ -3,8 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, type RouteDeps } from '../deps.js';
-import { CreateProject, Project, ProjectParams, UpdateProject } from './schemas.js';
+import { CreateProject, Project, UpdateProject } from './schemas.js';
 import { presentProject } from './service.js';
+import { ProjectParams } from '../../http/shared-schemas.js';
 
 /** Projects of the caller's organisation (interface §4.3, decisions §4). */
 export const projectsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {

@@ -27,5 +27,3 @@ export const UpdateProject = Type.Object(
   { name: Type.Optional(ProjectName), environment: Type.Optional(Environment) },
   { additionalProperties: false, minProperties: 1 },
 );
-
-export const ProjectParams = Type.Object({ projectId: Type.String({ format: 'uuid' }) });

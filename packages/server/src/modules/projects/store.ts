@@ -1,5 +1,4 @@
-import { keysetPage } from '../../db/keyset.js';
-import type { Cursor } from '../../http/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
 import type { Db, ProjectsTable, Trx } from '../../db/types.js';
 
 /** SQL of projects; every query names the organisation. */

@@ -5,8 +5,6 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import type { RouteAuth } from '../../http/principal.js';
 import { KEY_OR_USER, type RouteDeps } from '../deps.js';
-import { Deleted } from '../keys/schemas.js';
-import { SessionParams } from '../sessions/schemas.js';
 import {
   CreateReplayLink,
   Manifest,
@@ -22,6 +20,7 @@ import {
   TimelineMeta,
 } from './schemas.js';
 import { CHUNK_BYTES } from './json-chunks.js';
+import { Deleted, SessionParams } from '../../http/shared-schemas.js';
 
 /**
  * Sends a playback answer as it is produced (chunked). The first chunk is awaited before anything is

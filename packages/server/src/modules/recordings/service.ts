@@ -9,7 +9,7 @@ import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { iso, now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
 import type { StreamWriter } from '../../streams/writer.js';
-import type { SessionHub } from '../live/hub.js';
+import type { LiveEvents } from '../live/service.js';
 import { ChunkWriter } from './json-chunks.js';
 import type { SessionsService } from '../sessions/service.js';
 
@@ -30,7 +30,8 @@ export function recordingsService(deps: {
   bus: EventBus;
   store: StreamStore;
   writer: StreamWriter;
-  hub: SessionHub;
+  /** the live sessions' timelines and redaction */
+  live: LiveEvents;
   sessions: SessionsService;
   /** deletes a session's exports and their files */
   deleteExports: (sessionId: string) => Promise<number>;
@@ -263,7 +264,7 @@ export function recordingsService(deps: {
         .values({ session_id: session.id, user_id: userId, created_at: now() })
         .onConflict((oc) => oc.doNothing())
         .execute();
-      deps.hub.redact(session.id, userId);
+      deps.live.redact(session.id, userId);
       // Whatever of theirs is still queued is written first, so that the delete removes it too.
       await deps.writer.flush();
       await store.deleteStreams(session.id, streams);
@@ -288,7 +289,7 @@ export function recordingsService(deps: {
         }
         chatRedacted = mine.length;
       }
-      await deps.hub.appendTimeline(session.id, 'participant.redacted', 'system', {
+      await deps.live.appendTimeline(session.id, 'participant.redacted', 'system', {
         user_id: userId,
         streams,
         chat_messages_redacted: chatRedacted,
@@ -322,7 +323,7 @@ export function recordingsService(deps: {
         stream_count: stats.length,
         bytes: stats.reduce((n, s) => n + s.bytes, 0),
       };
-      await deps.hub.appendTimeline(sessionId, 'recording.ready', 'system', data);
+      await deps.live.appendTimeline(sessionId, 'recording.ready', 'system', data);
       if (!(await exists())) {
         // Deleted meanwhile: take back the timeline event written after the delete.
         await store.deleteSession(sessionId);

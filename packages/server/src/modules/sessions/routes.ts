@@ -3,16 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
-import { ProjectParams } from '../projects/schemas.js';
-import {
-  CreateSession,
-  ProjectSessionParams,
-  PublicSession,
-  Session,
-  SessionParams,
-  Visibility,
-} from './schemas.js';
+import { CreateSession, ProjectSessionParams, PublicSession, Session, Visibility } from './schemas.js';
 import { presentPublicSession, presentSession } from './service.js';
+import { ProjectParams, SessionParams } from '../../http/shared-schemas.js';
 
 const PROJECT_SCOPE_NOTE =
   ' An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.';

@@ -39,7 +39,6 @@ export const CreateSession = Type.Object(
 
 export const Visibility = Type.Object({ is_public: Type.Boolean() }, { additionalProperties: false });
 
-export const SessionParams = Type.Object({ sessionId: Type.String({ format: 'uuid' }) });
 export const ProjectSessionParams = Type.Object({
   projectId: Type.String({ format: 'uuid' }),
   sessionId: Type.String({ format: 'uuid' }),

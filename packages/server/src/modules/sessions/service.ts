@@ -7,7 +7,7 @@ import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { iso, isoOrNull, now } from '../../lib/time.js';
-import type { UsageGate } from '../billing/gate.js';
+import type { UsageGate } from '../billing/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { SessionsStore } from './store.js';
 

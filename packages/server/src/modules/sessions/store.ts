@@ -1,6 +1,5 @@
-import { keysetPage } from '../../db/keyset.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';
-import type { Cursor } from '../../http/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
 
 /** SQL of sessions; every read names the project, except the public catalog. */
 export function sessionsStore(db: Db) {

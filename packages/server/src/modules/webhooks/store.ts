@@ -1,6 +1,5 @@
-import { keysetPage } from '../../db/keyset.js';
 import type { Db, Trx, WebhookDeliveriesTable, WebhooksTable } from '../../db/types.js';
-import type { Cursor } from '../../http/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
 
 /** SQL of webhooks, their events and their delivery log. Reads by id name the project. */
 export function webhooksStore(db: Db) {
