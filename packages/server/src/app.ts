@@ -19,7 +19,6 @@ import { recordingsRoutes } from './modules/recordings/routes.js';
 import { installOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
-import type { RouteDeps } from './modules/deps.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { invitationsRoutes } from './modules/invitations/routes.js';
 import { keysRoutes } from './modules/keys/routes.js';
@@ -100,26 +99,23 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   installRequestLog(app, config.logLevel);
   installStorageGuard(app, runtime.storage);
 
-  const deps: RouteDeps = {
-    config,
-    database: runtime.database,
-    storage: runtime.storage,
-    bus: runtime.bus,
-    idempotency: runtime.idempotency,
-    services: runtime.services,
-    streams: runtime.streams,
+  const { services, idempotency } = runtime;
+  const baseUrl = config.publicBaseUrl;
+  await app.register(healthRoutes, { database: runtime.database, storage: runtime.storage });
+  await app.register(accountsRoutes, { baseUrl, accounts: services.accounts });
+  await app.register(projectsRoutes, { baseUrl, idempotency, projects: services.projects });
+  await app.register(membersRoutes, { baseUrl, members: services.members });
+  await app.register(keysRoutes, { baseUrl, idempotency, keys: services.keys, projects: services.projects });
+  await app.register(sessionsRoutes, { baseUrl, idempotency, sessions: services.sessions });
+  await app.register(invitationsRoutes, { baseUrl, idempotency, invitations: services.invitations });
+  await app.register(liveRoutes, {
+    heartbeatS: config.wsHeartbeatS,
     hub: runtime.hub,
-  };
-  await app.register(healthRoutes, deps);
-  await app.register(accountsRoutes, deps);
-  await app.register(projectsRoutes, deps);
-  await app.register(membersRoutes, deps);
-  await app.register(keysRoutes, deps);
-  await app.register(sessionsRoutes, deps);
-  await app.register(invitationsRoutes, deps);
-  await app.register(liveRoutes, deps);
-  await app.register(recordingsRoutes, deps);
-  await app.register(webhooksRoutes, deps);
-  await app.register(exportsRoutes, deps);
+    live: services.live,
+    streams: runtime.streams,
+  });
+  await app.register(recordingsRoutes, { idempotency, recordings: services.recordings });
+  await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
+  await app.register(exportsRoutes, { idempotency, exports: services.exports });
   return app;
 }

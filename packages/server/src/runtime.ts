@@ -14,32 +14,31 @@ import { Idempotency } from './http/idempotency.js';
 import { loggerRedaction } from './http/logging.js';
 import { SessionHub } from './modules/live/hub.js';
 import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
-import { liveService } from './modules/live/service.js';
-import { recordingsService } from './modules/recordings/service.js';
+import { liveService, type LiveService } from './modules/live/service.js';
+import { recordingsService, type RecordingsService } from './modules/recordings/service.js';
 import { connectionTokens } from './modules/live/token.js';
 import { postgresStreamStore } from './streams/postgres.js';
 import { sqliteStreamStore } from './streams/sqlite.js';
 import type { StreamStore } from './streams/store.js';
 import { StreamWriter } from './streams/writer.js';
-import { accountsService } from './modules/accounts/service.js';
+import { accountsService, type AccountsService } from './modules/accounts/service.js';
 import { accountsStore } from './modules/accounts/store.js';
 import { openGate, type UsageGate } from './modules/billing/service.js';
-import type { Services } from './modules/deps.js';
-import { invitationsService } from './modules/invitations/service.js';
+import { invitationsService, type InvitationsService } from './modules/invitations/service.js';
 import { invitationsStore } from './modules/invitations/store.js';
-import { keysService, type Revocations } from './modules/keys/service.js';
+import { keysService, type Revocations, type KeysService } from './modules/keys/service.js';
 import { keysStore } from './modules/keys/store.js';
-import { membersService } from './modules/members/service.js';
+import { membersService, type MembersService } from './modules/members/service.js';
 import { membersStore } from './modules/members/store.js';
-import { projectsService } from './modules/projects/service.js';
+import { projectsService, type ProjectsService } from './modules/projects/service.js';
 import { projectsStore } from './modules/projects/store.js';
-import { sessionsService } from './modules/sessions/service.js';
+import { sessionsService, type SessionsService } from './modules/sessions/service.js';
 import { sessionsStore } from './modules/sessions/store.js';
-import { webhooksService } from './modules/webhooks/service.js';
+import { webhooksService, type WebhooksService } from './modules/webhooks/service.js';
 import { webhooksStore } from './modules/webhooks/store.js';
 import { JobQueue, type ClaimedJob } from './jobs/queue.js';
 import { locateFfmpeg, type Ffmpeg } from './modules/exports/ffmpeg.js';
-import { exportsService } from './modules/exports/service.js';
+import { exportsService, type ExportsService } from './modules/exports/service.js';
 import { exportsStore } from './modules/exports/store.js';
 
 /** Key revocations travel on the fan-out's `system` channel: every process evicts its cached key. */
@@ -82,6 +81,20 @@ function findFfmpeg(config: Config, logger: FastifyBaseLogger): Ffmpeg | null {
     );
     return null;
   }
+}
+
+/** Every capability's service, built once per app in dependency order (app.ts). */
+export interface Services {
+  accounts: AccountsService;
+  members: MembersService;
+  projects: ProjectsService;
+  keys: KeysService;
+  sessions: SessionsService;
+  invitations: InvitationsService;
+  live: LiveService;
+  recordings: RecordingsService;
+  webhooks: WebhooksService;
+  exports: ExportsService;
 }
 
 /** Everything a server process holds open: storage, counters, the bus and the services over them. */

@@ -37,6 +37,16 @@ export type RouteAuth =
       anonymous?: boolean;
     };
 
+/** Routes for dashboard users only. */
+export const USER_ONLY: RouteAuth = { accept: ['user'] };
+/** "API key (project)" routes; the dashboard cookie is accepted wherever an API key is. */
+export const KEY_OR_USER: RouteAuth = { accept: ['api_key', 'user'] };
+/**
+ * The routes a restricted key may use besides them: create a session, request a connection token,
+ * read a manifest.
+ */
+export const KEY_USER_OR_RESTRICTED: RouteAuth = { accept: ['api_key', 'user', 'restricted_key'] };
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;

@@ -2,16 +2,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { checkSameOrigin } from '../../http/auth.js';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../http/cookies.js';
 import { envelope, ok } from '../../http/envelope.js';
-import { USER_ONLY, type RouteDeps } from '../deps.js';
+import { USER_ONLY } from '../../http/principal.js';
+import type { AccountsService } from './service.js';
 import { LOGIN_SESSION_MS } from './service.js';
 import { Credentials, LoginCredentials, RegisteredUser, SignedOut } from './schemas.js';
 import { User } from '../../http/shared-schemas.js';
 
+/** What the accounts routes need. */
+export interface AccountsRoutesOptions {
+  /** the public base URL (links, the same-origin rule) */
+  baseUrl: string;
+  accounts: AccountsService;
+}
+
 /** register, login, logout, me (interface §4.14, decisions §1). */
-export const accountsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { accounts } = deps.services;
-  const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
-  const secure = deps.config.publicBaseUrl.startsWith('https:');
+export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = async (app, deps) => {
+  const { accounts } = deps;
+  const publicOrigin = new URL(deps.baseUrl).origin;
+  const secure = deps.baseUrl.startsWith('https:');
   const maxAge = LOGIN_SESSION_MS / 1000;
 
   app.post(

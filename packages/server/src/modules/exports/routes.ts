@@ -5,7 +5,9 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { RangeNotSatisfiable } from '../../http/errors.js';
 import type { RouteAuth } from '../../http/principal.js';
-import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { KEY_OR_USER } from '../../http/principal.js';
+import type { ExportsService } from './service.js';
+import type { Idempotency } from '../../http/idempotency.js';
 import { ExportJob, ExportQuery, ExportQueued, JobParams } from './schemas.js';
 import { SessionParams } from '../../http/shared-schemas.js';
 
@@ -44,9 +46,15 @@ const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 /** The enqueue creates a job although it is a GET: cookie callers get the CSRF check of writes (decisions §1). */
 const ENQUEUE_AUTH: RouteAuth = { accept: ['api_key', 'user'], csrf: true };
 
+/** What the exports routes need. */
+export interface ExportsRoutesOptions {
+  idempotency: Idempotency;
+  exports: ExportsService;
+}
+
 /** MP4 export: enqueue, poll, download (interface §2.7, §3.3, §4.9; decisions §3). */
-export const exportsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { exports } = deps.services;
+export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = async (app, deps) => {
+  const { exports } = deps;
   const tags = ['Exports'];
 
   app.get(

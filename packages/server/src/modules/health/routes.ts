@@ -1,8 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { RouteDeps } from '../deps.js';
+import type { Database } from '../../db/open.js';
+import type { StorageWatch } from '../../db/storage-watch.js';
+
+/** What the health routes need. */
+export interface HealthRoutesOptions {
+  database: Pick<Database, 'ping'>;
+  storage: StorageWatch;
+}
 
 /** GET /health: plain text, 200 `ok` only while storage is intact and the database answers. */
-export const healthRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, deps) => {
   app.get(
     '/health',
     {

@@ -2,7 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
-import { KEY_OR_USER, USER_ONLY, type RouteDeps } from '../deps.js';
+import { KEY_OR_USER, USER_ONLY } from '../../http/principal.js';
+import type { InvitationsService } from './service.js';
+import type { Idempotency } from '../../http/idempotency.js';
 import {
   CreateInvitation,
   CreatedInvitation,
@@ -14,9 +16,17 @@ import {
 import { presentInvitation } from './service.js';
 import { Deleted, ProjectParams } from '../../http/shared-schemas.js';
 
+/** What the invitations routes need. */
+export interface InvitationsRoutesOptions {
+  /** the public base URL (next-page links) */
+  baseUrl: string;
+  idempotency: Idempotency;
+  invitations: InvitationsService;
+}
+
 /** Invitations (interface §4.15, decisions §2). */
-export const invitationsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { invitations } = deps.services;
+export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRoutesOptions> = async (app, deps) => {
+  const { invitations } = deps;
   const tags = ['Invitations'];
 
   app.post(
@@ -62,9 +72,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (ap
     },
     async (request, reply) => {
       const rows = await invitations.list(request.principal!, request.query.limit, request.query.cursor);
-      return ok(
-        paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentInvitation),
-      );
+      return ok(paginate(rows, request.query.limit, request, reply, deps.baseUrl).map(presentInvitation));
     },
   );
 

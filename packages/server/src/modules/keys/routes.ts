@@ -2,7 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
-import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { KEY_OR_USER } from '../../http/principal.js';
+import type { KeysService } from './service.js';
+import type { ProjectsService } from '../projects/service.js';
+import type { Idempotency } from '../../http/idempotency.js';
 import {
   CreateApiKey,
   CreateRestrictedKey,
@@ -15,9 +18,18 @@ import {
 import { presentKey } from './service.js';
 import { Deleted, ProjectParams } from '../../http/shared-schemas.js';
 
+/** What the keys routes need. */
+export interface KeysRoutesOptions {
+  /** the public base URL (next-page links) */
+  baseUrl: string;
+  idempotency: Idempotency;
+  keys: KeysService;
+  projects: ProjectsService;
+}
+
 /** API keys (interface §4.13) and restricted keys (interface §4.16, decisions §2). */
-export const keysRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { keys, projects } = deps.services;
+export const keysRoutes: FastifyPluginAsyncTypebox<KeysRoutesOptions> = async (app, deps) => {
+  const { keys, projects } = deps;
   const listQuery = Type.Composite([PageQuery, KeyListQuery]);
 
   for (const kind of ['api_key', 'restricted_key'] as const) {
@@ -40,7 +52,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       async (request, reply) => {
         const { limit, cursor, project_id } = request.query;
         const rows = await keys.list(request.principal!, kind, project_id, limit, cursor);
-        return ok(paginate(rows, limit, request, reply, deps.config.publicBaseUrl).map(presentKey));
+        return ok(paginate(rows, limit, request, reply, deps.baseUrl).map(presentKey));
       },
     );
 

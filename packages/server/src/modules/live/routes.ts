@@ -5,7 +5,10 @@ import type { WebSocket } from 'ws';
 import { envelope, ok } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
+import { KEY_USER_OR_RESTRICTED } from '../../http/principal.js';
+import type { LiveService } from './service.js';
+import type { SessionHub } from './hub.js';
+import type { StreamStore } from '../../streams/store.js';
 import { controlText } from './frames.js';
 import type { IncomingPublish, LiveConnection } from './hub.js';
 import { MessageGuard, RATE_PER_S } from './message-guard.js';
@@ -28,8 +31,18 @@ declare module 'fastify' {
   }
 }
 
+/** What the live routes need. */
+export interface LiveRoutesOptions {
+  /** seconds between WebSocket pings */
+  heartbeatS: number;
+  hub: SessionHub;
+  live: LiveService;
+  /** read by replay connections */
+  streams: StreamStore;
+}
+
 /** The connection operation (interface §4.4) and the WebSocket gateway `/ws` (interface §4.5, decisions §6). */
-export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (app, deps) => {
   // Registered here, not on the app: the plugin's hooks then run for these routes only.
   // Media is already compressed: per-message deflate would cost CPU for nothing.
   await app.register(websocket, {
@@ -48,7 +61,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
   });
   deps.hub.attachSockets(() => app.websocketServer.clients);
   const { hub } = deps;
-  const { live } = deps.services;
+  const { live } = deps;
 
   app.post(
     '/v1/sessions/:sessionId/connection',
@@ -80,7 +93,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       state.alive = false;
       socket.ping();
     }
-  }, deps.config.wsHeartbeatS * 1000);
+  }, deps.heartbeatS * 1000);
   heartbeat.unref();
   app.addHook('onClose', async () => clearInterval(heartbeat));
 

@@ -3,14 +3,22 @@ import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { presentUser } from '../accounts/service.js';
-import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { KEY_OR_USER } from '../../http/principal.js';
+import type { MembersService } from './service.js';
 import { Deleted, RoleSchema, User } from '../../http/shared-schemas.js';
 
 const MemberParams = Type.Object({ userId: Type.String({ format: 'uuid' }) });
 
+/** What the members routes need. */
+export interface MembersRoutesOptions {
+  /** the public base URL (next-page links) */
+  baseUrl: string;
+  members: MembersService;
+}
+
 /** The organisation's members (decisions §4). */
-export const membersRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { members } = deps.services;
+export const membersRoutes: FastifyPluginAsyncTypebox<MembersRoutesOptions> = async (app, deps) => {
+  const { members } = deps;
   const tags = ['Members'];
 
   app.get(
@@ -27,9 +35,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     },
     async (request, reply) => {
       const rows = await members.list(request.principal!, request.query.limit, request.query.cursor);
-      return ok(
-        paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentUser),
-      );
+      return ok(paginate(rows, request.query.limit, request, reply, deps.baseUrl).map(presentUser));
     },
   );
 

@@ -2,14 +2,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
-import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { KEY_OR_USER } from '../../http/principal.js';
+import type { ProjectsService } from './service.js';
+import type { Idempotency } from '../../http/idempotency.js';
 import { CreateProject, Project, UpdateProject } from './schemas.js';
 import { presentProject } from './service.js';
 import { ProjectParams } from '../../http/shared-schemas.js';
 
+/** What the projects routes need. */
+export interface ProjectsRoutesOptions {
+  /** the public base URL (next-page links) */
+  baseUrl: string;
+  idempotency: Idempotency;
+  projects: ProjectsService;
+}
+
 /** Projects of the caller's organisation (interface §4.3, decisions §4). */
-export const projectsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { projects } = deps.services;
+export const projectsRoutes: FastifyPluginAsyncTypebox<ProjectsRoutesOptions> = async (app, deps) => {
+  const { projects } = deps;
   const tags = ['Projects'];
 
   app.get(
@@ -27,9 +37,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     },
     async (request, reply) => {
       const rows = await projects.list(request.principal!, request.query.limit, request.query.cursor);
-      return ok(
-        paginate(rows, request.query.limit, request, reply, deps.config.publicBaseUrl).map(presentProject),
-      );
+      return ok(paginate(rows, request.query.limit, request, reply, deps.baseUrl).map(presentProject));
     },
   );
 

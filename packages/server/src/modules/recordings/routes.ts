@@ -4,7 +4,9 @@ import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import type { RouteAuth } from '../../http/principal.js';
-import { KEY_OR_USER, type RouteDeps } from '../deps.js';
+import { KEY_OR_USER } from '../../http/principal.js';
+import type { RecordingsService } from './service.js';
+import type { Idempotency } from '../../http/idempotency.js';
 import {
   CreateReplayLink,
   Manifest,
@@ -47,9 +49,15 @@ const PUBLIC_NOTE = ' Without credentials it answers for public sessions only (4
 const PAGING =
   "Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request).";
 
+/** What the recordings routes need. */
+export interface RecordingsRoutesOptions {
+  idempotency: Idempotency;
+  recordings: RecordingsService;
+}
+
 /** Manifest, playback, timeline, public access, replay links, redaction (interface §4.6–4.8, §4.10). */
-export const recordingsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { recordings } = deps.services;
+export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions> = async (app, deps) => {
+  const { recordings } = deps;
   const tags = ['Recordings'];
 
   app.get(

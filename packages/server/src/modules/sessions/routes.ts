@@ -2,7 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
-import { KEY_OR_USER, KEY_USER_OR_RESTRICTED, type RouteDeps } from '../deps.js';
+import { KEY_OR_USER, KEY_USER_OR_RESTRICTED } from '../../http/principal.js';
+import type { SessionsService } from './service.js';
+import type { Idempotency } from '../../http/idempotency.js';
 import { CreateSession, ProjectSessionParams, PublicSession, Session, Visibility } from './schemas.js';
 import { presentPublicSession, presentSession } from './service.js';
 import { ProjectParams, SessionParams } from '../../http/shared-schemas.js';
@@ -10,11 +12,19 @@ import { ProjectParams, SessionParams } from '../../http/shared-schemas.js';
 const PROJECT_SCOPE_NOTE =
   ' An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.';
 
+/** What the sessions routes need. */
+export interface SessionsRoutesOptions {
+  /** the public base URL (next-page links) */
+  baseUrl: string;
+  idempotency: Idempotency;
+  sessions: SessionsService;
+}
+
 /** Sessions (interface §4.4) and the public catalog (interface §4.7). */
-export const sessionsRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
-  const { sessions } = deps.services;
+export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = async (app, deps) => {
+  const { sessions } = deps;
   const tags = ['Sessions'];
-  const base = deps.config.publicBaseUrl;
+  const base = deps.baseUrl;
 
   const createSchema = {
     tags,
