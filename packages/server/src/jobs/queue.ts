@@ -1,63 +1,18 @@
-import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { onCommit, transaction } from '../db/transaction.js';
 import type { Db, Engine, JobsTable, Trx } from '../db/types.js';
 import { newId } from '../lib/ids.js';
+import { jobsStore, type JobsStore, type Settlement } from './store.js';
+import type { ClaimedJob, JobKind, Outcome } from './types.js';
 
-/** A job as its handler sees it, after this process claimed it. */
-export interface ClaimedJob<P = unknown> {
-  id: string;
-  kind: string;
-  payload: P;
-  /** 1 for the first attempt; a worker that died mid-attempt used one up */
-  attempt: number;
-  groupKey: string | null;
-  createdAt: number;
-}
+export type { ClaimedJob, JobKind, Outcome } from './types.js';
 
-/** What one attempt came to. `release` puts the job back untouched (this process is stopping). */
-export interface Outcome {
-  ok: boolean;
-  error?: string;
-  release?: boolean;
-  /** a failure that another attempt would repeat (bad input): fail the job now, whatever the schedule */
-  final?: boolean;
-  /** anything the kind's `settle` wants to record (a response status, a duration) */
-  detail?: unknown;
-}
-
-/** A kind of job: how to run it, how many at once, and when to try again. */
-export interface JobKind<P = unknown> {
-  kind: string;
-  /** attempts of this kind running at once in one process */
-  concurrency: number;
-  /**
-   * attempts of one group (e.g. one webhook) running at once in one process: a number, or a
-   * function of the group (a webhook that keeps failing gets fewer, so a dead receiver cannot
-   * hold the slots of healthy ones)
-   */
-  perGroup?: number | ((group: string) => number);
-  /**
-   * For a group that keeps failing: how long to put off its jobs that find no room, instead of
-   * holding them here (undefined: hold them). Keeps a dead receiver's growing backlog from
-   * sitting at the head of the queue, where every claim would have to step over it.
-   */
-  deferGroup?(group: string): number | undefined;
-  /** how long a claim holds before another worker may take the job over; renewed while running */
-  leaseMs: number;
-  /** ms to wait after failed attempt `attempt` (1-based) before the next; undefined: give up */
-  retryDelayMs(attempt: number): number | undefined;
-  run(job: ClaimedJob<P>, signal: AbortSignal): Promise<Outcome>;
-  /**
-   * Records an attempt's outcome in the same transaction that settles the job, so that the
-   * record and the job's new state commit together. Not called when the lease was lost.
-   */
-  settle?(trx: Trx, job: ClaimedJob<P>, outcome: Outcome, nextRunAt: number | null): Promise<void>;
-}
+/** A kind as the loop keeps it: its payload and detail types are its handlers' business. */
+type AnyKind = JobKind<unknown, unknown>;
 
 interface Running {
   job: ClaimedJob;
-  kind: JobKind;
+  kind: AnyKind;
   abort: AbortController;
   done: Promise<void>;
 }
@@ -84,7 +39,8 @@ const CLAIM_BATCH = 32;
  * polls as a fallback.
  */
 export class JobQueue {
-  private readonly kinds = new Map<string, JobKind>();
+  private readonly kinds = new Map<string, AnyKind>();
+  private readonly store: JobsStore;
   private readonly running = new Map<string, Running>();
   /** attempts running per `kind\0group` */
   private readonly perGroupRunning = new Map<string, number>();
@@ -93,7 +49,7 @@ export class JobQueue {
    * leases renewed meanwhile): one claim takes work for many groups, and a busy group never
    * costs a claim or a release per attempt.
    */
-  private readonly held = new Map<string, { kind: JobKind; rows: JobsTable[] }>();
+  private readonly held = new Map<string, { kind: AnyKind; rows: JobsTable[] }>();
   private pumpQueued = false;
   private readonly pollMs: number;
   private started = false;
@@ -106,10 +62,12 @@ export class JobQueue {
 
   constructor(private readonly opts: QueueOptions) {
     this.pollMs = opts.pollMs ?? 1000;
+    this.store = jobsStore(opts.db, opts.engine, opts.owner);
   }
 
-  register(kind: JobKind): void {
-    this.kinds.set(kind.kind, kind);
+  /** Adds a kind of job this process runs; before start(). */
+  register<P, D>(kind: JobKind<P, D>): void {
+    this.kinds.set(kind.kind, kind as unknown as AnyKind);
   }
 
   /** Adds a job as part of `q`'s transaction; the worker hears of it once that commits. */
@@ -121,23 +79,14 @@ export class JobQueue {
   ): Promise<string> {
     const at = Date.now();
     const id = options.id ?? newId();
-    await q
-      .insertInto('jobs')
-      .values({
-        id,
-        kind,
-        payload: JSON.stringify(payload),
-        group_key: options.groupKey ?? null,
-        status: 'queued',
-        run_at: options.runAt ?? at,
-        attempts: 0,
-        lease_owner: null,
-        lease_until: null,
-        last_error: null,
-        created_at: at,
-        updated_at: at,
-      })
-      .execute();
+    await this.store.insert(q, {
+      id,
+      kind,
+      payload,
+      groupKey: options.groupKey ?? null,
+      runAt: options.runAt ?? at,
+      at,
+    });
     onCommit(q, () => {
       this.wake();
       this.announceSoon();
@@ -149,9 +98,13 @@ export class JobQueue {
    * Removes jobs of `kind` by id as part of `q`'s transaction, whatever their state. A worker
    * running one of them loses its lease at the next renewal and stops (its `signal` aborts).
    */
-  async cancel(q: Db | Trx, kind: string, ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await q.deleteFrom('jobs').where('kind', '=', kind).where('id', 'in', ids).execute();
+  cancel(q: Db | Trx, kind: string, ids: string[]): Promise<void> {
+    return this.store.cancel(q, kind, ids);
+  }
+
+  /** Removes every job of `kind` in `groupKey`, as part of `q`'s transaction (a deleted webhook's). */
+  cancelGroup(q: Db | Trx, kind: string, groupKey: string): Promise<void> {
+    return this.store.cancelGroup(q, kind, groupKey);
   }
 
   private announcing = false;
@@ -293,16 +246,14 @@ export class JobQueue {
     return n;
   }
 
-  private hold(kind: JobKind, row: JobsTable): void {
+  private hold(kind: AnyKind, row: JobsTable): void {
     const key = `${kind.kind}\0${row.group_key}`;
     const h = this.held.get(key);
     if (h) h.rows.push(row);
     else this.held.set(key, { kind, rows: [row] });
   }
 
-  private async claim(kind: JobKind, n: number): Promise<JobsTable[]> {
-    const { db, engine, owner } = this.opts;
-    const now = Date.now();
+  private async claim(kind: AnyKind, n: number): Promise<JobsTable[]> {
     // Groups that are full, or already have jobs waiting here, take nothing more from this claim.
     const busy: string[] = [];
     if (kind.perGroup !== undefined) {
@@ -315,57 +266,30 @@ export class JobQueue {
         if (this.held.has(key) || !this.hasRoom(kind, group)) busy.push(group);
       }
     }
-    const groups = busy.length ? sql`and (group_key is null or group_key not in (${sql.join(busy)}))` : sql``;
-    const skipLocked = engine === 'postgres' ? sql`for update skip locked` : sql``;
-    const res = await sql<JobsTable>`
-      update jobs set status = 'running', lease_owner = ${owner}, lease_until = ${now + kind.leaseMs},
-        attempts = attempts + 1, updated_at = ${now}
-      where id in (
-        select id from jobs
-        where kind = ${kind.kind} and status = 'queued' and run_at <= ${now}
-          ${groups}
-        order by run_at, id
-        limit ${n}
-        ${skipLocked}
-      )
-      returning *`.execute(db);
-    // RETURNING gives no order guarantee: keep the queue's.
-    return res.rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : 1));
+    return this.store.claim(kind.kind, n, kind.leaseMs, busy, Date.now());
   }
 
-  private groupLimit(kind: JobKind, group: string): number {
+  private groupLimit(kind: AnyKind, group: string): number {
     const limit = kind.perGroup;
     return limit === undefined ? Infinity : typeof limit === 'number' ? limit : limit(group);
   }
 
   /** True when a job of `group` may start now. */
-  private hasRoom(kind: JobKind, group: string | null): boolean {
+  private hasRoom(kind: AnyKind, group: string | null): boolean {
     if (group === null) return true;
     return (this.perGroupRunning.get(`${kind.kind}\0${group}`) ?? 0) < this.groupLimit(kind, group);
   }
 
   /** Puts claimed jobs back unattempted (this process is stopping, or their group is put off to `runAt`). */
-  private async release(rows: JobsTable[], runAt?: number): Promise<void> {
-    await this.opts.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: 'queued',
-        attempts: eb('attempts', '-', 1),
-        lease_owner: null,
-        lease_until: null,
-        ...(runAt === undefined ? {} : { run_at: runAt }),
-      }))
-      .where(
-        'id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .where('lease_owner', '=', this.opts.owner)
-      .execute();
+  private release(rows: JobsTable[], runAt?: number): Promise<void> {
+    return this.store.release(
+      rows.map((r) => r.id),
+      runAt,
+    );
   }
 
   /** Starts a claimed job. */
-  private launch(kind: JobKind, row: JobsTable): void {
+  private launch(kind: AnyKind, row: JobsTable): void {
     const groupKey = row.group_key === null ? null : `${kind.kind}\0${row.group_key}`;
     if (groupKey) this.perGroupRunning.set(groupKey, (this.perGroupRunning.get(groupKey) ?? 0) + 1);
     const job: ClaimedJob = {
@@ -380,7 +304,7 @@ export class JobQueue {
     const entry = { job, kind, abort } as Running;
     this.running.set(job.id, entry);
     entry.done = (async () => {
-      let outcome: Outcome;
+      let outcome: Outcome<unknown>;
       try {
         outcome = await kind.run(job, abort.signal);
       } catch (err) {
@@ -417,32 +341,19 @@ export class JobQueue {
     })();
   }
 
-  private async settle(kind: JobKind, job: ClaimedJob, outcome: Outcome): Promise<void> {
-    const { db, owner } = this.opts;
+  private async settle(kind: AnyKind, job: ClaimedJob, outcome: Outcome<unknown>): Promise<void> {
     const at = Date.now();
     const delay = outcome.ok || outcome.release || outcome.final ? undefined : kind.retryDelayMs(job.attempt);
     const nextRunAt = delay === undefined ? null : at + delay;
-    await transaction(db, async (trx) => {
-      const mine = sql<boolean>`id = ${job.id} and lease_owner = ${owner} and attempts = ${job.attempt}`;
-      const update = (set: Partial<JobsTable>) =>
-        trx
-          .updateTable('jobs')
-          .set({ ...set, lease_owner: null, lease_until: null, updated_at: at })
-          .where(mine)
-          .executeTakeFirst();
-      const owned = outcome.ok
-        ? (await trx.deleteFrom('jobs').where(mine).executeTakeFirst()).numDeletedRows
-        : outcome.release
-          ? (await update({ status: 'queued', attempts: job.attempt - 1 })).numUpdatedRows
-          : (
-              await update({
-                status: nextRunAt === null ? 'failed' : 'queued',
-                run_at: nextRunAt ?? at,
-                last_error: (outcome.error ?? 'failed').slice(0, 2000),
-              })
-            ).numUpdatedRows;
+    const how: Settlement = outcome.ok
+      ? { done: true }
+      : outcome.release
+        ? { release: true }
+        : { runAt: nextRunAt, error: outcome.error ?? 'failed', at };
+    await transaction(this.opts.db, async (trx) => {
+      const owned = await this.store.settle(trx, job.id, job.attempt, how, at);
       // Another worker took the job over after our lease ran out: its attempt is the one on record.
-      if (Number(owned) === 0 || outcome.release) return;
+      if (!owned || outcome.release) return;
       await kind.settle?.(trx, job, outcome, nextRunAt);
     });
     if (nextRunAt !== null) this.schedule(nextRunAt);
@@ -453,33 +364,16 @@ export class JobQueue {
    * claim itself stays one ordered index range.
    */
   private async reap(): Promise<void> {
-    const now = Date.now();
-    for (const kind of this.kinds.keys()) {
-      const res = await this.opts.db
-        .updateTable('jobs')
-        .set({ status: 'queued', lease_owner: null, lease_until: null, updated_at: now })
-        .where('kind', '=', kind)
-        .where('status', '=', 'running')
-        .where('lease_until', '<', now)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) > 0) this.wake();
-    }
+    for (const kind of this.kinds.keys()) if ((await this.store.reap(kind, Date.now())) > 0) this.wake();
   }
 
   /** Extends the leases of running jobs (a job whose lease was lost is aborted), and reaps. */
   private async renew(): Promise<void> {
-    const { db, owner } = this.opts;
     await this.reap().catch((err) => this.opts.log.warn({ err }, 'reaping expired job leases failed'));
     for (const r of [...this.running.values()]) {
       try {
-        const res = await db
-          .updateTable('jobs')
-          .set({ lease_until: Date.now() + r.kind.leaseMs })
-          .where('id', '=', r.job.id)
-          .where('lease_owner', '=', owner)
-          .where('attempts', '=', r.job.attempt)
-          .executeTakeFirst();
-        if (Number(res.numUpdatedRows) === 0) r.abort.abort(new Error('the job lease was lost'));
+        if (!(await this.store.renew(r.job.id, r.job.attempt, Date.now() + r.kind.leaseMs)))
+          r.abort.abort(new Error('the job lease was lost'));
       } catch (err) {
         this.opts.log.warn({ err, job: r.job.id }, 'renewing a job lease failed');
       }
@@ -487,16 +381,10 @@ export class JobQueue {
     for (const [key, h] of this.held) {
       if (h.rows.length === 0) continue;
       try {
-        await db
-          .updateTable('jobs')
-          .set({ lease_until: Date.now() + h.kind.leaseMs })
-          .where(
-            'id',
-            'in',
-            h.rows.map((r) => r.id),
-          )
-          .where('lease_owner', '=', owner)
-          .execute();
+        await this.store.renewHeld(
+          h.rows.map((r) => r.id),
+          Date.now() + h.kind.leaseMs,
+        );
       } catch (err) {
         this.opts.log.warn({ err, group: key }, 'renewing held job leases failed');
       }
@@ -504,11 +392,7 @@ export class JobQueue {
   }
 
   /** Forgets jobs that failed for good more than `olderThanMs` ago. */
-  async sweep(olderThanMs = 30 * 86_400_000): Promise<void> {
-    await this.opts.db
-      .deleteFrom('jobs')
-      .where('status', '=', 'failed')
-      .where('updated_at', '<', Date.now() - olderThanMs)
-      .execute();
+  sweep(olderThanMs = 30 * 86_400_000): Promise<void> {
+    return this.store.sweep(Date.now() - olderThanMs);
   }
 }

@@ -61,6 +61,9 @@ interface Rendered {
   durationMs: number;
 }
 
+/** What a render attempt records: the file's size and length, or the end of ffmpeg's log. */
+type RenderDetail = Rendered | { log: string | null };
+
 /**
  * MP4 exports: enqueue (billing-gated, one `exports` row and one durable job in the same
  * transaction), read, download, delete with their session, and the `export.render` job that
@@ -116,7 +119,10 @@ export function exportsService(deps: {
       );
   });
 
-  async function attempt(job: ClaimedJob<RenderPayload>, signal: AbortSignal): Promise<Outcome> {
+  async function attempt(
+    job: ClaimedJob<RenderPayload>,
+    signal: AbortSignal,
+  ): Promise<Outcome<RenderDetail>> {
     const id = job.payload.export_id;
     if (job.attempt > MAX_ATTEMPTS)
       return {
@@ -175,14 +181,15 @@ export function exportsService(deps: {
   async function settle(
     trx: Trx,
     job: ClaimedJob<RenderPayload>,
-    outcome: Outcome,
+    outcome: Outcome<RenderDetail>,
     nextRunAt: number | null,
   ) {
     const id = job.payload.export_id;
     const at = now();
     if (outcome.ok) {
-      const detail = outcome.detail as Rendered | undefined;
-      if (!detail || !(await store.complete(trx, id, job.attempt, at, detail))) return;
+      const detail = outcome.detail;
+      if (!detail || !('sizeBytes' in detail) || !(await store.complete(trx, id, job.attempt, at, detail)))
+        return;
       const row = (await store.forJob(id, trx))!;
       await deps.bus.publish(trx, {
         id: newId(),
@@ -196,12 +203,12 @@ export function exportsService(deps: {
       return;
     }
     const error = outcome.error ?? 'the render failed';
-    const log = (outcome.detail as { log?: string | null } | undefined)?.log ?? null;
+    const log = outcome.detail && 'log' in outcome.detail ? outcome.detail.log : null;
     if (nextRunAt !== null) await store.retrying(trx, id, job.attempt, error, log);
     else await store.fail(trx, id, job.attempt, at, error, log);
   }
 
-  const jobKind: JobKind<RenderPayload> = {
+  const jobKind: JobKind<RenderPayload, RenderDetail> = {
     kind: RENDER_JOB,
     concurrency: config.exportConcurrency,
     leaseMs: config.exportLeaseS * 1000,

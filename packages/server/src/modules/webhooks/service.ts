@@ -154,7 +154,9 @@ export function webhooksService(deps: {
 
   // Webhooks whose last attempt here failed: they get fewer attempts in flight (see perGroup).
   const failing = new Set<string>();
-  const deliverJob: JobKind<DeliverPayload> = {
+  /** What a delivery attempt records in the log: the attempt, and the type of its event. */
+  type Delivered = { attempt: Attempt; type: string };
+  const deliverJob: JobKind<DeliverPayload, Delivered> = {
     kind: DELIVER_JOB,
     // Attempts mostly wait on the network: many may be in flight at little cost.
     concurrency: 256,
@@ -172,10 +174,10 @@ export function webhooksService(deps: {
         store.event(job.payload.event_id),
       ]);
       // Deleted or paused since, or no longer subscribed: nothing to send, nothing to log.
-      if (!hook || !event) return { ok: true, detail: null };
+      if (!hook || !event) return { ok: true };
       const isTest = event.type === 'webhook.test';
       if (!isTest && (hook.is_active !== 1 || !(JSON.parse(hook.events) as string[]).includes(event.type)))
-        return { ok: true, detail: null };
+        return { ok: true };
       const signed = sign(
         unseal(key, hook.secret_sealed),
         job.payload.event_id,
@@ -192,7 +194,7 @@ export function webhooksService(deps: {
       return { ok: attempt.ok, error: attempt.error ?? undefined, detail: { attempt, type: event.type } };
     },
     async settle(trx, job, outcome, nextRunAt) {
-      const detail = outcome.detail as { attempt: Attempt; type: string } | null | undefined;
+      const detail = outcome.detail;
       if (!detail) return;
       await store.insertDelivery(trx, {
         id: newId(),
@@ -265,7 +267,13 @@ export function webhooksService(deps: {
     async delete(principal: Principal, id: string) {
       requireRole(principal, 'admin');
       const hook = await hookOf(principal, id);
-      if (!(await store.delete(hook.project_id, id))) throw new NotFound('webhook not found');
+      const deleted = await transaction(deps.db, async (trx) => {
+        if (!(await store.delete(trx, hook.project_id, id))) return false;
+        // Pending deliveries of the hook would find it gone and be dropped; drop them now.
+        await jobs.cancelGroup(trx, DELIVER_JOB, id);
+        return true;
+      });
+      if (!deleted) throw new NotFound('webhook not found');
       return { id, deleted: true as const };
     },
 

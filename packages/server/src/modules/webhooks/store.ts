@@ -40,8 +40,9 @@ export function webhooksStore(db: Db) {
         .where('id', '=', id)
         .execute();
     },
-    async delete(projectId: string, id: string): Promise<boolean> {
-      return db.transaction().execute(async (trx) => {
+    /** Deletes a hook and its delivery log, as part of `trx`; false when there was none. */
+    async delete(trx: Trx, projectId: string, id: string): Promise<boolean> {
+      {
         const res = await trx
           .deleteFrom('webhooks')
           .where('project_id', '=', projectId)
@@ -49,14 +50,8 @@ export function webhooksStore(db: Db) {
           .executeTakeFirst();
         if (Number(res.numDeletedRows) === 0) return false;
         await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
-        // Pending deliveries of the hook would find it gone and be dropped; drop them now.
-        await trx
-          .deleteFrom('jobs')
-          .where('kind', '=', 'webhook.deliver')
-          .where('group_key', '=', id)
-          .execute();
         return true;
-      });
+      }
     },
     async insertEvent(
       q: Db | Trx,
