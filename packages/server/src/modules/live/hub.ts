@@ -1,72 +1,17 @@
-import { LIVE_ERRORS, mediaProblem, parseMediaStream, type TrackKind } from '@vss/client';
-import { sql } from 'kysely';
+import { LIVE_ERRORS, parseMediaStream, type TrackKind } from '@vss/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
-import { transaction } from '../../db/transaction.js';
 import type { Db, SessionsTable } from '../../db/types.js';
-import { newId } from '../../lib/ids.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import { IngestBudget } from './budget.js';
-import { presentSession } from '../sessions/service.js';
-import { envelopeBytes } from './envelope.js';
-import { controlText, messageBinary, messageText } from './frames.js';
+import { envelopeBytes } from './timeline-envelope.js';
 import type { Sequencer } from './sequencer.js';
-
-/** Chat texts are at most 4000 characters (decisions §6). */
-export const MAX_CHAT_CHARS = 4000;
-/** Presence rows are refreshed this often; a row this stale belongs to a process that died. */
-export const HEARTBEAT_MS = 10_000;
-const STALE_MS = 3 * HEARTBEAT_MS;
-
-/** The transport side of one live connection, as the hub sees it (the gateway implements it). */
-export interface LiveConnection {
-  id: string;
-  userId: string;
-  /** media goes out as binary frames */
-  binary: boolean;
-  /** Sends a JSON text frame; `droppable` frames (media) may be dropped for a slow receiver. */
-  /** Sends a JSON text frame (a string, or its UTF-8 bytes when shared by many receivers). */
-  sendText(text: string | Buffer, droppable: boolean): void;
-  sendBinary(data: Buffer): void;
-  close(code: number, reason: string): void;
-}
-
-/** A publish as it arrives from a client, JSON or binary alike. */
-export interface IncomingPublish {
-  streamType: string;
-  timestampMs?: number;
-  payload: Buffer;
-  id?: string;
-  /** size of the WebSocket message that carried it */
-  wireBytes: number;
-}
-
-interface Member {
-  conn: LiveConnection;
-  tracks: Set<TrackKind>;
-}
-
-interface LiveSession {
-  session: SessionsTable;
-  orgId: string;
-  /** participants whose media was redacted: their further media is refused */
-  redacted: Set<string>;
-  members: Map<string, Member>;
-  unsubscribe: () => void;
-  /** Serialises seq assignment and batching per session, so that seq follows arrival order. */
-  chain: Promise<unknown>;
-}
-
-/** A refusal sent to the publisher as a `control`/`error` message. */
-class Refusal extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import type { LiveConnection, LiveSession } from './connection.js';
+import { deliver, sendControl } from './delivery.js';
+import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js';
+import { HEARTBEAT_MS, liveStore, type LiveStore } from './store.js';
+import { SessionLifecycle } from './lifecycle.js';
 
 /**
  * Owns the live sessions of this process and their members: joins and leaves, the session
@@ -86,6 +31,8 @@ export class SessionHub {
   readonly stats = { dropped: 0, published: 0, pauses: 0 };
   /** received media not yet durable (see IngestBudget) */
   readonly ingest: IngestBudget;
+  private readonly store: LiveStore;
+  private readonly lifecycle: SessionLifecycle;
 
   constructor(
     private readonly deps: {
@@ -102,6 +49,8 @@ export class SessionHub {
     },
   ) {
     this.ingest = new IngestBudget(deps.ingestLimitBytes ?? 64 * 1024 * 1024);
+    this.store = liveStore(deps.db);
+    this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -135,15 +84,10 @@ export class SessionHub {
     let pending = this.loading.get(session.id);
     if (!pending) {
       pending = (async () => {
-        const redacted = await this.deps.db
-          .selectFrom('redactions')
-          .select('user_id')
-          .where('session_id', '=', session.id)
-          .execute();
         const live: LiveSession = {
           session,
           orgId,
-          redacted: new Set(redacted.map((r) => r.user_id)),
+          redacted: new Set(await this.store.redactedUsers(session.id)),
           members: new Map(),
           unsubscribe: () => {},
           chain: Promise.resolve(),
@@ -159,7 +103,6 @@ export class SessionHub {
 
   /** Adds a connection to its session: presence, lifecycle, timeline, welcome and join signals. */
   async join(conn: LiveConnection, session: SessionsTable, orgId: string): Promise<void> {
-    const { db } = this.deps;
     const now = Date.now();
     const pending = this.pendingEnds.get(session.id);
     if (pending) clearTimeout(pending);
@@ -172,70 +115,35 @@ export class SessionHub {
     });
     this.byConn.set(conn.id, live);
 
-    await db
-      .insertInto('session_members')
-      .values({
-        conn_id: conn.id,
-        session_id: session.id,
-        user_id: conn.userId,
-        node_id: this.deps.nodeId,
-        joined_at: now,
-        heartbeat_at: now,
-        left_at: null,
-      })
-      .execute();
-
-    // The first join anywhere starts the session; the conditional update lets exactly one process win.
-    // The conditional update lets exactly one process win the start; its event commits with it.
-    const won = await transaction(db, async (trx) => {
-      const started = await trx
-        .updateTable('sessions')
-        .set({ started_at: now })
-        .where('id', '=', session.id)
-        .where('started_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(started.numUpdatedRows) === 0) return false;
-      await this.deps.bus.publish(trx, {
-        id: newId(),
-        type: 'session.started',
-        at: now,
-        orgId,
-        projectId: session.project_id,
-        sessionId: session.id,
-        data: presentSession({ ...session, started_at: now }),
-      });
-      return true;
+    await this.store.addMember({
+      connId: conn.id,
+      sessionId: session.id,
+      userId: conn.userId,
+      nodeId: this.deps.nodeId,
+      at: now,
     });
+
+    // The first join anywhere starts the session: exactly one process wins.
+    const won = await this.lifecycle.start(session, orgId, now);
     if (won) {
       live.session = { ...live.session, started_at: now };
       await this.timeline(live, 'session.started', 'system', {}, now);
     }
     await this.timeline(live, 'participant.joined', conn.userId, { user_id: conn.userId }, now);
 
-    const present = await db
-      .selectFrom('session_members')
-      .select('user_id')
-      .distinct()
-      .where('session_id', '=', session.id)
-      .where('left_at', 'is', null)
-      .where('heartbeat_at', '>', now - STALE_MS)
-      .execute();
-    const participants = present.map((p) => p.user_id);
-    conn.sendText(
-      controlText('welcome', conn.userId, now, {
-        session_id: session.id,
-        user_id: conn.userId,
-        mode: 'live',
-        participants,
-      }),
-      false,
-    );
+    const participants = await this.store.present(session.id, now);
+    sendControl(conn, 'welcome', conn.userId, {
+      session_id: session.id,
+      user_id: conn.userId,
+      mode: 'live',
+      participants,
+    });
     this.control(live, conn.id, 'join', conn.userId, {}, now);
   }
 
   /** Removes a connection: its tracks end, the others are told, and the end of the session is scheduled. */
   async leave(conn: LiveConnection): Promise<void> {
-    const live = this.findByConn(conn.id);
+    const live = this.byConn.get(conn.id);
     if (!live) return;
     const member = live.members.get(conn.id)!;
     live.members.delete(conn.id);
@@ -244,11 +152,7 @@ export class SessionHub {
     for (const kind of member.tracks) await this.endTrack(live, conn, kind, now);
     await this.timeline(live, 'participant.left', conn.userId, { user_id: conn.userId }, now);
     this.control(live, conn.id, 'leave', conn.userId, {}, now);
-    await this.deps.db
-      .updateTable('session_members')
-      .set({ left_at: now })
-      .where('conn_id', '=', conn.id)
-      .execute();
+    await this.store.markLeft(conn.id, now);
 
     if (live.members.size === 0) {
       this.sessions.delete(live.session.id);
@@ -259,7 +163,7 @@ export class SessionHub {
 
   /** Accepts, records and fans out one published message; refusals go back as `error` controls. */
   async publish(conn: LiveConnection, msg: IncomingPublish): Promise<void> {
-    const live = this.findByConn(conn.id);
+    const live = this.byConn.get(conn.id);
     if (!live) return;
     const member = live.members.get(conn.id)!;
     // Held from here until durable, or refused.
@@ -271,7 +175,7 @@ export class SessionHub {
       held = false;
     };
     try {
-      const { streamId, body, ts, isMedia } = this.check(live, member, msg);
+      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, Date.now());
       const run = live.chain.then(async () => {
         if (isMedia) {
           const kind = parseMediaStream(streamId)!.kind;
@@ -298,7 +202,7 @@ export class SessionHub {
           seq,
           payload: body,
         };
-        this.deliverLocal(live, out);
+        deliver(live.members.values(), out);
         this.deps.fanout.publish(live.session.id, out);
         return { seq, durable };
       });
@@ -307,7 +211,7 @@ export class SessionHub {
       durable.then(release, release);
       if (msg.id !== undefined) {
         await durable;
-        this.sendControl(conn, 'ack', conn.userId, { id: msg.id, seq });
+        sendControl(conn, 'ack', conn.userId, { id: msg.id, seq });
       }
     } catch (err) {
       release();
@@ -316,7 +220,7 @@ export class SessionHub {
           ? err
           : new Refusal(LIVE_ERRORS.SERVER_ERROR, 'the message could not be recorded');
       if (!(err instanceof Refusal)) this.deps.log.error({ err }, 'publish failed');
-      this.sendControl(conn, 'error', conn.userId, {
+      sendControl(conn, 'error', conn.userId, {
         code: refusal.code,
         message: refusal.message,
         ...(msg.id !== undefined ? { id: msg.id } : {}),
@@ -326,11 +230,11 @@ export class SessionHub {
 
   /** Ends a media track of the connection. */
   async unpublish(conn: LiveConnection, streamType: string): Promise<void> {
-    const live = this.findByConn(conn.id);
+    const live = this.byConn.get(conn.id);
     const member = live?.members.get(conn.id);
     const media = parseMediaStream(streamType);
     if (!live || !member || !media || media.userId !== conn.userId || !member.tracks.has(media.kind)) {
-      this.sendControl(conn, 'error', conn.userId, {
+      sendControl(conn, 'error', conn.userId, {
         code: LIVE_ERRORS.BAD_MESSAGE,
         message: `no published track ${streamType}`,
       });
@@ -356,70 +260,6 @@ export class SessionHub {
       ts,
     );
     this.control(live, conn.id, 'track.unpublished', conn.userId, { kind, stream_type: streamId }, ts);
-  }
-
-  /** Validates a publish; returns what to record. */
-  private check(
-    live: LiveSession,
-    member: Member,
-    msg: IncomingPublish,
-  ): { streamId: string; body: Buffer; ts: number; isMedia: boolean } {
-    const userId = member.conn.userId;
-    // Size and rate were admitted by the gateway (wire-limits.ts, message-guard.ts).
-    const now = Date.now();
-    const ts = msg.timestampMs ?? now;
-    if (!Number.isSafeInteger(ts) || ts < 0)
-      throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'timestamp_ms must be a non-negative integer');
-
-    const media = parseMediaStream(msg.streamType);
-    if (media) {
-      if (media.userId !== userId)
-        throw new Refusal(LIVE_ERRORS.FORBIDDEN_STREAM, 'media may be published only under your own user_id');
-      if (live.redacted.has(userId))
-        throw new Refusal(LIVE_ERRORS.REDACTED, 'your media was redacted from this session');
-      const problem = mediaProblem(media.kind, msg.payload);
-      if (problem) throw new Refusal(LIVE_ERRORS.BAD_CODEC, problem);
-      return { streamId: msg.streamType, body: msg.payload, ts, isMedia: true };
-    }
-    if (msg.streamType === 'chat') {
-      const data = parseJson(msg.payload);
-      if (!data || typeof data.text !== 'string' || data.text.length === 0)
-        throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'a chat payload is JSON { "text": "…" }');
-      if (data.text.length > MAX_CHAT_CHARS)
-        throw new Refusal(LIVE_ERRORS.TOO_LARGE, `chat text is limited to ${MAX_CHAT_CHARS} characters`);
-      return {
-        streamId: 'chat',
-        body: envelopeBytes('chat.message', ts, userId, { text: data.text }),
-        ts,
-        isMedia: false,
-      };
-    }
-    if (msg.streamType === 'director') {
-      const cmd = parseJson(msg.payload);
-      const data = cmd?.data as Record<string, unknown> | undefined;
-      if (cmd?.type === 'director.layout' && (data?.layout === 'grid' || data?.layout === 'presenter'))
-        return {
-          streamId: 'director',
-          body: envelopeBytes('director.layout', ts, userId, { layout: data.layout }),
-          ts,
-          isMedia: false,
-        };
-      if (cmd?.type === 'director.focus' && typeof data?.user_id === 'string' && data.user_id.length > 0)
-        return {
-          streamId: 'director',
-          body: envelopeBytes('director.focus', ts, userId, { user_id: data.user_id }),
-          ts,
-          isMedia: false,
-        };
-      throw new Refusal(
-        LIVE_ERRORS.BAD_MESSAGE,
-        'a director payload is { "type": "director.layout", "data": { "layout": "grid"|"presenter" } } or { "type": "director.focus", "data": { "user_id" } }',
-      );
-    }
-    throw new Refusal(
-      LIVE_ERRORS.FORBIDDEN_STREAM,
-      `cannot publish to "${msg.streamType}": use media/<your user_id>/cam|mic|screen, chat or director`,
-    );
   }
 
   /** Appends a timeline event to the `events` stream, in turn with the session's other messages. */
@@ -467,39 +307,8 @@ export class SessionHub {
     ts: number,
   ): void {
     const m: FanoutMessage = { kind: 'control', fromConn, event, userId, data, timestampMs: ts };
-    this.deliverLocal(live, m);
+    deliver(live.members.values(), m);
     this.deps.fanout.publish(live.session.id, m);
-  }
-
-  private sendControl(
-    conn: LiveConnection,
-    event: string,
-    userId: string,
-    data: Record<string, unknown>,
-  ): void {
-    conn.sendText(controlText(event, userId, Date.now(), data), false);
-  }
-
-  /**
-   * Delivers to this process's members except the sender. Each representation (JSON text,
-   * binary frame) is built at most once and the same bytes go to every receiver.
-   */
-  private deliverLocal(live: LiveSession, m: FanoutMessage): void {
-    // The text is encoded to UTF-8 once here: handed a string, ws would encode it again per receiver.
-    let text: Buffer | undefined;
-    let binary: Buffer | undefined;
-    const isMedia = m.kind === 'message' && m.streamType!.startsWith('media/');
-    for (const [id, member] of live.members) {
-      if (id === m.fromConn) continue;
-      const conn = member.conn;
-      if (isMedia && conn.binary) {
-        binary ??= binaryMessage(m);
-        conn.sendBinary(binary);
-      } else {
-        text ??= Buffer.from(textFrame(m), 'utf8');
-        conn.sendText(text, isMedia);
-      }
-    }
   }
 
   private deliverRemote(live: LiveSession, m: FanoutMessage): void {
@@ -508,7 +317,7 @@ export class SessionHub {
       live.redacted.add(m.userId!);
       return;
     }
-    this.deliverLocal(live, m);
+    deliver(live.members.values(), m);
   }
 
   /** Refuses a participant's further media in this session, in every process. */
@@ -537,10 +346,6 @@ export class SessionHub {
     await this.deps.writer.flush();
   }
 
-  private findByConn(connId: string): LiveSession | undefined {
-    return this.byConn.get(connId);
-  }
-
   /** Schedules the end check for when the departure timeout will have passed. */
   private scheduleEnd(sessionId: string): void {
     const existing = this.pendingEnds.get(sessionId);
@@ -558,53 +363,8 @@ export class SessionHub {
    * the timeout; exactly one process wins the conditional update and announces the end.
    */
   async tryEnd(sessionId: string): Promise<boolean> {
-    const { db } = this.deps;
     const now = Date.now();
-    const cutoff = now - this.deps.departureTimeoutMs;
-    // The end and its `session.ended` event commit together, or neither does.
-    const ended = await transaction(db, async (trx) => {
-      const res = await trx
-        .updateTable('sessions')
-        .set({ ended_at: now })
-        .where('id', '=', sessionId)
-        .where('started_at', 'is not', null)
-        .where('ended_at', 'is', null)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('session_members')
-                .select(sql`1`.as('one'))
-                .where('session_members.session_id', '=', sessionId)
-                .where((eb) =>
-                  eb.or([
-                    eb.and([eb('left_at', 'is', null), eb('heartbeat_at', '>', now - STALE_MS)]),
-                    eb(sql`coalesce(left_at, heartbeat_at)`, '>', cutoff),
-                  ]),
-                ),
-            ),
-          ),
-        )
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) return false;
-      const row = await trx
-        .selectFrom('sessions')
-        .innerJoin('projects', 'projects.id', 'sessions.project_id')
-        .selectAll('sessions')
-        .select('projects.org_id')
-        .where('sessions.id', '=', sessionId)
-        .executeTakeFirstOrThrow();
-      const { org_id, ...session } = row;
-      await this.deps.bus.publish(trx, {
-        id: newId(),
-        type: 'session.ended',
-        at: now,
-        orgId: org_id,
-        projectId: session.project_id,
-        sessionId,
-        data: presentSession(session),
-      });
-      return true;
-    });
+    const ended = await this.lifecycle.end(sessionId, now, now - this.deps.departureTimeoutMs);
     if (!ended) return false;
     await this.record(sessionId, 'session.ended', 'system', {}, now);
     await this.deps.writer.flush();
@@ -614,35 +374,12 @@ export class SessionHub {
 
   /** Refreshes this process's presence rows, and ends sessions whose participants all went away. */
   private async beat(): Promise<void> {
-    const { db } = this.deps;
     const now = Date.now();
     try {
-      await db
-        .updateTable('session_members')
-        .set({ heartbeat_at: now })
-        .where('node_id', '=', this.deps.nodeId)
-        .where('left_at', 'is', null)
-        .execute();
+      await this.store.heartbeat(this.deps.nodeId, now);
       // Sessions left behind by a process that died: nobody present anywhere, not yet ended.
-      const orphans = await db
-        .selectFrom('sessions')
-        .select('id')
-        .where('started_at', 'is not', null)
-        .where('ended_at', 'is', null)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('session_members')
-                .select(sql`1`.as('one'))
-                .whereRef('session_members.session_id', '=', 'sessions.id')
-                .where('left_at', 'is', null)
-                .where('heartbeat_at', '>', now - STALE_MS),
-            ),
-          ),
-        )
-        .limit(100)
-        .execute();
-      for (const o of orphans) if (!this.sessions.has(o.id)) await this.tryEnd(o.id);
+      const orphans = await this.store.orphans(now, 100);
+      for (const id of orphans) if (!this.sessions.has(id)) await this.tryEnd(id);
     } catch (err) {
       this.deps.log.warn({ err }, 'presence heartbeat failed');
     }
@@ -657,22 +394,4 @@ export class SessionHub {
     for (const conn of all) conn.close(1001, 'server shutting down');
     await this.deps.writer.flush();
   }
-}
-
-function parseJson(bytes: Buffer): Record<string, unknown> | null {
-  try {
-    const v = JSON.parse(bytes.toString('utf8')) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function textFrame(m: FanoutMessage): string {
-  if (m.kind === 'control') return controlText(m.event!, m.userId!, m.timestampMs, m.data ?? {});
-  return messageText(m.streamType!, m.timestampMs, m.seq!, m.payload!);
-}
-
-function binaryMessage(m: FanoutMessage): Buffer {
-  return messageBinary(m.streamType!, m.timestampMs, m.seq ?? 0, m.payload!);
 }

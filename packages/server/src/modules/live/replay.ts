@@ -1,6 +1,6 @@
 import type { StreamStore } from '../../streams/store.js';
 import { controlText, messageBinary, messageText } from './frames.js';
-import type { LiveConnection } from './hub.js';
+import type { LiveConnection } from './connection.js';
 
 /**
  * Plays a recording to one replay connection: every event from `fromTs` in seq order (only the

@@ -1,4 +1,4 @@
-/** A timeline, chat or director record: `{ v: 1, type, ts, actor, data }` (decisions §6, §7). */
+/** A timeline, chat or director record as stored: `{ v: 1, type, ts, actor, data }`, `ts` in ms since 1970, `actor` a user_id or `system`. */
 export interface TimelineEnvelope {
   v: 1;
   type: string;
