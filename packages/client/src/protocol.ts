@@ -69,9 +69,11 @@ export const CLOSE = {
   POLICY_VIOLATION: 1008,
   /** the connection stayed over the hard send-buffer bound: a receiver too slow to keep */
   TRY_AGAIN_LATER: 1013,
-  /** the session ended */
+  /** the server failed (the join could not be recorded, a replay could not be read) */
+  INTERNAL_ERROR: 1011,
+  /** reserved (the session ended): this server does not send it; clients treat it as final */
   SESSION_ENDED: 4000,
-  /** the participant was redacted or removed */
+  /** reserved (the participant was removed): this server does not send it; clients treat it as final */
   REMOVED: 4001,
 } as const;
 

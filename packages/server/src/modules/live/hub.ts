@@ -1,4 +1,4 @@
-import { LIVE_ERRORS, parseMediaStream, type TrackKind } from '@vss/client';
+import { CLOSE, LIVE_ERRORS, parseMediaStream, type TrackKind } from '@vss/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
@@ -391,7 +391,7 @@ export class SessionHub {
     for (const t of this.pendingEnds.values()) clearTimeout(t);
     const all = [...this.sessions.values()].flatMap((s) => [...s.members.values()].map((m) => m.conn));
     for (const conn of all) await this.leave(conn).catch(() => {});
-    for (const conn of all) conn.close(1001, 'server shutting down');
+    for (const conn of all) conn.close(CLOSE.GOING_AWAY, 'server shutting down');
     await this.deps.writer.flush();
   }
 }

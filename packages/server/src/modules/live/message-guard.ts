@@ -4,6 +4,8 @@ export const RATE_BURST = 400;
 /** Invalid messages a connection may send within STRIKE_WINDOW_MS before it is closed with 1008. */
 export const MAX_STRIKES = 20;
 export const STRIKE_WINDOW_MS = 10_000;
+/** The reason of the 1008 close of a connection that sent too many invalid messages. */
+export const TOO_MANY_INVALID = 'too many invalid messages';
 
 /**
  * What one connection may send: every message it sends, valid or not, JSON or binary, takes a

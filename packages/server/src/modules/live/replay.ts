@@ -1,6 +1,11 @@
+import { CLOSE, LIVE_ERRORS } from '@vss/client';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
 import type { StreamStore } from '../../streams/store.js';
-import { controlText, messageBinary, messageText } from './frames.js';
 import type { LiveConnection } from './connection.js';
+import { sendControl } from './delivery.js';
+import { controlText, messageBinary, messageText } from './frames.js';
+import { MessageGuard, TOO_MANY_INVALID } from './message-guard.js';
 
 /**
  * Plays a recording to one replay connection: every event from `fromTs` in seq order (only the
@@ -37,4 +42,52 @@ export async function playRecording(opts: {
     controlText('end', 'system', Date.now(), { reason: 'replay finished', elapsed_ms: Date.now() - started }),
     false,
   );
+}
+
+/**
+ * Serves a replay-mode connection: its welcome, then the recording, then a close (1000 when it
+ * was played to the end, 1011 when it could not be read). Whatever the client sends is refused
+ * (`REPLAY_ONLY`), at the rate every connection is held to; one that keeps sending is closed with
+ * 1008.
+ */
+export function serveReplay(opts: {
+  socket: WebSocket;
+  conn: LiveConnection;
+  store: StreamStore;
+  sessionId: string;
+  claims: { from_ts: number | null; speed: number; focus: string | null };
+  log: FastifyBaseLogger;
+}): void {
+  const { socket, conn } = opts;
+  let stopped = false;
+  socket.on('close', () => (stopped = true));
+  const guard = new MessageGuard();
+  socket.on('message', () => {
+    if (!guard.take()) return;
+    sendControl(conn, 'error', conn.userId, {
+      code: LIVE_ERRORS.REPLAY_ONLY,
+      message: 'replay connections cannot publish',
+    });
+    if (guard.strike()) conn.close(CLOSE.POLICY_VIOLATION, TOO_MANY_INVALID);
+  });
+  sendControl(conn, 'welcome', conn.userId, {
+    session_id: opts.sessionId,
+    user_id: conn.userId,
+    mode: 'replay',
+    participants: [],
+  });
+  void playRecording({
+    store: opts.store,
+    conn,
+    sessionId: opts.sessionId,
+    fromTs: opts.claims.from_ts ?? 0,
+    speed: opts.claims.speed,
+    focus: opts.claims.focus,
+    stopped: () => stopped,
+  })
+    .then(() => !stopped && socket.close(CLOSE.NORMAL, 'replay finished'))
+    .catch((err) => {
+      opts.log.error({ err }, 'replay failed');
+      socket.close(CLOSE.INTERNAL_ERROR, 'replay failed');
+    });
 }

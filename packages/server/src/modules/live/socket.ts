@@ -1,0 +1,139 @@
+import { CLOSE } from '@vss/client';
+import type { WebSocket } from 'ws';
+import { newId } from '../../lib/ids.js';
+import type { IngestBudget } from './budget.js';
+import type { LiveConnection } from './connection.js';
+import type { MessageGuard } from './message-guard.js';
+
+/** Above this many bytes queued to a receiver, its media frames are dropped (chat and control never are). */
+export const SOFT_BUFFER_BYTES = 1024 * 1024;
+/** A receiver that stays above this many queued bytes for HARD_BUFFER_MS is closed with 1013. */
+export const HARD_BUFFER_BYTES = 8 * 1024 * 1024;
+const HARD_BUFFER_MS = 5000;
+
+/** What the adapter counts for the hub's statistics. */
+export interface SocketStats {
+  dropped: number;
+  pauses: number;
+}
+
+/**
+ * A `ws` socket as the hub's LiveConnection: sends that drop media for a receiver whose send
+ * buffer is over SOFT_BUFFER_BYTES (chat and control never), and close it with 1013 when it stays
+ * over HARD_BUFFER_BYTES for HARD_BUFFER_MS, so that one slow receiver never slows the session.
+ */
+export function socketConnection(
+  socket: WebSocket,
+  who: { userId: string; binary: boolean },
+  stats: SocketStats,
+): LiveConnection {
+  let overSince: number | null = null;
+  // `queued` is the socket's bufferedAmount read once per delivery (a getter that sums the
+  // socket's write queue): the hard limit then lags by the one message just sent, at most.
+  const pressure = (queued: number) => {
+    if (queued <= HARD_BUFFER_BYTES) {
+      overSince = null;
+      return;
+    }
+    overSince ??= Date.now();
+    if (Date.now() - overSince > HARD_BUFFER_MS) {
+      socket.resume(); // to read the client's answer to the close
+      socket.close(CLOSE.TRY_AGAIN_LATER, 'receiver too slow');
+    }
+  };
+  return {
+    id: newId(),
+    userId: who.userId,
+    binary: who.binary,
+    sendText(text, droppable) {
+      if (socket.readyState !== socket.OPEN) return;
+      const queued = socket.bufferedAmount;
+      if (droppable && queued > SOFT_BUFFER_BYTES) {
+        stats.dropped += 1;
+        return pressure(queued);
+      }
+      socket.send(text, { binary: false });
+      pressure(queued);
+    },
+    sendBinary(data) {
+      if (socket.readyState !== socket.OPEN) return;
+      const queued = socket.bufferedAmount;
+      if (queued > SOFT_BUFFER_BYTES) {
+        stats.dropped += 1;
+        return pressure(queued);
+      }
+      socket.send(data);
+      pressure(queued);
+    },
+    close: (code, reason) => {
+      socket.resume(); // to read the client's answer to the close
+      socket.close(code, reason);
+    },
+  };
+}
+
+/**
+ * Pings every socket each interval; a socket that did not answer the previous ping is dead (its
+ * TCP peer vanished) and is terminated. A socket paused for storage cannot read its pong, which is
+ * no sign of a dead peer: it is skipped, and counted alive when it resumes.
+ */
+export class Heartbeat {
+  private readonly sockets = new Map<WebSocket, { alive: boolean }>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(intervalMs: number) {
+    this.timer = setInterval(() => {
+      for (const [socket, state] of this.sockets) {
+        if (socket.isPaused) continue;
+        if (!state.alive) {
+          socket.terminate();
+          continue;
+        }
+        state.alive = false;
+        socket.ping();
+      }
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Watches a socket until it closes. */
+  watch(socket: WebSocket): { alive: boolean } {
+    const state = { alive: true };
+    this.sockets.set(socket, state);
+    socket.on('pong', () => (state.alive = true));
+    socket.on('close', () => this.sockets.delete(socket));
+    return state;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/**
+ * When the process holds more received media than the stream store has recorded (the ingest
+ * budget), reads nothing more from this client until the store has caught up. TCP holds the rest
+ * at the sender, so a server that cannot record as fast as it is sent slows its publishers down
+ * instead of growing without bound. Called once a message's bytes are counted. The client is
+ * credited the pause, so that what it sent meanwhile at an allowed rate is not refused as a burst.
+ */
+export function pauseWhileStorageBehind(
+  socket: WebSocket,
+  budget: IngestBudget,
+  guard: MessageGuard,
+  liveness: { alive: boolean },
+  stats: SocketStats,
+): void {
+  if (socket.isPaused || socket.readyState !== socket.OPEN) return;
+  const room = budget.room();
+  if (!room) return;
+  socket.pause();
+  const pausedAt = Date.now();
+  stats.pauses += 1;
+  void room.then(() => {
+    guard.creditPause(Date.now() - pausedAt);
+    // Any ping sent before the pause was answered into a socket that was not read.
+    liveness.alive = true;
+    socket.resume();
+  });
+}
