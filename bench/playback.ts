@@ -17,7 +17,7 @@
  * Measured, in rounds that interleave the three readers (each in a child process, one task at a
  * time, so the reader has a core and the server the other):
  *   http    GET /v1/sessions/{id}/playback?from_ts=<min_ts>&window_size=30000, then with
- *           base_seq=next_base_seq until it is null (decisions §4), API key, one reader
+ *           base_seq=next_base_seq until it is null, API key, one reader
  *   sqlite  better-sqlite3 directly: one `ts` range query per 30 s window, in seq order
  *   store   the same answers (same paging and caps) from the compiled server's stream store
  *           (firstFrom/slot/nextTs/minSeqIn) on the same file in the reader process: no HTTP

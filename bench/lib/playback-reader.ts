@@ -3,7 +3,7 @@
  * message) so that the reading side has its own core, as a real client would:
  *
  * - `http`: GET /v1/sessions/{id}/playback from `from_ts`, then again with `base_seq =
- *   next_base_seq` (same from_ts) until it is null (decisions §4), by `readers` concurrent readers
+ *   next_base_seq` (same from_ts) until it is null, by `readers` concurrent readers
  *   each reading the whole recording. A reader sends its next request as soon as an answer has
  *   arrived (its tail names `next_base_seq`) and hands the answer to a verifier thread, which
  *   parses and checks it meanwhile: one request in flight per reader, and the socket is read
@@ -22,7 +22,7 @@ import SQLite from 'better-sqlite3';
 import type { StreamEvent, StreamStore } from '../../packages/server/src/streams/store.js';
 import { openSqliteStreamStore, stampOf } from './playback-fixture.ts';
 
-/** The caps of one playback answer (decisions §4; MAX_WINDOW_* in the recordings service). */
+/** The caps of one playback answer (MAX_WINDOW_* in the recordings service). */
 export const MAX_ANSWER_EVENTS = 5000;
 export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 

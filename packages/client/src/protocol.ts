@@ -1,6 +1,6 @@
 /**
  * The live protocol's wire formats, shared by the server and every client: JSON messages,
- * the binary media frame, and the EVC1 container of WebCodecs chunks (decisions §6).
+ * the binary media frame, and the EVC1 container of WebCodecs chunks.
  * Works on Uint8Array so that it runs in browsers and in Node alike.
  */
 

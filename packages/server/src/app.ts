@@ -29,7 +29,7 @@ import { webhooksRoutes } from './modules/webhooks/routes.js';
 import { exportsRoutes } from './modules/exports/routes.js';
 import type { Runtime } from './runtime.js';
 
-/** JSON request bodies are capped at 1 MiB (decisions §5). */
+/** JSON request bodies are capped at 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
 
 /** Builds the HTTP application over an open runtime. Tests build exactly this. */

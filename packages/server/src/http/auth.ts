@@ -49,7 +49,7 @@ async function resolve(request: FastifyRequest, resolvers: CredentialResolvers):
   return null;
 }
 
-/** The CSRF rule for cookie-authenticated writes (decisions §1): same origin only, JSON bodies only. */
+/** The CSRF rule for cookie-authenticated writes: same origin only, JSON bodies only. */
 export function checkSameOrigin(request: FastifyRequest, publicOrigin: string): void {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none')

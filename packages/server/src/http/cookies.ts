@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** The name of the dashboard login cookie (interface §5). */
+/** The name of the dashboard login cookie. */
 export const SESSION_COOKIE = 'service_session';
 
 /**
@@ -17,7 +17,7 @@ export function readSessionCookie(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** Sets the login cookie: HttpOnly, SameSite=Lax, Path=/, Max-Age, and Secure over https (decisions §1). */
+/** Sets the login cookie: HttpOnly, SameSite=Lax, Path=/, Max-Age, and Secure over https. */
 export function setSessionCookie(reply: FastifyReply, value: string, maxAgeS: number, secure: boolean): void {
   reply.header(
     'set-cookie',

@@ -9,7 +9,7 @@ import { sha256Hex } from '../lib/secrets.js';
 import { now } from '../lib/time.js';
 import { BadRequest, Conflict } from './errors.js';
 
-/** How long a stored answer is replayed (decisions §5). */
+/** How long a stored answer is replayed. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** What a creating handler produces: its status and its envelope. */
@@ -19,7 +19,7 @@ export interface Created<T> {
 }
 
 /**
- * Idempotency-Key support for creating POSTs (decisions §5). The key is claimed by inserting
+ * Idempotency-Key support for creating POSTs. The key is claimed by inserting
  * its row in the same transaction as the create, so a crash can never leave an object without
  * its key or a key without its object; an error rolls both back, which releases the key.
  * A second request while the first still runs gets 409: in process through `inFlight`,

@@ -32,7 +32,7 @@ export interface QueueOptions {
 const CLAIM_BATCH = 32;
 
 /**
- * The durable job queue of ARCHITECTURE.md "Jobs": one `jobs` table, claimed with leases by a
+ * The durable job queue: one `jobs` table, claimed with leases by a
  * single conditional `UPDATE … RETURNING` (with `FOR UPDATE SKIP LOCKED` on PostgreSQL), so
  * several processes share it and a crashed worker's job is taken up again when its lease runs out.
  * Enqueued inside the caller's transaction (the outbox); the worker is woken after commit and

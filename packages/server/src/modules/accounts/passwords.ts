@@ -1,6 +1,6 @@
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 
-/** argon2id with the OWASP minimum (m=19456 KiB, t=2, p=1): decisions §1. */
+/** argon2id with the OWASP minimum (m=19456 KiB, t=2, p=1). */
 const OPTIONS = { algorithm: 2 as Algorithm, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
 /** Hashes a password; it is never truncated. */

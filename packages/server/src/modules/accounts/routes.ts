@@ -15,7 +15,7 @@ export interface AccountsRoutesOptions {
   accounts: AccountsService;
 }
 
-/** register, login, logout, me (interface §4.14, decisions §1). */
+/** register, login, logout, me. */
 export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = async (app, deps) => {
   const { accounts } = deps;
   const publicOrigin = new URL(deps.baseUrl).origin;

@@ -12,7 +12,7 @@ import type { ProjectsService } from '../projects/service.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { AccountsStore } from './store.js';
 
-/** Dashboard sessions last 7 days (interface §8). */
+/** Dashboard sessions last 7 days. */
 export const LOGIN_SESSION_MS = 7 * 24 * 60 * 60 * 1000;
 const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 /** failures for one email from one address, and for one email from anywhere, per 15 minutes */

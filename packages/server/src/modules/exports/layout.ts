@@ -1,12 +1,12 @@
 import type { Interval, Scan } from './scan.js';
 
-/** The export layouts (interface §4.9). */
+/** The export layouts. */
 export const LAYOUTS = ['grid', 'presenter'] as const;
 export type Layout = (typeof LAYOUTS)[number];
 export const ORIENTATIONS = ['landscape', 'vertical'] as const;
 export type Orientation = (typeof ORIENTATIONS)[number];
 
-/** Output sizes (interface §8). */
+/** Output sizes. */
 export const CANVAS: Record<Orientation, { width: number; height: number }> = {
   landscape: { width: 1280, height: 720 },
   vertical: { width: 720, height: 1280 },

@@ -35,7 +35,7 @@ function opusHead(channels: number): Uint8Array {
   return b;
 }
 
-/** The pcm-s16 decoder description: JSON `{ sampleRate, numberOfChannels }` (decisions §6). */
+/** The pcm-s16 decoder description: JSON `{ sampleRate, numberOfChannels }`. */
 function pcmDescription(streamId: string, description: Uint8Array): { sampleRate: number; channels: number } {
   let parsed: { sampleRate?: unknown; numberOfChannels?: unknown };
   try {

@@ -43,7 +43,7 @@ Answers 202 with the job id at once; the job runs in a worker (the server by def
 /** The download's body: bytes, streamed from the file. */
 const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 
-/** The enqueue creates a job although it is a GET: cookie callers get the CSRF check of writes (decisions §1). */
+/** The enqueue creates a job although it is a GET: cookie callers get the CSRF check of writes. */
 const ENQUEUE_AUTH: RouteAuth = { accept: ['api_key', 'user'], csrf: true };
 
 /** What the exports routes need. */
@@ -52,7 +52,7 @@ export interface ExportsRoutesOptions {
   exports: ExportsService;
 }
 
-/** MP4 export: enqueue, poll, download (interface §2.7, §3.3, §4.9; decisions §3). */
+/** MP4 export: enqueue, poll, download. */
 export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = async (app, deps) => {
   const { exports } = deps;
   const tags = ['Exports'];

@@ -23,13 +23,13 @@ import { render, RenderError } from './render.js';
 import type { ExportsStore } from './store.js';
 
 export const RENDER_JOB = 'export.render';
-/** A render is tried at most this many times (a worker that died used one up), then fails (decisions §3). */
+/** A render is tried at most this many times (a worker that died used one up), then fails. */
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_EVERY_MS = 2000;
 /** How the error of an export withdrawn after a redaction begins: its file is gone for good. */
 const WITHDRAWN = 'removed:';
 
-/** The public shape of an export job (interface §2.7, decisions §3). */
+/** The public shape of an export job. */
 export function presentExport(e: ExportsTable, baseUrl: string) {
   return {
     job_id: e.id,

@@ -24,7 +24,7 @@ export interface InvitationsRoutesOptions {
   invitations: InvitationsService;
 }
 
-/** Invitations (interface §4.15, decisions §2). */
+/** Invitations. */
 export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRoutesOptions> = async (app, deps) => {
   const { invitations } = deps;
   const tags = ['Invitations'];

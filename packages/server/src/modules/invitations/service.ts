@@ -12,7 +12,7 @@ import type { AccountsService } from '../accounts/service.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import type { InvitationsStore } from './store.js';
 
-/** Invitations expire after 7 days (decisions §2). */
+/** Invitations expire after 7 days. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The public shape of an invitation: never its token after creation. */

@@ -27,7 +27,7 @@ export interface KeysRoutesOptions {
   projects: ProjectsService;
 }
 
-/** API keys (interface §4.13) and restricted keys (interface §4.16, decisions §2). */
+/** API keys and restricted keys. */
 export const keysRoutes: FastifyPluginAsyncTypebox<KeysRoutesOptions> = async (app, deps) => {
   const { keys, projects } = deps;
   const listQuery = Type.Composite([PageQuery, KeyListQuery]);

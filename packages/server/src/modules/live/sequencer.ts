@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { StreamStore } from '../../streams/store.js';
 
 /**
- * Hands out each session's one sequence over all its streams, in arrival order (decisions §4).
+ * Hands out each session's one sequence over all its streams, in arrival order.
  * In process, a counter seeded from the recording; across processes, a Redis counter seeded the
  * same way, so that seq stays unique per session whichever process accepts the message.
  */

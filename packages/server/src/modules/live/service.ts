@@ -36,7 +36,7 @@ export function liveService(deps: {
 }) {
   const { db } = deps;
   return {
-    /** A token for one participant of one session, live or replay (interface §4.4). */
+    /** A token for one participant of one session, live or replay. */
     async connect(
       principal: Principal,
       sessionId: string,

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { newId } from '../../lib/ids.js';
 
-/** Connection tokens live 300 seconds (interface §8). */
+/** Connection tokens live 300 seconds. */
 export const TOKEN_TTL_S = 300;
 const LEEWAY_S = 10;
 
-/** What a connection token grants (decisions §6). */
+/** What a connection token grants. */
 export interface ConnectionClaims {
   sub: string;
   sid: string;

@@ -16,7 +16,7 @@ export interface MembersRoutesOptions {
   members: MembersService;
 }
 
-/** The organisation's members (decisions §4). */
+/** The organisation's members. */
 export const membersRoutes: FastifyPluginAsyncTypebox<MembersRoutesOptions> = async (app, deps) => {
   const { members } = deps;
   const tags = ['Members'];

@@ -17,7 +17,7 @@ export interface ProjectsRoutesOptions {
   projects: ProjectsService;
 }
 
-/** Projects of the caller's organisation (interface §4.3, decisions §4). */
+/** Projects of the caller's organisation. */
 export const projectsRoutes: FastifyPluginAsyncTypebox<ProjectsRoutesOptions> = async (app, deps) => {
   const { projects } = deps;
   const tags = ['Projects'];

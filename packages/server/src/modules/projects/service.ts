@@ -53,7 +53,7 @@ export function projectsService(deps: { store: ProjectsStore; hot: HotReads }) {
     },
 
     /**
-     * A project of the caller's organisation, for management routes (interface §5.1: a key acts
+     * A project of the caller's organisation, for management routes (a key acts
      * for its whole organisation there). Anything outside the organisation is 404.
      */
     async inOrg(principal: Principal, projectId: string, q?: Db | Trx): Promise<ProjectsTable> {

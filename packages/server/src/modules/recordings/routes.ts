@@ -55,7 +55,7 @@ export interface RecordingsRoutesOptions {
   recordings: RecordingsService;
 }
 
-/** Manifest, playback, timeline, public access, replay links, redaction (interface §4.6–4.8, §4.10). */
+/** Manifest, playback, timeline, public access, replay links, redaction. */
 export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions> = async (app, deps) => {
   const { recordings } = deps;
   const tags = ['Recordings'];

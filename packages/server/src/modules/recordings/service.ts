@@ -13,7 +13,7 @@ import type { LiveEvents } from '../live/service.js';
 import { ChunkWriter } from './json-chunks.js';
 import type { SessionsService } from '../sessions/service.js';
 
-/** An answer holds at most this many events, or this many payload bytes (decisions §4). */
+/** An answer holds at most this many events, or this many payload bytes. */
 export const MAX_WINDOW_EVENTS = 5000;
 export const MAX_WINDOW_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_LINK_MINUTES = 1440;
@@ -116,7 +116,7 @@ export function recordingsService(deps: {
   }
 
   /**
-   * One playback answer (decisions §4). Time is cut into windows [from_ts + k·W, from_ts + (k+1)·W);
+   * One playback answer. Time is cut into windows [from_ts + k·W, from_ts + (k+1)·W);
    * an answer returns the events of one window in seq order, from base_seq on, capped at 5000
    * events or 8 MiB. next_base_seq is the next event of the window when capped, else the first
    * event (smallest seq) of the next window holding anything; following it, from_ts unchanged,

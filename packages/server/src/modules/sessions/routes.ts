@@ -20,7 +20,7 @@ export interface SessionsRoutesOptions {
   sessions: SessionsService;
 }
 
-/** Sessions (interface §4.4) and the public catalog (interface §4.7). */
+/** Sessions and the public catalog. */
 export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = async (app, deps) => {
   const { sessions } = deps;
   const tags = ['Sessions'];

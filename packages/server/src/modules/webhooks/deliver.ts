@@ -21,7 +21,7 @@ export interface Signed {
 }
 
 /**
- * The headers of decisions §8 for one attempt: `X-Service-Signature` (HMAC-SHA256 of the raw
+ * The delivery headers of one attempt: `X-Service-Signature` (HMAC-SHA256 of the raw
  * body keyed with the secret as shown, lowercase hex), `X-Service-Event-Id`, `X-Service-Timestamp`,
  * and the Standard Webhooks trio, whose key is the base64 part of `whsec_…`.
  */

@@ -23,7 +23,7 @@ const SCOPE =
 
 const DELIVERY_RULES = `
 
-Delivery (interface §6.1, decisions §8): a POST of \`{ id, type, timestamp, project_id, session_id, data }\` with \`X-Service-Signature\` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole \`whsec_…\` secret), \`X-Service-Event-Id\`, \`X-Service-Timestamp\` (Unix seconds of this attempt), and the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">\` keyed with the bytes of the secret's base64 part. Only a 2xx answer within \`WEBHOOK_TIMEOUT_MS\` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of \`WEBHOOK_RETRY_DELAYS_S\` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.`;
+Delivery: a POST of \`{ id, type, timestamp, project_id, session_id, data }\` with \`X-Service-Signature\` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole \`whsec_…\` secret), \`X-Service-Event-Id\`, \`X-Service-Timestamp\` (Unix seconds of this attempt), and the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">\` keyed with the bytes of the secret's base64 part. Only a 2xx answer within \`WEBHOOK_TIMEOUT_MS\` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of \`WEBHOOK_RETRY_DELAYS_S\` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.`;
 
 /** What the webhooks routes need. */
 export interface WebhooksRoutesOptions {
@@ -33,7 +33,7 @@ export interface WebhooksRoutesOptions {
   webhooks: WebhooksService;
 }
 
-/** Webhooks (interface §2.8, §4.11, decisions §4). */
+/** Webhooks. */
 export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = async (app, deps) => {
   const { webhooks } = deps;
   const tags = ['Webhooks'];

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../http/schema-types.js';
 
-/** Event types a webhook may subscribe to (interface §2.8). */
+/** Event types a webhook may subscribe to. */
 export const EVENT_TYPES = [
   'session.created',
   'session.started',

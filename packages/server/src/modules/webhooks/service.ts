@@ -50,7 +50,7 @@ export function presentDelivery(d: WebhookDeliveriesTable) {
   };
 }
 
-/** The payload of decisions §8, serialised once: every attempt sends (and signs) these bytes. */
+/** The webhook payload, serialised once: every attempt sends (and signs) these bytes. */
 export function eventBody(e: {
   id: string;
   type: string;
