@@ -16,6 +16,7 @@ import { SessionHub } from './modules/live/hub.js';
 import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
 import { liveService, type LiveService } from './modules/live/service.js';
 import { recordingsService, type RecordingsService } from './modules/recordings/service.js';
+import { recordingsStore } from './modules/recordings/store.js';
 import { connectionTokens } from './modules/live/token.js';
 import { postgresStreamStore } from './streams/postgres.js';
 import { sqliteStreamStore } from './streams/sqlite.js';
@@ -198,8 +199,15 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     log: logger,
   });
   const accountsSql = accountsStore(db);
-  const projects = projectsService({ store: projectsStore(db), hot: database.hot });
-  const sessions = sessionsService({ db, hot: database.hot, store: sessionsStore(db), projects, bus, gate });
+  const projects = projectsService({ store: projectsStore(db), reads: database.reads });
+  const sessions = sessionsService({
+    db,
+    reads: database.reads,
+    store: sessionsStore(db),
+    projects,
+    bus,
+    gate,
+  });
   const ffmpeg = findFfmpeg(config, logger);
   const exports = exportsService({
     config,
@@ -225,7 +233,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       config,
       store: keysStore(db),
       projects,
-      hot: database.hot,
+      reads: database.reads,
       revocations: keyRevocations(fanout),
     }),
     invitations: invitationsService({
@@ -241,7 +249,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       config,
       db,
       bus,
-      store: streams,
+      streams,
+      store: recordingsStore(db),
       writer,
       live: hub,
       sessions,

@@ -3,7 +3,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
-import { hotReads, type HotReads } from './hot.js';
+import { requestReads, type RequestReads } from './request-reads.js';
 import type { Db, Engine, Tables } from './types.js';
 
 /** An open metadata database: the Kysely handle, its engine and how to check and close it. */
@@ -12,8 +12,8 @@ export interface Database {
   engine: Engine;
   /** the PostgreSQL pool behind `db` (the stream store writes through it directly) */
   pgPool?: pg.Pool;
-  /** The per-request lookups, prepared once (see hot.ts). */
-  hot: HotReads;
+  /** The per-request lookups, prepared once (request-reads.ts). */
+  reads: RequestReads;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -39,7 +39,7 @@ const pgTypes = {
 
 /** Opens the metadata database of the configuration and brings its schema up to date. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  let database: Omit<Database, 'hot'>;
+  let database: Omit<Database, 'reads'>;
   if (options.databaseUrl) {
     const schema = options.pgSchema;
     if (schema) {
@@ -107,13 +107,18 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`);
   }
   // Opened after migrating: the SQLite read connection needs the file and its tables to exist.
-  const hot = hotReads(database.engine, database.db, options.dataDir, options.sqliteFile ?? 'vss.sqlite');
+  const reads = requestReads(
+    database.engine,
+    database.db,
+    options.dataDir,
+    options.sqliteFile ?? 'vss.sqlite',
+  );
   const close = database.close;
   return {
     ...database,
-    hot,
+    reads,
     close: async () => {
-      hot.close();
+      reads.close();
       await close();
     },
   };

@@ -6,7 +6,7 @@ import type { StreamStore } from '../../streams/store.js';
 import { ffmpegArgs, buildGraph } from './graph.js';
 import { gridComposition, presenterComposition, type Layout, type Orientation } from './layout.js';
 import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
-import { TrackFramer } from './media.js';
+import { TrackFramer } from './track-framer.js';
 import { scanRecording, type Scan } from './scan.js';
 
 /** A render that ffmpeg refused or failed: its message and the end of ffmpeg's log. */

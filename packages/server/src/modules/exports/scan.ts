@@ -1,6 +1,7 @@
 import { parseMediaStream, type TrackKind } from '@vss/client';
 import type { StreamStat, StreamStore } from '../../streams/store.js';
-import { formatOf, MediaError, TrackFramer, type TrackFormat } from './media.js';
+import { formatOf, MediaError, type TrackFormat } from './codecs.js';
+import { TrackFramer } from './track-framer.js';
 
 /** A half-open time interval on the export's clock, µs since its epoch. */
 export type Interval = [startUs: number, endUs: number];

@@ -18,7 +18,7 @@ import type { ProjectsService } from '../projects/service.js';
 import type { SessionsService } from '../sessions/service.js';
 import { nameFont } from './fonts.js';
 import type { Layout, Orientation } from './layout.js';
-import { MediaError } from './media.js';
+import { MediaError } from './codecs.js';
 import { render, RenderError } from './render.js';
 import type { ExportsStore } from './store.js';
 

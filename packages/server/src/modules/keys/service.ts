@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import type { HotReads } from '../../db/hot.js';
+import type { RequestReads } from '../../db/request-reads.js';
 import type { ApiKeysTable, Db, Trx } from '../../db/types.js';
 import { NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
@@ -44,7 +44,7 @@ export function keysService(deps: {
   config: Config;
   store: KeysStore;
   projects: ProjectsService;
-  hot: HotReads;
+  reads: RequestReads;
   revocations: Revocations;
 }) {
   const { store, projects } = deps;
@@ -121,7 +121,7 @@ export function keysService(deps: {
         }
         return hit.principal;
       }
-      const key = await deps.hot.keyByHash(hmacHex(pepper, secret));
+      const key = await deps.reads.keyByHash(hmacHex(pepper, secret));
       const kind: KeyKind = secret.startsWith(PREFIX.restricted_key) ? 'restricted_key' : 'api_key';
       if (!key || key.kind !== kind) return null;
       let touched = key.last_used_at ?? 0;

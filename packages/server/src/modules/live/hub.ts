@@ -320,6 +320,11 @@ export class SessionHub {
     deliver(live.members.values(), m);
   }
 
+  /** Forgets the presence rows of a deleted session. */
+  forgetSession(sessionId: string): Promise<void> {
+    return this.store.deleteMembers(sessionId);
+  }
+
   /** Refuses a participant's further media in this session, in every process. */
   redact(sessionId: string, userId: string): void {
     this.sessions.get(sessionId)?.redacted.add(userId);

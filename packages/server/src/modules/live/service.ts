@@ -19,6 +19,8 @@ export interface LiveEvents {
     ts?: number,
   ): Promise<void>;
   redact(sessionId: string, userId: string): void;
+  /** Forgets the presence rows of a deleted session. */
+  forgetSession(sessionId: string): Promise<void>;
 }
 
 export interface Ticket {

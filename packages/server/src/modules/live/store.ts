@@ -37,6 +37,11 @@ export function liveStore(db: Db) {
         .execute();
     },
 
+    /** Forgets a deleted session's presence rows. */
+    async deleteMembers(sessionId: string): Promise<void> {
+      await db.deleteFrom('session_members').where('session_id', '=', sessionId).execute();
+    },
+
     async markLeft(connId: string, at: number): Promise<void> {
       await db.updateTable('session_members').set({ left_at: at }).where('conn_id', '=', connId).execute();
     },

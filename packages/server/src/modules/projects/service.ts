@@ -1,4 +1,4 @@
-import type { HotReads } from '../../db/hot.js';
+import type { RequestReads } from '../../db/request-reads.js';
 import type { Db, ProjectsTable, Trx } from '../../db/types.js';
 import { Forbidden, NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
@@ -32,7 +32,7 @@ export interface ProjectRef {
 }
 
 /** Projects, and the rules that decide which project a caller acts on. */
-export function projectsService(deps: { store: ProjectsStore; hot: HotReads }) {
+export function projectsService(deps: { store: ProjectsStore; reads: RequestReads }) {
   const { store } = deps;
   return {
     /** Inserts a project (used by create and by registration's Default project). */
@@ -59,7 +59,7 @@ export function projectsService(deps: { store: ProjectsStore; hot: HotReads }) {
     async inOrg(principal: Principal, projectId: string, q?: Db | Trx): Promise<ProjectsTable> {
       const p = await (q
         ? store.byId(principal.orgId, projectId, q)
-        : deps.hot.project(principal.orgId, projectId));
+        : deps.reads.project(principal.orgId, projectId));
       if (!p) throw projectNotFound();
       return p;
     },
@@ -78,7 +78,7 @@ export function projectsService(deps: { store: ProjectsStore; hot: HotReads }) {
       }
       const wanted = projectId ?? principal.projectHint;
       const p = wanted
-        ? await (q ? store.byId(principal.orgId, wanted, q) : deps.hot.project(principal.orgId, wanted))
+        ? await (q ? store.byId(principal.orgId, wanted, q) : deps.reads.project(principal.orgId, wanted))
         : await store.first(principal.orgId, q);
       if (!p) throw projectNotFound();
       return p;

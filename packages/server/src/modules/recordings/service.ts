@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { iso, now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
+import type { RecordingsStore } from './store.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import type { LiveEvents } from '../live/service.js';
 import { ChunkWriter } from './json-chunks.js';
@@ -28,7 +29,9 @@ export function recordingsService(deps: {
   config: Config;
   db: Db;
   bus: EventBus;
-  store: StreamStore;
+  /** the recorded streams */
+  streams: StreamStore;
+  store: RecordingsStore;
   writer: StreamWriter;
   /** the live sessions' timelines and redaction */
   live: LiveEvents;
@@ -38,36 +41,26 @@ export function recordingsService(deps: {
   /** withdraws the exports rendered before a participant was redacted (they show them) */
   withdrawExports: (sessionId: string, userId: string) => Promise<number>;
 }) {
-  const { db, store } = deps;
+  const { db, streams, store } = deps;
   const linkHash = (token: string) => hmacHex(deps.config.keys.tokens, `replay:${token}`);
 
   /** The session a request may read: through its credential, or (none given) only when public. */
   async function readable(principal: Principal | null, sessionId: string): Promise<SessionsTable> {
     if (principal) return deps.sessions.get(principal, sessionId);
-    const s = await db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('id', '=', sessionId)
-      .where('is_public', '=', 1)
-      .executeTakeFirst();
+    const s = await deps.sessions.findPublic(sessionId);
     if (!s) throw new Unauthorized('missing credential: this session is not public');
     return s;
   }
 
   /** A public session, else 404 (never revealing whether a private one exists). */
   async function publicSession(sessionId: string): Promise<SessionsTable> {
-    const s = await db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('id', '=', sessionId)
-      .where('is_public', '=', 1)
-      .executeTakeFirst();
+    const s = await deps.sessions.findPublic(sessionId);
     if (!s) throw sessionNotFound();
     return s;
   }
 
   async function manifest(session: SessionsTable) {
-    const stats = await store.stats(session.id);
+    const stats = await streams.stats(session.id);
     const byUser = new Map<
       string,
       Array<{ kind: TrackKind; stream_id: string; start_ts: number; end_ts: number }>
@@ -103,7 +96,7 @@ export function recordingsService(deps: {
   }
 
   async function timelineMeta(session: SessionsTable) {
-    const stats = await store.stats(session.id);
+    const stats = await streams.stats(session.id);
     // The participants the manifest lists: those with recorded media (a redacted one has none).
     const mediaUsers = new Set(stats.map((s) => parseMediaStream(s.streamId)?.userId).filter(Boolean));
     return {
@@ -132,7 +125,7 @@ export function recordingsService(deps: {
   ): AsyncGenerator<Buffer> {
     let k = 0;
     if (baseSeq !== undefined) {
-      const first = await store.firstFrom(sessionId, baseSeq, fromTs);
+      const first = await streams.firstFrom(sessionId, baseSeq, fromTs);
       if (!first) {
         yield Buffer.from(`{"data":{"events":[],"base_seq":${baseSeq},"next_base_seq":null},"error":null}`);
         return;
@@ -147,7 +140,7 @@ export function recordingsService(deps: {
     let bytes = 0;
     let next: number | null = null;
     let firstSeq: number | undefined;
-    for await (const e of store.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1)) {
+    for await (const e of streams.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1)) {
       if (count >= MAX_WINDOW_EVENTS || (count > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)) {
         next = e.seq;
         break;
@@ -163,11 +156,12 @@ export function recordingsService(deps: {
       yield* out.take();
     }
     if (next === null) {
-      const after = await store.nextTs(sessionId, hi);
+      const after = await streams.nextTs(sessionId, hi);
       if (after !== undefined) {
         const k2 = Math.floor((after - fromTs) / windowSize);
         next =
-          (await store.minSeqIn(sessionId, fromTs + k2 * windowSize, fromTs + (k2 + 1) * windowSize)) ?? null;
+          (await streams.minSeqIn(sessionId, fromTs + k2 * windowSize, fromTs + (k2 + 1) * windowSize)) ??
+          null;
       }
     }
     const base = baseSeq ?? firstSeq ?? next ?? 0;
@@ -184,7 +178,7 @@ export function recordingsService(deps: {
 
     /** The time of the recording's first event (0 when it holds none): where a replay starts by default. */
     async firstTs(sessionId: string): Promise<number> {
-      return (await store.nextTs(sessionId, 0)) ?? 0;
+      return (await streams.nextTs(sessionId, 0)) ?? 0;
     },
 
     /** The `events` stream as envelopes with their seq. */
@@ -198,7 +192,7 @@ export function recordingsService(deps: {
         actor: string;
         data: Record<string, unknown>;
       }> = [];
-      for await (const e of store.read(session.id, { streamId: 'events' }))
+      for await (const e of streams.read(session.id, { streamId: 'events' }))
         out.push({ seq: e.seq, ...JSON.parse(e.body.toString('utf8')) });
       return out;
     },
@@ -209,17 +203,14 @@ export function recordingsService(deps: {
       const token = randomToken(32);
       const t = now();
       const expires = t + minutes * 60_000;
-      await q
-        .insertInto('replay_links')
-        .values({
-          id: newId(),
-          session_id: session.id,
-          project_id: session.project_id,
-          token_hash: linkHash(token),
-          created_at: t,
-          expires_at: expires,
-        })
-        .execute();
+      await store.insertLink(q, {
+        id: newId(),
+        session_id: session.id,
+        project_id: session.project_id,
+        token_hash: linkHash(token),
+        created_at: t,
+        expires_at: expires,
+      });
       return {
         link: `${deps.config.publicBaseUrl}/v1/public/sessions/${session.id}/replay?token=${encodeURIComponent(token)}`,
         token,
@@ -229,21 +220,16 @@ export function recordingsService(deps: {
 
     async revokeLinks(principal: Principal, sessionId: string) {
       const session = await deps.sessions.get(principal, sessionId);
-      const res = await db.deleteFrom('replay_links').where('session_id', '=', session.id).executeTakeFirst();
-      return { session_id: session.id, revoked: Number(res.numDeletedRows) };
+      return { session_id: session.id, revoked: await store.deleteLinks(session.id) };
     },
 
     /** The session a replay-link token (or, without one, public visibility) opens. */
     async replayable(sessionId: string, token: string | undefined): Promise<SessionsTable> {
       if (token === undefined) return publicSession(sessionId);
-      const link = await db
-        .selectFrom('replay_links')
-        .select(['session_id', 'expires_at'])
-        .where('token_hash', '=', linkHash(token))
-        .executeTakeFirst();
+      const link = await store.linkByHash(linkHash(token));
       if (!link || link.session_id !== sessionId || link.expires_at <= now())
         throw new Unauthorized('the replay link is invalid, revoked or expired');
-      const s = await db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+      const s = await deps.sessions.findAny(sessionId);
       if (!s) throw sessionNotFound();
       return s;
     },
@@ -255,25 +241,21 @@ export function recordingsService(deps: {
      */
     async redact(principal: Principal, sessionId: string, userId: string, includeChat: boolean) {
       const session = await deps.sessions.get(principal, sessionId);
-      const streams = (await store.stats(session.id))
+      const theirs = (await streams.stats(session.id))
         .map((s) => s.streamId)
         .filter((id) => parseMediaStream(id)?.userId === userId);
-      if (streams.length === 0) throw new NotFound('this participant published no media in the session');
-      await db
-        .insertInto('redactions')
-        .values({ session_id: session.id, user_id: userId, created_at: now() })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
+      if (theirs.length === 0) throw new NotFound('this participant published no media in the session');
+      await store.insertRedaction(session.id, userId, now());
       deps.live.redact(session.id, userId);
       // Whatever of theirs is still queued is written first, so that the delete removes it too.
       await deps.writer.flush();
-      await store.deleteStreams(session.id, streams);
+      await streams.deleteStreams(session.id, theirs);
       // After the delete: a render that starts from now on cannot see them; any before it is withdrawn.
       await deps.withdrawExports(session.id, userId);
       let chatRedacted = 0;
       if (includeChat) {
         const mine: Array<{ seq: number; ts: number }> = [];
-        for await (const e of store.read(session.id, { streamId: 'chat' })) {
+        for await (const e of streams.read(session.id, { streamId: 'chat' })) {
           const env = JSON.parse(e.body.toString('utf8')) as { actor?: string };
           if (env.actor === userId) mine.push({ seq: e.seq, ts: e.ts });
         }
@@ -285,37 +267,35 @@ export function recordingsService(deps: {
             actor: userId,
             data: { text: null, redacted: true },
           };
-          await store.replaceBody(session.id, m.seq, Buffer.from(JSON.stringify(marker), 'utf8'));
+          await streams.replaceBody(session.id, m.seq, Buffer.from(JSON.stringify(marker), 'utf8'));
         }
         chatRedacted = mine.length;
       }
       await deps.live.appendTimeline(session.id, 'participant.redacted', 'system', {
         user_id: userId,
-        streams,
+        streams: theirs,
         chat_messages_redacted: chatRedacted,
       });
-      return { redacted: userId, deletedStreams: streams.length };
+      return { redacted: userId, deletedStreams: theirs.length };
     },
 
     /** Deletes a session that is not live, then everything recorded for it and its exports. */
     async deleteSession(principal: Principal, sessionId: string) {
       const deleted = await deps.sessions.delete(principal, sessionId);
       await deps.deleteExports(sessionId);
-      await store.deleteSession(sessionId);
-      await db.deleteFrom('replay_links').where('session_id', '=', sessionId).execute();
-      await db.deleteFrom('redactions').where('session_id', '=', sessionId).execute();
-      await db.deleteFrom('session_members').where('session_id', '=', sessionId).execute();
+      await streams.deleteSession(sessionId);
+      await store.deleteOfSession(sessionId);
+      await deps.live.forgetSession(sessionId);
       return deleted;
     },
 
     /** Announces `recording.ready` once an ended session's streams are all durably written. */
     async finalize(sessionId: string, orgId: string, projectId: string): Promise<void> {
-      const exists = () =>
-        db.selectFrom('sessions').select('id').where('id', '=', sessionId).executeTakeFirst();
+      const exists = () => deps.sessions.findAny(sessionId);
       // Deleted before its recording was announced: there is nothing to announce.
       if (!(await exists())) return;
       await deps.writer.flush();
-      const stats = await store.stats(sessionId);
+      const stats = await streams.stats(sessionId);
       const data = {
         duration_ms: stats.length
           ? Math.max(...stats.map((s) => s.maxTs)) - Math.min(...stats.map((s) => s.minTs))
@@ -326,7 +306,7 @@ export function recordingsService(deps: {
       await deps.live.appendTimeline(sessionId, 'recording.ready', 'system', data);
       if (!(await exists())) {
         // Deleted meanwhile: take back the timeline event written after the delete.
-        await store.deleteSession(sessionId);
+        await streams.deleteSession(sessionId);
         return;
       }
       await deps.bus.publish(db, {

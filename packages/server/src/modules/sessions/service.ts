@@ -1,5 +1,5 @@
 import type { EventBus } from '../../bus/events.js';
-import type { HotReads } from '../../db/hot.js';
+import type { RequestReads } from '../../db/request-reads.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';
 import { Conflict, NotFound } from '../../http/errors.js';
@@ -40,7 +40,7 @@ const sessionNotFound = () => new NotFound('session not found');
 
 /** Sessions: create (billing-gated, `session.created` on the bus), read, list, visibility, delete. */
 export function sessionsService(deps: {
-  hot: HotReads;
+  reads: RequestReads;
   db: Db;
   store: SessionsStore;
   projects: ProjectsService;
@@ -78,6 +78,19 @@ export function sessionsService(deps: {
       return row;
     },
 
+    /** A public session, for readers without a credential; undefined when missing or private. */
+    findPublic(sessionId: string): Promise<SessionsTable | undefined> {
+      return store.byIdOnly(sessionId, true);
+    },
+
+    /**
+     * A session by id alone, for access that proves itself otherwise (a replay link's token) or
+     * for the system (a job): never for a credential's request, which goes through `get`.
+     */
+    findAny(sessionId: string): Promise<SessionsTable | undefined> {
+      return store.byIdOnly(sessionId, false);
+    },
+
     /** A session of the caller's project scope; 404 when missing or in another project. */
     async get(
       principal: Principal,
@@ -86,7 +99,7 @@ export function sessionsService(deps: {
       q?: Db | Trx,
     ): Promise<SessionsTable> {
       const project = await projects.scope(principal, projectId, q);
-      const s = await (q ? store.byId(project.id, sessionId, q) : deps.hot.session(project.id, sessionId));
+      const s = await (q ? store.byId(project.id, sessionId, q) : deps.reads.session(project.id, sessionId));
       if (!s) throw sessionNotFound();
       return s;
     },

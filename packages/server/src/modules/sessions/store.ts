@@ -15,6 +15,14 @@ export function sessionsStore(db: Db) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
+    /**
+     * A session by id alone, for access that is not a credential's (a public session, a replay
+     * link whose token names it); with `publicOnly`, only when it is public.
+     */
+    byIdOnly(id: string, publicOnly: boolean): Promise<SessionsTable | undefined> {
+      const q = db.selectFrom('sessions').selectAll().where('id', '=', id);
+      return (publicOnly ? q.where('is_public', '=', 1) : q).executeTakeFirst();
+    },
     /** Newest first, keyset-paginated. */
     list(projectId: string, limit: number, after: Cursor | null): Promise<SessionsTable[]> {
       return keysetPage(

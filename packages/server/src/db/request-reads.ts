@@ -12,7 +12,7 @@ export type KeyRow = Pick<ApiKeysTable, 'id' | 'org_id' | 'project_id' | 'kind' 
  * the write connection's transactions (Kysely serialises everything on that one). On PostgreSQL
  * they are compiled once and run on the pool.
  */
-export interface HotReads {
+export interface RequestReads {
   keyByHash(hash: string): Promise<KeyRow | undefined>;
   session(projectId: string, id: string): Promise<SessionsTable | undefined>;
   project(orgId: string, id: string): Promise<ProjectsTable | undefined>;
@@ -26,7 +26,12 @@ const SQL = {
 };
 
 /** Opens the hot reads of a metadata database. */
-export function hotReads(engine: Engine, db: Db, dataDir: string, sqliteFile = 'vss.sqlite'): HotReads {
+export function requestReads(
+  engine: Engine,
+  db: Db,
+  dataDir: string,
+  sqliteFile = 'vss.sqlite',
+): RequestReads {
   if (engine === 'sqlite') {
     const conn = new SQLite(join(dataDir, sqliteFile), { readonly: true, fileMustExist: true });
     conn.pragma('busy_timeout = 5000');

@@ -1,0 +1,49 @@
+import type { Db, Trx } from '../../db/types.js';
+
+/** SQL of recordings: replay links (their tokens kept hashed) and redactions. */
+export function recordingsStore(db: Db) {
+  return {
+    async insertLink(
+      q: Db | Trx,
+      row: {
+        id: string;
+        session_id: string;
+        project_id: string;
+        token_hash: string;
+        created_at: number;
+        expires_at: number;
+      },
+    ): Promise<void> {
+      await q.insertInto('replay_links').values(row).execute();
+    },
+
+    /** Deletes every link of a session; how many there were. */
+    async deleteLinks(sessionId: string): Promise<number> {
+      const res = await db.deleteFrom('replay_links').where('session_id', '=', sessionId).executeTakeFirst();
+      return Number(res.numDeletedRows);
+    },
+
+    linkByHash(hash: string): Promise<{ session_id: string; expires_at: number } | undefined> {
+      return db
+        .selectFrom('replay_links')
+        .select(['session_id', 'expires_at'])
+        .where('token_hash', '=', hash)
+        .executeTakeFirst();
+    },
+
+    async insertRedaction(sessionId: string, userId: string, at: number): Promise<void> {
+      await db
+        .insertInto('redactions')
+        .values({ session_id: sessionId, user_id: userId, created_at: at })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    },
+
+    /** Forgets a deleted session's links and redactions. */
+    async deleteOfSession(sessionId: string): Promise<void> {
+      await db.deleteFrom('replay_links').where('session_id', '=', sessionId).execute();
+      await db.deleteFrom('redactions').where('session_id', '=', sessionId).execute();
+    },
+  };
+}
+export type RecordingsStore = ReturnType<typeof recordingsStore>;
