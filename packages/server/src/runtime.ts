@@ -17,6 +17,7 @@ import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
 import { liveService, type LiveService } from './modules/live/service.js';
 import { recordingsService, type RecordingsService } from './modules/recordings/service.js';
 import { recordingsStore } from './modules/recordings/store.js';
+import { recordingsJobs } from './modules/recordings/jobs.js';
 import { connectionTokens } from './modules/live/token.js';
 import { postgresStreamStore } from './streams/postgres.js';
 import { sqliteStreamStore } from './streams/sqlite.js';
@@ -37,7 +38,8 @@ import { sessionsService, type SessionsService } from './modules/sessions/servic
 import { sessionsStore } from './modules/sessions/store.js';
 import { webhooksService, type WebhooksService } from './modules/webhooks/service.js';
 import { webhooksStore } from './modules/webhooks/store.js';
-import { JobQueue, type ClaimedJob } from './jobs/queue.js';
+import { deliveryJob } from './modules/webhooks/jobs.js';
+import { JobQueue } from './jobs/queue.js';
 import { locateFfmpeg, type Ffmpeg } from './modules/exports/ffmpeg.js';
 import { exportsService, type ExportsService } from './modules/exports/service.js';
 import { exportsStore } from './modules/exports/store.js';
@@ -131,7 +133,6 @@ export interface RuntimeOptions {
 }
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
-const FINALIZE_JOB = 'recording.finalize';
 
 /** Opens storage (migrating it), connects counters and wires the services in dependency order. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -223,6 +224,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     gate,
     log: logger,
   });
+  const webhooks = webhooksStore(db);
   const accounts = accountsService({ config, db, store: accountsSql, counters, projects });
   const services: Services = {
     projects,
@@ -257,29 +259,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       deleteExports: (sessionId) => exports.deleteOfSession(sessionId),
       withdrawExports: (sessionId, userId) => exports.withdrawAfterRedaction(sessionId, userId),
     }),
-    webhooks: webhooksService({ config, db, store: webhooksStore(db), projects, bus, jobs }),
+    webhooks: webhooksService({ config, db, store: webhooks, projects, bus, jobs }),
     exports,
   };
-  // Once a session has ended, its recording is announced: a job committed with the end, so a crash
-  // in between delays `recording.ready` but cannot lose it.
-  bus.onTransactional('session.ended', async (trx, e) => {
-    await jobs.enqueue(trx, FINALIZE_JOB, {
-      session_id: e.sessionId,
-      org_id: e.orgId,
-      project_id: e.projectId,
-    });
-  });
-  jobs.register({
-    kind: FINALIZE_JOB,
-    concurrency: 4,
-    leaseMs: 60_000,
-    retryDelayMs: (attempt) => (attempt < 5 ? 5000 * 2 ** attempt : undefined),
-    async run(job: ClaimedJob<{ session_id: string; org_id: string; project_id: string }>) {
-      const p = job.payload;
-      await services.recordings.finalize(p.session_id, p.org_id, p.project_id);
-      return { ok: true };
-    },
-  });
+  // Each module declares its jobs; the queue runs them.
+  for (const kind of recordingsJobs({ bus, jobs, recordings: services.recordings })) jobs.register(kind);
+  jobs.register(deliveryJob({ config, store: webhooks }));
   jobs.register(exports.jobKind);
   if (config.jobWorker) jobs.start();
 

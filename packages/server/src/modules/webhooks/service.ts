@@ -7,17 +7,16 @@ import type { Db, Trx, WebhookDeliveriesTable, WebhooksTable } from '../../db/ty
 import { BadRequest, NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
-import type { JobKind, JobQueue } from '../../jobs/queue.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
-import { seal, unseal } from '../../lib/seal.js';
+import { seal } from '../../lib/seal.js';
 import { iso, now } from '../../lib/time.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import { bareHost, isPrivateAddress } from './address.js';
-import { post, sign, type Attempt } from './deliver.js';
+import { DELIVER_JOB, type DeliverPayload } from './jobs.js';
 import { EVENT_TYPES } from './schemas.js';
 import type { WebhooksStore } from './store.js';
 
-export const DELIVER_JOB = 'webhook.deliver';
 /** Events and log rows are kept this long (the default retry schedule spans about 8.5 hours). */
 const RETENTION_MS = 30 * 86_400_000;
 const SUBSCRIBABLE = new Set<string>(EVENT_TYPES);
@@ -67,11 +66,6 @@ export function eventBody(e: {
     session_id: e.sessionId,
     data: e.data,
   });
-}
-
-interface DeliverPayload {
-  webhook_id: string;
-  event_id: string;
 }
 
 /** Webhook registrations, their outbox on the event bus, and the delivery job. */
@@ -148,71 +142,11 @@ export function webhooksService(deps: {
       created_at: event.at,
     });
     for (const h of hooks)
-      await jobs.enqueue(q, DELIVER_JOB, { webhook_id: h.id, event_id: event.id }, { groupKey: h.id });
+      await jobs.enqueue(q, DELIVER_JOB, { webhook_id: h.id, event_id: event.id } satisfies DeliverPayload, {
+        groupKey: h.id,
+      });
     return hooks.length;
   }
-
-  // Webhooks whose last attempt here failed: they get fewer attempts in flight (see perGroup).
-  const failing = new Set<string>();
-  /** What a delivery attempt records in the log: the attempt, and the type of its event. */
-  type Delivered = { attempt: Attempt; type: string };
-  const deliverJob: JobKind<DeliverPayload, Delivered> = {
-    kind: DELIVER_JOB,
-    // Attempts mostly wait on the network: many may be in flight at little cost.
-    concurrency: 256,
-    perGroup: (hookId) => (failing.has(hookId) ? 2 : 8),
-    // A failing webhook's queued events wait 10 s at a time rather than crowd the queue's head.
-    deferGroup: (hookId) => (failing.has(hookId) ? 10_000 : undefined),
-    leaseMs: config.webhookTimeoutMs + 30_000,
-    retryDelayMs: (attempt) => {
-      const s = config.webhookRetryDelaysS[attempt - 1];
-      return s === undefined ? undefined : Math.round(s * 1000);
-    },
-    async run(job, signal) {
-      const [hook, event] = await Promise.all([
-        store.find(job.payload.webhook_id),
-        store.event(job.payload.event_id),
-      ]);
-      // Deleted or paused since, or no longer subscribed: nothing to send, nothing to log.
-      if (!hook || !event) return { ok: true };
-      const isTest = event.type === 'webhook.test';
-      if (!isTest && (hook.is_active !== 1 || !(JSON.parse(hook.events) as string[]).includes(event.type)))
-        return { ok: true };
-      const signed = sign(
-        unseal(key, hook.secret_sealed),
-        job.payload.event_id,
-        Buffer.from(event.body),
-        Date.now(),
-      );
-      const attempt = await post(hook.url, signed, {
-        timeoutMs: config.webhookTimeoutMs,
-        allowPrivate: config.webhookAllowPrivateUrls,
-        signal,
-      });
-      if (attempt.ok) failing.delete(hook.id);
-      else failing.add(hook.id);
-      return { ok: attempt.ok, error: attempt.error ?? undefined, detail: { attempt, type: event.type } };
-    },
-    async settle(trx, job, outcome, nextRunAt) {
-      const detail = outcome.detail;
-      if (!detail) return;
-      await store.insertDelivery(trx, {
-        id: newId(),
-        webhook_id: job.payload.webhook_id,
-        event_id: job.payload.event_id,
-        event_type: detail.type,
-        attempt: job.attempt,
-        // A row is one attempt made: what happened to it. Whether another follows is next_attempt_at.
-        status: outcome.ok ? 'succeeded' : 'failed',
-        response_status: detail.attempt.responseStatus,
-        error: detail.attempt.error,
-        duration_ms: detail.attempt.durationMs,
-        created_at: now(),
-        next_attempt_at: nextRunAt,
-      });
-    },
-  };
-  jobs.register(deliverJob);
 
   return {
     async create(
