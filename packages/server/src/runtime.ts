@@ -41,6 +41,8 @@ import { webhooksStore } from './modules/webhooks/store.js';
 import { deliveryJob } from './modules/webhooks/jobs.js';
 import { JobQueue } from './jobs/queue.js';
 import { locateFfmpeg, type Ffmpeg } from './modules/exports/ffmpeg.js';
+import { exportFiles } from './modules/exports/files.js';
+import { renderJob } from './modules/exports/jobs.js';
 import { exportsService, type ExportsService } from './modules/exports/service.js';
 import { exportsStore } from './modules/exports/store.js';
 
@@ -209,12 +211,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     bus,
     gate,
   });
-  const ffmpeg = findFfmpeg(config, logger);
+  const exportSql = exportsStore(db);
+  const files = exportFiles(config.dataDir);
   const exports = exportsService({
     config,
-    ffmpeg: ffmpeg?.path ?? null,
+    files,
     db,
-    store: exportsStore(db),
+    store: exportSql,
     streams,
     sessions,
     projects,
@@ -265,7 +268,17 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   // Each module declares its jobs; the queue runs them.
   for (const kind of recordingsJobs({ bus, jobs, recordings: services.recordings })) jobs.register(kind);
   jobs.register(deliveryJob({ config, store: webhooks }));
-  jobs.register(exports.jobKind);
+  jobs.register(
+    renderJob({
+      config,
+      ffmpeg: findFfmpeg(config, logger)?.path ?? null,
+      store: exportSql,
+      streams,
+      files,
+      bus,
+      log: logger,
+    }),
+  );
   if (config.jobWorker) jobs.start();
 
   // Housekeeping: forget expired idempotency answers, login sessions, old webhook events and failed jobs.

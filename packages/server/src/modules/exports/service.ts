@@ -1,5 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { parseMediaStream } from '@vss/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
@@ -8,61 +7,22 @@ import { transaction } from '../../db/transaction.js';
 import type { Db, ExportsTable, Trx } from '../../db/types.js';
 import { BadRequest, Conflict, NotFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import type { ClaimedJob, JobKind, JobQueue, Outcome } from '../../jobs/queue.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
-import { iso, isoOrNull, now } from '../../lib/time.js';
+import { now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
 import type { UsageGate } from '../billing/service.js';
 import type { LiveEvents } from '../live/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { SessionsService } from '../sessions/service.js';
-import { nameFont } from './fonts.js';
 import type { Layout, Orientation } from './layout.js';
-import { MediaError } from './codecs.js';
-import { render, RenderError } from './render.js';
 import type { ExportsStore } from './store.js';
+import type { ExportFiles } from './files.js';
+import { RENDER_JOB, type RenderPayload } from './jobs.js';
+import { presentExport, type ExportJob } from './present.js';
 
-export const RENDER_JOB = 'export.render';
-/** A render is tried at most this many times (a worker that died used one up), then fails. */
-export const MAX_ATTEMPTS = 3;
-const PROGRESS_EVERY_MS = 2000;
 /** How the error of an export withdrawn after a redaction begins: its file is gone for good. */
 const WITHDRAWN = 'removed:';
-
-/** The public shape of an export job. */
-export function presentExport(e: ExportsTable, baseUrl: string) {
-  return {
-    job_id: e.id,
-    status: e.status as 'queued' | 'processing' | 'completed' | 'failed',
-    room_id: e.session_id,
-    download_url: `${baseUrl}/v1/exports/${e.id}/download`,
-    layout: e.layout as Layout,
-    orientation: e.orientation as Orientation,
-    focus: e.focus,
-    progress: e.progress / 1000,
-    attempts: e.attempts,
-    size_bytes: e.size_bytes,
-    duration_ms: e.duration_ms,
-    error: e.error,
-    error_log: e.error_log,
-    created_at: iso(e.created_at),
-    started_at: isoOrNull(e.started_at),
-    completed_at: isoOrNull(e.completed_at),
-  };
-}
-export type ExportJob = ReturnType<typeof presentExport>;
-
-interface RenderPayload {
-  export_id: string;
-}
-
-interface Rendered {
-  sizeBytes: number;
-  durationMs: number;
-}
-
-/** What a render attempt records: the file's size and length, or the end of ffmpeg's log. */
-type RenderDetail = Rendered | { log: string | null };
 
 /**
  * MP4 exports: enqueue (billing-gated, one `exports` row and one durable job in the same
@@ -71,8 +31,7 @@ type RenderDetail = Rendered | { log: string | null };
  */
 export function exportsService(deps: {
   config: Config;
-  /** the ffmpeg binary (chosen and logged at start), null when the machine has none */
-  ffmpeg: string | null;
+  files: ExportFiles;
   db: Db;
   store: ExportsStore;
   streams: StreamStore;
@@ -86,28 +45,8 @@ export function exportsService(deps: {
   log: FastifyBaseLogger;
 }) {
   const { config, db, store } = deps;
-  const ffmpegOrFail = () => {
-    if (!deps.ffmpeg)
-      throw new Error('no ffmpeg on this machine: set FFMPEG_PATH, or install ffmpeg on PATH');
-    return deps.ffmpeg;
-  };
-  const dir = join(config.dataDir, 'exports');
-  mkdirSync(dir, { recursive: true });
-  const finalPath = (id: string) => join(dir, `${id}.mp4`);
+  const files = deps.files;
   const present = (e: ExportsTable) => presentExport(e, config.publicBaseUrl);
-
-  /** Removes an export's files: the MP4 and whatever an attempt left (partial output, scratch). */
-  function removeFiles(id: string, keepFinal = false): void {
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names)
-      if (name.startsWith(`${id}.`) && !(keepFinal && name === `${id}.mp4`))
-        rmSync(join(dir, name), { recursive: true, force: true });
-  }
 
   // The recording's timeline records the export once it is committed.
   deps.bus.on('export.completed', (e) => {
@@ -119,107 +58,7 @@ export function exportsService(deps: {
       );
   });
 
-  async function attempt(
-    job: ClaimedJob<RenderPayload>,
-    signal: AbortSignal,
-  ): Promise<Outcome<RenderDetail>> {
-    const id = job.payload.export_id;
-    if (job.attempt > MAX_ATTEMPTS)
-      return {
-        ok: false,
-        final: true,
-        error: `the render was interrupted ${MAX_ATTEMPTS} times (its worker stopped or died)`,
-      };
-    const row = await store.start(id, job.attempt, now());
-    // Deleted with its session, or finished by an attempt whose lease had run out: nothing to do.
-    if (!row) return { ok: true };
-    removeFiles(id, true);
-    const part = join(dir, `${id}.${job.attempt}.part`);
-    let reported = 0;
-    try {
-      const result = await render(deps.streams, {
-        sessionId: row.session_id,
-        layout: row.layout as Layout,
-        orientation: row.orientation as Orientation,
-        focus: row.focus,
-        output: part,
-        workDir: join(dir, `${id}.${job.attempt}.work`),
-        ffmpeg: ffmpegOrFail(),
-        font: nameFont(),
-        signal,
-        onProgress: (fraction) => {
-          if (Date.now() - reported < PROGRESS_EVERY_MS) return;
-          reported = Date.now();
-          void store.progress(id, job.attempt, Math.floor(fraction * 1000)).catch(() => {});
-        },
-      });
-      // Complete files only ever appear under the final name: a reader sees all of it or nothing.
-      renameSync(part, finalPath(id));
-      const current = await store.forJob(id);
-      if (!current || current.status !== 'processing') {
-        // The session was deleted, or a participant redacted, while this rendered: keep nothing.
-        removeFiles(id);
-        return { ok: true };
-      }
-      const detail: Rendered = { sizeBytes: result.bytes, durationMs: Math.round(result.durationUs / 1000) };
-      return { ok: true, detail };
-    } catch (err) {
-      rmSync(part, { force: true });
-      if (signal.aborted) {
-        await store.requeue(id, job.attempt).catch(() => {});
-        return { ok: false, error: 'interrupted' };
-      }
-      const log =
-        err instanceof RenderError && err.log ? err.log.split(config.dataDir).join('$DATA_DIR') : null;
-      const message = (err as Error).message.split(config.dataDir).join('$DATA_DIR');
-      // Bad media or an ffmpeg refusal would fail the same way again; anything else may be passing.
-      const final = err instanceof RenderError || err instanceof MediaError;
-      return { ok: false, final, error: message, detail: { log } };
-    }
-  }
-
-  async function settle(
-    trx: Trx,
-    job: ClaimedJob<RenderPayload>,
-    outcome: Outcome<RenderDetail>,
-    nextRunAt: number | null,
-  ) {
-    const id = job.payload.export_id;
-    const at = now();
-    if (outcome.ok) {
-      const detail = outcome.detail;
-      if (!detail || !('sizeBytes' in detail) || !(await store.complete(trx, id, job.attempt, at, detail)))
-        return;
-      const row = (await store.forJob(id, trx))!;
-      await deps.bus.publish(trx, {
-        id: newId(),
-        type: 'export.completed',
-        at,
-        orgId: row.org_id,
-        projectId: row.project_id,
-        sessionId: row.session_id,
-        data: present(row),
-      });
-      return;
-    }
-    const error = outcome.error ?? 'the render failed';
-    const log = outcome.detail && 'log' in outcome.detail ? outcome.detail.log : null;
-    if (nextRunAt !== null) await store.retrying(trx, id, job.attempt, error, log);
-    else await store.fail(trx, id, job.attempt, at, error, log);
-  }
-
-  const jobKind: JobKind<RenderPayload, RenderDetail> = {
-    kind: RENDER_JOB,
-    concurrency: config.exportConcurrency,
-    leaseMs: config.exportLeaseS * 1000,
-    retryDelayMs: (n) => (n < MAX_ATTEMPTS ? 10_000 * n : undefined),
-    run: attempt,
-    settle,
-  };
-
   return {
-    jobKind,
-
     /**
      * Queues an export of an ended session. 404 for a session outside the caller's project, 503
      * when billing refuses, 409 while the session is live or when nothing was recorded, 400 for a
@@ -290,7 +129,7 @@ export function exportsService(deps: {
         throw new NotFound(`the export's file was deleted: ${job.error}`);
       if (job.status !== 'completed')
         throw new Conflict(`the export is ${job.status}: the file can be downloaded once it is completed`);
-      const path = finalPath(id);
+      const path = files.finalPath(id);
       let size: number;
       try {
         size = statSync(path).size;
@@ -314,7 +153,7 @@ export function exportsService(deps: {
         await store.withdraw(trx, ids, reason, now());
         return ids;
       });
-      for (const id of ids) removeFiles(id);
+      for (const id of ids) files.remove(id);
       return ids.length;
     },
 
@@ -327,7 +166,7 @@ export function exportsService(deps: {
         await store.deleteOfSession(trx, sessionId);
         return ids;
       });
-      for (const id of ids) removeFiles(id);
+      for (const id of ids) files.remove(id);
       return ids.length;
     },
   };

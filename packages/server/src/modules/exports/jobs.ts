@@ -1,0 +1,156 @@
+import { renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { EventBus } from '../../bus/events.js';
+import type { Config } from '../../config.js';
+import type { Trx } from '../../db/types.js';
+import type { ClaimedJob, JobKind, Outcome } from '../../jobs/queue.js';
+import { newId } from '../../lib/ids.js';
+import { now } from '../../lib/time.js';
+import type { StreamStore } from '../../streams/store.js';
+import { MediaError } from './codecs.js';
+import type { ExportFiles } from './files.js';
+import { nameFont } from './fonts.js';
+import type { Layout, Orientation } from './layout.js';
+import { presentExport } from './present.js';
+import { render, RenderError } from './render.js';
+import type { ExportsStore } from './store.js';
+
+/** The job that renders one export. */
+export const RENDER_JOB = 'export.render';
+/** A render is tried at most this many times (a worker that died used one up), then fails. */
+export const MAX_ATTEMPTS = 3;
+const PROGRESS_EVERY_MS = 2000;
+
+export interface RenderPayload {
+  export_id: string;
+}
+
+interface Rendered {
+  sizeBytes: number;
+  durationMs: number;
+}
+
+/** What a render attempt records: the file's size and length, or the end of ffmpeg's log. */
+type RenderDetail = Rendered | { log: string | null };
+
+/**
+ * The exports module's job: renders an export in whichever process claims it, streaming the
+ * recording into ffmpeg, writing to a temporary name renamed into place when complete, and
+ * recording the outcome (and `export.completed`) in the transaction that settles the attempt.
+ */
+export function renderJob(deps: {
+  config: Config;
+  /** the ffmpeg binary (chosen and logged at start), null when the machine has none */
+  ffmpeg: string | null;
+  store: ExportsStore;
+  streams: StreamStore;
+  files: ExportFiles;
+  bus: EventBus;
+  log: FastifyBaseLogger;
+}): JobKind<RenderPayload, RenderDetail> {
+  const { config, store, files } = deps;
+  const ffmpegOrFail = () => {
+    if (!deps.ffmpeg)
+      throw new Error('no ffmpeg on this machine: set FFMPEG_PATH, or install ffmpeg on PATH');
+    return deps.ffmpeg;
+  };
+
+  async function attempt(
+    job: ClaimedJob<RenderPayload>,
+    signal: AbortSignal,
+  ): Promise<Outcome<RenderDetail>> {
+    const id = job.payload.export_id;
+    if (job.attempt > MAX_ATTEMPTS)
+      return {
+        ok: false,
+        final: true,
+        error: `the render was interrupted ${MAX_ATTEMPTS} times (its worker stopped or died)`,
+      };
+    const row = await store.start(id, job.attempt, now());
+    // Deleted with its session, or finished by an attempt whose lease had run out: nothing to do.
+    if (!row) return { ok: true };
+    files.remove(id, true);
+    const part = join(files.dir, `${id}.${job.attempt}.part`);
+    let reported = 0;
+    try {
+      const result = await render(deps.streams, {
+        sessionId: row.session_id,
+        layout: row.layout as Layout,
+        orientation: row.orientation as Orientation,
+        focus: row.focus,
+        output: part,
+        workDir: join(files.dir, `${id}.${job.attempt}.work`),
+        ffmpeg: ffmpegOrFail(),
+        font: nameFont(),
+        signal,
+        onProgress: (fraction) => {
+          if (Date.now() - reported < PROGRESS_EVERY_MS) return;
+          reported = Date.now();
+          void store.progress(id, job.attempt, Math.floor(fraction * 1000)).catch(() => {});
+        },
+      });
+      // Complete files only ever appear under the final name: a reader sees all of it or nothing.
+      renameSync(part, files.finalPath(id));
+      const current = await store.forJob(id);
+      if (!current || current.status !== 'processing') {
+        // The session was deleted, or a participant redacted, while this rendered: keep nothing.
+        files.remove(id);
+        return { ok: true };
+      }
+      const detail: Rendered = { sizeBytes: result.bytes, durationMs: Math.round(result.durationUs / 1000) };
+      return { ok: true, detail };
+    } catch (err) {
+      rmSync(part, { force: true });
+      if (signal.aborted) {
+        await store.requeue(id, job.attempt).catch(() => {});
+        return { ok: false, error: 'interrupted' };
+      }
+      const log =
+        err instanceof RenderError && err.log ? err.log.split(config.dataDir).join('$DATA_DIR') : null;
+      const message = (err as Error).message.split(config.dataDir).join('$DATA_DIR');
+      // Bad media or an ffmpeg refusal would fail the same way again; anything else may be passing.
+      const final = err instanceof RenderError || err instanceof MediaError;
+      return { ok: false, final, error: message, detail: { log } };
+    }
+  }
+
+  async function settle(
+    trx: Trx,
+    job: ClaimedJob<RenderPayload>,
+    outcome: Outcome<RenderDetail>,
+    nextRunAt: number | null,
+  ) {
+    const id = job.payload.export_id;
+    const at = now();
+    if (outcome.ok) {
+      const detail = outcome.detail;
+      if (!detail || !('sizeBytes' in detail) || !(await store.complete(trx, id, job.attempt, at, detail)))
+        return;
+      const row = (await store.forJob(id, trx))!;
+      await deps.bus.publish(trx, {
+        id: newId(),
+        type: 'export.completed',
+        at,
+        orgId: row.org_id,
+        projectId: row.project_id,
+        sessionId: row.session_id,
+        data: presentExport(row, config.publicBaseUrl),
+      });
+      return;
+    }
+    const error = outcome.error ?? 'the render failed';
+    const log = outcome.detail && 'log' in outcome.detail ? outcome.detail.log : null;
+    if (nextRunAt !== null) await store.retrying(trx, id, job.attempt, error, log);
+    else await store.fail(trx, id, job.attempt, at, error, log);
+  }
+
+  return {
+    kind: RENDER_JOB,
+    concurrency: config.exportConcurrency,
+    leaseMs: config.exportLeaseS * 1000,
+    retryDelayMs: (n) => (n < MAX_ATTEMPTS ? 10_000 * n : undefined),
+    run: attempt,
+    settle,
+  };
+}
