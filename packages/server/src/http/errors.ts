@@ -43,16 +43,6 @@ export class Conflict extends ApiError {
     super(409, 'CONFLICT', message);
   }
 }
-export class PayloadTooLarge extends ApiError {
-  constructor(message: string) {
-    super(413, 'PAYLOAD_TOO_LARGE', message);
-  }
-}
-export class UnsupportedMediaType extends ApiError {
-  constructor(message: string) {
-    super(415, 'UNSUPPORTED_MEDIA_TYPE', message);
-  }
-}
 export class RateLimited extends ApiError {
   constructor(message: string, retryAfterS: number) {
     super(429, 'RATE_LIMITED', message, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterS))) });

@@ -4,10 +4,3 @@ import { v7 } from 'uuid';
 export function newId(): string {
   return v7();
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True when the text is a UUID in canonical form. */
-export function isUuid(text: string): boolean {
-  return UUID.test(text);
-}

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -27,11 +27,4 @@ export function hmacHex(key: Buffer, text: string): string {
 /** SHA-256 as lowercase hex. */
 export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
-}
-
-/** Constant-time comparison of two strings. */
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

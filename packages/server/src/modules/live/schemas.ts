@@ -31,10 +31,3 @@ export const ConnectionToken = Type.Object({
   expires_in: Type.Integer({ description: 'seconds until expiry: 300' }),
   session: Type.String(),
 });
-
-export const WsQuery = Type.Object({
-  session: Type.String({ format: 'uuid' }),
-  access_token: Type.String({ minLength: 1, maxLength: 4096 }),
-  user_id: UserId,
-  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('binary')])),
-});

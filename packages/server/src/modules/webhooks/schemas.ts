@@ -9,7 +9,6 @@ export const EVENT_TYPES = [
   'recording.ready',
   'export.completed',
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 const Url = Type.String({
   minLength: 1,
