@@ -19,6 +19,7 @@
 import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
 import { expectCall } from './lib/http.ts';
+import { benchTenant } from './lib/tenant.ts';
 import { median, runLoad, type LoadOptions, type LoadResult } from './lib/load.ts';
 import { startTsServer, startVss, stopAll, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
@@ -54,36 +55,9 @@ function flag(args: string[], name: string): number | undefined {
   return n;
 }
 
-/** Register → API key → session, all through the real API. */
+/** A tenant and its session through the real API, and the GET the benchmark repeats. */
 async function bootstrap(base: string) {
-  const register = await expectCall<{ data: { project_id: string } }>(201, `${base}/v1/auth/register`, {
-    method: 'POST',
-    json: { email: `bench-${Date.now()}@example.com`, password: 'bench-password-1234' },
-  });
-  const cookie = register.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .find((c) => c.startsWith('service_session='));
-  if (!cookie) throw new Error('register set no service_session cookie');
-  const projectId = register.json.data.project_id;
-
-  const key = await expectCall<{ data: { secret: string } }>(
-    201,
-    `${base}/v1/projects/${projectId}/api-keys`,
-    {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/json' },
-      json: {},
-    },
-  );
-  const auth = { authorization: `Bearer ${key.json.data.secret}` };
-
-  const session = await expectCall<{ data: { id: string } }>(201, `${base}/v1/sessions`, {
-    method: 'POST',
-    headers: auth,
-    json: { name: 'bench' },
-  });
-  const sessionId = session.json.data.id;
+  const { projectId, sessionId, auth } = await benchTenant(base, 'api');
   const getPath = `/v1/projects/${projectId}/sessions/${sessionId}`;
   const got = await expectCall(200, base + getPath, { headers: auth });
   return { projectId, sessionId, auth, getPath, getBody: got.text };

@@ -28,7 +28,7 @@
  * uses the preset it does). --keep leaves the DATA_DIR.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encoderArgs, X264 } from '../packages/server/src/modules/exports/graph.ts';
@@ -36,10 +36,11 @@ import type { sqliteStreamStore as SqliteStreamStore } from '../packages/server/
 import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
+import { benchTenant } from './lib/tenant.ts';
 import { CAM_FPS, FFMPEG, mediaFiles, writeRecording, type MediaFiles } from './lib/export-fixture.ts';
 import { waitForQuiet } from './lib/machine.ts';
 import { median } from './lib/load.ts';
-import { ProcSampler, readProc } from './lib/proc.ts';
+import { ProcSampler, readProc, resetPeak } from './lib/proc.ts';
 import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
@@ -140,15 +141,6 @@ function ffmpegChildOf(pid: number): number | null {
     }
   }
   return null;
-}
-
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function renderVss(server: ServerProcess, sessionId: string, key: string): Promise<Run> {
@@ -278,28 +270,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
   try {
     // ------------------------------------------------------------ the recording
     const first = await start('vss (bootstrap)');
-    const reg = await expectCall<{ data: { project_id: string } }>(201, `${first.url}/v1/auth/register`, {
-      method: 'POST',
-      json: { email: `bench-export-${Date.now()}@example.com`, password: 'bench-password-1234' },
-    });
-    const cookie = reg.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0]!)
-      .find((c) => c.startsWith('service_session='))!;
-    const key = (
-      await expectCall<{ data: { secret: string } }>(
-        201,
-        `${first.url}/v1/projects/${reg.json.data.project_id}/api-keys`,
-        { method: 'POST', headers: { cookie }, json: {} },
-      )
-    ).json.data.secret;
-    const sessionId = (
-      await expectCall<{ data: { id: string } }>(201, `${first.url}/v1/sessions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}` },
-        json: { name: 'export bench' },
-      })
-    ).json.data.id;
+    const { sessionId, secret: key } = await benchTenant(first.url, 'export');
     await first.stop();
     const g0 = performance.now();
     const mod = (await import(join(ROOT, 'packages/server/dist/streams/sqlite.js'))) as {

@@ -28,6 +28,7 @@ import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
 import { numFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
+import { benchTenant } from './lib/tenant.ts';
 import { FanoutLoad, type LoadPlan, type RoomPlan, type WindowResult } from './lib/live-load.ts';
 import { readMachineCpu, readSchedstat, waitForQuiet } from './lib/machine.ts';
 import type { Transport } from './lib/ws-link.ts';
@@ -181,23 +182,9 @@ async function pool<T, R>(items: T[], concurrency: number, fn: (item: T) => Prom
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Register → API key, through the real API (as bench/api.ts does). */
+/** An API key's authorization header, through the real API. */
 export async function bootstrap(base: string): Promise<Record<string, string>> {
-  const register = await expectCall<{ data: { project_id: string } }>(201, `${base}/v1/auth/register`, {
-    method: 'POST',
-    json: { email: `bench-fanout-${Date.now()}@example.com`, password: 'bench-password-1234' },
-  });
-  const cookie = register.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .find((c) => c.startsWith('service_session='));
-  if (!cookie) throw new Error('register set no service_session cookie');
-  const key = await expectCall<{ data: { secret: string } }>(
-    201,
-    `${base}/v1/projects/${register.json.data.project_id}/api-keys`,
-    { method: 'POST', headers: { cookie }, json: {} },
-  );
-  return { authorization: `Bearer ${key.json.data.secret}` };
+  return (await benchTenant(base, 'fanout')).auth;
 }
 
 /** The rooms of a scenario: relay rooms, or real sessions with a connection token per participant. */

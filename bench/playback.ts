@@ -53,6 +53,7 @@ import { join, resolve } from 'node:path';
 import type { BenchOptions } from './run.ts';
 import { intFlag, strFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
+import { benchTenant } from './lib/tenant.ts';
 import { median, quantile } from './lib/load.ts';
 import {
   FIXED_EPOCH_MS,
@@ -62,7 +63,7 @@ import {
   type FixtureSpec,
 } from './lib/playback-fixture.ts';
 import type { ReaderResult, ReaderTask } from './lib/playback-reader.ts';
-import { readProc } from './lib/proc.ts';
+import { readProc, resetPeak } from './lib/proc.ts';
 import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
@@ -148,39 +149,10 @@ class ReaderProcess {
   }
 }
 
-/** Register → API key → session, through the real API. */
+/** A tenant's session and API key, through the real API. */
 async function bootstrap(base: string): Promise<{ sessionId: string; secret: string }> {
-  const register = await expectCall<{ data: { project_id: string } }>(201, `${base}/v1/auth/register`, {
-    method: 'POST',
-    json: { email: `bench-playback-${Date.now()}@example.com`, password: 'bench-password-1234' },
-  });
-  const cookie = register.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .find((c) => c.startsWith('service_session='));
-  if (!cookie) throw new Error('register set no service_session cookie');
-  const key = await expectCall<{ data: { secret: string } }>(
-    201,
-    `${base}/v1/projects/${register.json.data.project_id}/api-keys`,
-    { method: 'POST', headers: { cookie }, json: { label: 'playback bench' } },
-  );
-  const secret = key.json.data.secret;
-  const session = await expectCall<{ data: { id: string } }>(201, `${base}/v1/sessions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${secret}` },
-    json: { name: 'playback bench' },
-  });
-  return { sessionId: session.json.data.id, secret };
-}
-
-/** Resets the peak RSS (VmHWM) of a process to its current RSS; false when the kernel refuses. */
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
+  const { sessionId, secret } = await benchTenant(base, 'playback');
+  return { sessionId, secret };
 }
 
 /** Reads a file once, so that every reader starts from the page cache. */

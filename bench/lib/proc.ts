@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ); 100 on every mainstream Linux. */
 const CLK_TCK = (() => {
@@ -86,5 +86,15 @@ export class ProcSampler {
     this.sample();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+}
+
+/** Resets the peak RSS (VmHWM) of a process to its current RSS; false when the kernel refuses. */
+export function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -10,7 +10,7 @@ import {
   startApp,
   tenant,
   type TestApp,
-} from './helpers.js';
+} from './support/app.js';
 
 describe('accounts', () => {
   let t: TestApp;

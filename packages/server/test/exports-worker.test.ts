@@ -12,17 +12,12 @@ import {
   startApp,
   tenant,
   type TestApp,
-} from './helpers.js';
-import {
-  decodeVideo,
-  downloadTo,
-  recordSession,
-  solidJpeg,
-  waitForJob,
-  type Planned,
-} from './export-helpers.js';
-import { eventually } from './live-helpers.js';
-import { dropPgSchema, pgSchemaUrl } from './process-helpers.js';
+} from './support/app.js';
+import { decodeVideo } from './support/decode.js';
+import { downloadTo, waitForJob } from './support/exports.js';
+import { recordSession, solidJpeg, type Planned } from './support/media.js';
+import { eventually } from './support/live.js';
+import { dropPgSchema, pgSchemaUrl } from './support/process.js';
 
 const WORKER = resolve(__dirname, '../src/worker.ts');
 const SECONDS = 25;

@@ -11,27 +11,22 @@ import {
   tenant,
   type Tenant,
   type TestApp,
-} from './helpers.js';
+} from './support/app.js';
+import { decodeAudio, decodeVideo, nearest, probe, rms } from './support/decode.js';
 import {
-  decodeAudio,
-  decodeVideo,
   evc1,
-  exportTo,
   avccChunks,
   h264Chunks,
-  nearest,
   opusPackets,
   pcmChunks,
-  probe,
   recordSession,
-  rms,
   solidJpeg,
   vpxChunks,
-  waitForJob,
   type Planned,
-} from './export-helpers.js';
-import { eventually, join as joinLive, jpeg, leave, publish } from './live-helpers.js';
-import { receiver, verifies, type Receiver } from './webhook-helpers.js';
+} from './support/media.js';
+import { exportTo, waitForJob } from './support/exports.js';
+import { eventually, join as joinLive, jpeg, leave, publish } from './support/live.js';
+import { receiver, verifies, type Receiver } from './support/webhooks.js';
 
 const FPS = 15;
 const frameAt = (ms: number) => Math.round(ms);

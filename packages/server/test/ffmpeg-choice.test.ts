@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { locateFfmpeg } from '../src/modules/exports/ffmpeg.js';
-import { startApp } from './helpers.js';
+import { startApp } from './support/app.js';
 
 /** A folder holding an executable `ffmpeg` that only answers `-version` with this line. */
 function fakeFfmpeg(version: string): string {

@@ -1,15 +1,20 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, call, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import {
+  BASE,
+  call,
+  expectError,
+  startApp,
+  tenant,
+  type Tenant,
+  type TestApp,
+  useApp,
+} from './support/app.js';
 
 describe('the HTTP edge', () => {
   let t: TestApp;
   let a: Tenant;
-  beforeAll(async () => {
-    t = await startApp();
-    a = await tenant(t);
-  });
-  afterAll(() => t.close());
+  useApp((app, tenant) => ((t = app), (a = tenant)));
 
   it('answers health as plain text while the database answers', async () => {
     const res = await call(t, 'GET', '/health');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
+import { call, expectError, startApp, tenant, type Tenant, type TestApp } from './support/app.js';
 
 describe('Idempotency-Key', () => {
   let t: TestApp;

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BASE,
   call,
   email,
   expectError,
   register,
-  startApp,
-  tenant,
   type Account,
   type Tenant,
   type TestApp,
-} from './helpers.js';
+  useApp,
+} from './support/app.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
@@ -18,11 +17,7 @@ const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 describe('invitations', () => {
   let t: TestApp;
   let a: Tenant;
-  beforeAll(async () => {
-    t = await startApp();
-    a = await tenant(t);
-  });
-  afterAll(() => t.close());
+  useApp((app, tenant) => ((t = app), (a = tenant)));
 
   /** Invites an address into A's organisation with the key and returns the created invitation. */
   async function invite(address: string, role = 'member') {

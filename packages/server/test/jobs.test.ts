@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/transaction.js';
 import { JobQueue, type ClaimedJob, type JobKind } from '../src/jobs/queue.js';
-import { startApp, type TestApp } from './helpers.js';
-import { eventually } from './live-helpers.js';
+import { startApp, type TestApp } from './support/app.js';
+import { eventually } from './support/live.js';
 
 let t: TestApp;
 let queue: JobQueue;

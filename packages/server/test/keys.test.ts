@@ -8,17 +8,14 @@ import {
   tenant,
   type Tenant,
   type TestApp,
-} from './helpers.js';
-import { eventually } from './live-helpers.js';
+  useApp,
+} from './support/app.js';
+import { eventually } from './support/live.js';
 
 describe('API keys', () => {
   let t: TestApp;
   let a: Tenant;
-  beforeAll(async () => {
-    t = await startApp();
-    a = await tenant(t);
-  });
-  afterAll(() => t.close());
+  useApp((app, tenant) => ((t = app), (a = tenant)));
 
   it('shows a new key secret once, and stores only its peppered hash', async () => {
     const res = await call(t, 'POST', `/v1/projects/${a.projectId}/api-keys`, {

@@ -1,8 +1,8 @@
 import { LiveClient, type LiveMessage } from '@vss/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { createSession, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
-import { eventually, jpeg, listen, token } from './live-helpers.js';
+import { createSession, startApp, tenant, type Tenant, type TestApp } from './support/app.js';
+import { eventually, jpeg, listen, token } from './support/live.js';
 
 describe('the live client against the real server', () => {
   let t: TestApp;

@@ -6,30 +6,26 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { sqliteStreamStore } from '../src/streams/sqlite.js';
-import { ENGINE, PG_URL, REDIS_URL } from './helpers.js';
-import { jpeg } from './live-helpers.js';
-import { dropPgSchema, freePort, pgSchemaUrl, runServer, waitForHttp, type Proc } from './process-helpers.js';
+import { ENGINE, PG_URL, REDIS_URL } from './support/app.js';
+import { jpeg } from './support/live.js';
+import {
+  dropPgSchema,
+  freePort,
+  httpJson,
+  httpTenant,
+  pgSchemaUrl,
+  runServer,
+  waitForHttp,
+  type Proc,
+} from './support/process.js';
+import { eventually } from './support/wait.js';
 
-/** Bootstraps an account, a key and a session over real HTTP. */
+/** A tenant (through the one tenant bootstrap), a session and connection tokens over real HTTP. */
 async function bootstrap(base: string) {
-  const post = async (path: string, body: unknown, headers: Record<string, string>) => {
-    const res = await fetch(base + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return { res, data: ((await res.json()) as { data: any }).data };
-  };
-  const reg = await post(
-    '/v1/auth/register',
-    { email: `c-${Date.now()}-${Math.random()}@example.com`, password: 'cluster password' },
-    {},
-  );
-  const cookie = reg.res.headers.get('set-cookie')!.split(';')[0]!;
-  const key = (await post(`/v1/projects/${reg.data.project_id}/api-keys`, {}, { cookie })).data
-    .secret as string;
-  const session = (await post('/v1/sessions', { name: 'cluster' }, { authorization: `Bearer ${key}` })).data;
+  const { key } = await httpTenant(base);
+  const session = (
+    await httpJson(base, 'POST', '/v1/sessions', { name: 'cluster' }, { authorization: `Bearer ${key}` })
+  ).data;
   const tokenFor = async (userId: string, b = base) =>
     (
       (await (
@@ -57,16 +53,6 @@ function client(base: string, session: string, userId: string, token: () => Prom
   c.on('message', (m) => messages.push(m));
   c.on('control', (m) => controls.push(m));
   return { c, messages, controls };
-}
-
-async function until<T>(fn: () => T, ms = 10_000, what = 'condition'): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
@@ -113,7 +99,7 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
       await alice.c.connect();
       const welcome = await bob.c.connect();
       expect((welcome.data.participants as string[]).sort()).toEqual(['alice', 'bob']);
-      await until(
+      await eventually(
         () => alice.controls.find((m) => m.event === 'join' && m.user_id === 'bob'),
         10_000,
         'join across processes',
@@ -125,17 +111,17 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
         seqs.push(await bob.c.publish('media/bob/cam', jpeg(100 + i, 2000), { ack: true }));
       }
       await alice.c.publishChat('from process one', { ack: true });
-      await until(
+      await eventually(
         () => bob.messages.filter((m) => m.streamType === 'media/alice/cam').length === 20,
         10_000,
         'alice frames at bob',
       );
-      await until(
+      await eventually(
         () => alice.messages.filter((m) => m.streamType === 'media/bob/cam').length === 20,
         10_000,
         'bob frames at alice',
       );
-      await until(() => bob.messages.find((m) => m.streamType === 'chat'), 10_000, 'chat at bob');
+      await eventually(() => bob.messages.find((m) => m.streamType === 'chat'), 10_000, 'chat at bob');
       const got = bob.messages.filter((m) => m.streamType === 'media/alice/cam');
       got.forEach((m, i) => expect(Buffer.from(m.payload).equals(jpeg(i, 2000))).toBe(true));
       expect(new Set(seqs).size).toBe(seqs.length);

@@ -1,8 +1,8 @@
 import { BINARY_PUBLISH, decodeBinaryFrame, encodeBinaryFrame, encodeEvc1 } from '@vss/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/bus/events.js';
-import { call, createSession, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
-import { eventually, join, jpeg, leave, listen, openSocket, publish, token } from './live-helpers.js';
+import { call, createSession, startApp, tenant, type Tenant, type TestApp } from './support/app.js';
+import { eventually, join, jpeg, leave, listen, openSocket, publish, token } from './support/live.js';
 
 const isControl = (event: string) => (m: Record<string, any>) => m.type === 'control' && m.event === event;
 const isMessage = (streamType: string) => (m: Record<string, any>) =>

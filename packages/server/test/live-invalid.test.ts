@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_STRIKES, RATE_BURST } from '../src/modules/live/message-guard.js';
 import { MAX_CONTROL_BYTES } from '../src/modules/live/wire-limits.js';
-import { call, createSession, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
-import { join, leave, publish } from './live-helpers.js';
+import { call, createSession, type Tenant, type TestApp, useApp } from './support/app.js';
+import { join, leave, publish } from './support/live.js';
 
 const isError = (code: string) => (m: Record<string, any>) =>
   m.type === 'control' && m.event === 'error' && m.data?.code === code;
@@ -10,11 +10,7 @@ const isError = (code: string) => (m: Record<string, any>) =>
 describe('invalid live messages', () => {
   let t: TestApp;
   let a: Tenant;
-  beforeAll(async () => {
-    t = await startApp();
-    a = await tenant(t);
-  });
-  afterAll(() => t.close());
+  useApp((app, tenant) => ((t = app), (a = tenant)));
 
   it('count against the rate like valid ones: garbage uses up the burst too', async () => {
     const s = await createSession(t, a.key);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createSession, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
-import { join, jpeg, leave, listen, openSocket, publish, token } from './live-helpers.js';
+import {
+  call,
+  createSession,
+  expectError,
+  startApp,
+  tenant,
+  type Tenant,
+  type TestApp,
+} from './support/app.js';
+import { join, jpeg, leave, listen, openSocket, publish, token } from './support/live.js';
 
 describe('replay over the WebSocket', () => {
   let t: TestApp;

@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createSession, expectError, startApp, tenant, type Tenant, type TestApp } from './helpers.js';
-import { listen, openSocket, token } from './live-helpers.js';
+import {
+  call,
+  createSession,
+  expectError,
+  startApp,
+  tenant,
+  type Tenant,
+  type TestApp,
+} from './support/app.js';
+import { listen, openSocket, token } from './support/live.js';
 
 describe('connection tokens', () => {
   let t: TestApp;

@@ -10,7 +10,7 @@ import {
   type Account,
   type Tenant,
   type TestApp,
-} from './helpers.js';
+} from './support/app.js';
 
 describe('members of an organisation', () => {
   let t: TestApp;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { ENGINE, PG_URL } from './helpers.js';
-import { freePort, runServer, waitForHttp, type Proc } from './process-helpers.js';
+import { ENGINE, PG_URL } from './support/app.js';
+import { freePort, runServer, waitForHttp, type Proc } from './support/process.js';
 
 const run = runServer;
 const waitFor = waitForHttp;

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApp, tenant, type Res, type Tenant, type TestApp } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, expectError, tenant, type Res, type Tenant, type TestApp, useApp } from './support/app.js';
 
 describe('projects', () => {
   let t: TestApp;
   let a: Tenant;
-  beforeAll(async () => {
-    t = await startApp();
-    a = await tenant(t);
-  });
-  afterAll(() => t.close());
+  useApp((app, tenant) => ((t = app), (a = tenant)));
 
   it('creates a project in the organisation with an API key, and lists it after the Default one', async () => {
     const res = await call(t, 'POST', '/v1/projects', {

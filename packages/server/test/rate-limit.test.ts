@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL, call, expectError, startApp, tenant, type TestApp } from './helpers.js';
+import { REDIS_URL, call, expectError, startApp, tenant, type TestApp } from './support/app.js';
 
 describe('rate limits', () => {
   let t: TestApp;
@@ -102,7 +102,7 @@ describe.skipIf(!REDIS_URL)('rate limits shared through Redis', () => {
   });
 
   it('throttles sign-in failures across processes', async () => {
-    const { register, PASSWORD } = await import('./helpers.js');
+    const { register, PASSWORD } = await import('./support/app.js');
     const one = await startApp({ env: { REDIS_URL } });
     const two = await startApp({ env: { REDIS_URL }, dataDir: one.dataDir, pgSchema: one.pgSchema });
     try {

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, PG_URL } from './helpers.js';
-import { dropPgSchema, freePort, pgSchemaUrl, runServer, waitForHttp, type Proc } from './process-helpers.js';
+import { ENGINE, PG_URL } from './support/app.js';
+import { dropPgSchema, freePort, pgSchemaUrl, runServer, waitForHttp, type Proc } from './support/process.js';
 
 const ROOT = resolve(__dirname, '../../..');
 

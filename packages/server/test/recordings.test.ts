@@ -12,8 +12,8 @@ import {
   tenant,
   type Tenant,
   type TestApp,
-} from './helpers.js';
-import { eventually, join as joinLive, jpeg, leave, publish, type TestSocket } from './live-helpers.js';
+} from './support/app.js';
+import { eventually, join as joinLive, jpeg, leave, publish, type TestSocket } from './support/live.js';
 
 const T0 = 1_800_000_000_000;
 /** A byte pattern that appears only inside alice's camera frames. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/bus/events.js';
 import {
   call,
@@ -10,7 +10,8 @@ import {
   type Tenant,
   type TestApp,
   switchableGate,
-} from './helpers.js';
+  useApp,
+} from './support/app.js';
 
 const SESSION_FIELDS = [
   'created_at',
@@ -26,11 +27,7 @@ const SESSION_FIELDS = [
 describe('sessions', () => {
   let t: TestApp;
   let a: Tenant;
-  beforeAll(async () => {
-    t = await startApp();
-    a = await tenant(t);
-  });
-  afterAll(() => t.close());
+  useApp((app, tenant) => ((t = app), (a = tenant)));
 
   it('creates a session on either route, not started, private, made by an API key', async () => {
     const one = await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'Standup' } });

@@ -1,8 +1,8 @@
 import { copyFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENGINE, call, createSession, expectError, startApp, tenant, type TestApp } from './helpers.js';
-import { eventually, join as joinLive, jpeg, publish } from './live-helpers.js';
+import { ENGINE, call, createSession, expectError, startApp, tenant, type TestApp } from './support/app.js';
+import { eventually, join as joinLive, jpeg, publish } from './support/live.js';
 
 describe('a data directory removed or replaced under a running server', () => {
   let t: TestApp | undefined;

@@ -11,7 +11,7 @@ import {
   type StreamStore,
 } from '../src/streams/store.js';
 import { StreamWriter } from '../src/streams/writer.js';
-import { ENGINE, startApp, type TestApp } from './helpers.js';
+import { ENGINE, startApp, type TestApp } from './support/app.js';
 
 const T0 = 1_800_000_000_000;
 

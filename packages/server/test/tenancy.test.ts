@@ -10,7 +10,7 @@ import {
   type Call,
   type Tenant,
   type TestApp,
-} from './helpers.js';
+} from './support/app.js';
 
 describe('tenant isolation', () => {
   let t: TestApp;

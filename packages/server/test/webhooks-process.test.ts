@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENGINE, PG_URL, REDIS_URL } from './helpers.js';
-import { eventually } from './live-helpers.js';
+import { ENGINE, PG_URL, REDIS_URL } from './support/app.js';
+import { eventually } from './support/live.js';
 import {
   dropPgSchema,
   freePort,
@@ -13,8 +13,8 @@ import {
   runServer,
   waitForHttp,
   type Proc,
-} from './process-helpers.js';
-import { receiver, type Receiver } from './webhook-helpers.js';
+} from './support/process.js';
+import { receiver, type Receiver } from './support/webhooks.js';
 
 const procs: Proc[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];

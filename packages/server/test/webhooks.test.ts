@@ -9,10 +9,10 @@ import {
   tenant,
   type Tenant,
   type TestApp,
-} from './helpers.js';
-import { eventually, jpeg, join, leave, publish } from './live-helpers.js';
-import { freePort } from './process-helpers.js';
-import { receiver, sleep, verifies, verifiesStandard, type Receiver } from './webhook-helpers.js';
+} from './support/app.js';
+import { eventually, jpeg, join, leave, publish } from './support/live.js';
+import { freePort } from './support/process.js';
+import { receiver, verifies, verifiesStandard, type Receiver } from './support/webhooks.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -50,6 +50,17 @@ async function deliveries(who: Tenant, hookId: string, query = '') {
   const res = await call(t, 'GET', `/v1/webhooks/${hookId}/deliveries${query}`, { key: who.key });
   expect(res.status).toBe(200);
   return res;
+}
+
+/** Deliveries of these webhooks still queued or running: none means nothing more is coming. */
+async function pendingDeliveries(hookIds: string[]): Promise<number> {
+  const rows = await t.runtime.database.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('group_key', 'in', hookIds)
+    .where('status', 'in', ['queued', 'running'])
+    .execute();
+  return rows.length;
 }
 
 beforeAll(async () => {
@@ -291,10 +302,12 @@ describe('webhook delivery', () => {
     const endedOnly = await newReceiver();
     const paused = await newReceiver();
     const otherProject = await newReceiver();
-    await hookFor(b, created.url, ['session.created']);
-    await hookFor(b, endedOnly.url, ['session.ended']);
-    await hookFor(b, paused.url, ['session.created'], { is_active: false });
-    await hookFor(a, otherProject.url, ['session.created']);
+    const hooks = [
+      await hookFor(b, created.url, ['session.created']),
+      await hookFor(b, endedOnly.url, ['session.ended']),
+      await hookFor(b, paused.url, ['session.created'], { is_active: false }),
+      await hookFor(a, otherProject.url, ['session.created']),
+    ];
 
     const session = await createSession(t, b.key);
     await eventually(() => created.hits.length === 1);
@@ -302,7 +315,12 @@ describe('webhook delivery', () => {
     const s = await join(t, b.key, session.id, 'alice');
     await leave(s);
     await eventually(() => endedOnly.hits.length === 1, 10_000, 'session.ended');
-    await sleep(200);
+    // Nothing else is coming once no delivery is queued or running.
+    await eventually(
+      async () => (await pendingDeliveries(hooks.map((h) => h.id))) === 0,
+      10_000,
+      'every delivery settled',
+    );
     expect(created.hits.map((h) => h.body.type)).toEqual(['session.created']);
     expect(endedOnly.hits.map((h) => h.body.type)).toEqual(['session.ended']);
     expect(paused.hits).toEqual([]);
@@ -406,7 +424,12 @@ describe('webhook delivery', () => {
     const hook = await hookFor(a, r.url, ['session.created']);
     await createSession(t, a.key);
     await eventually(async () => (await deliveries(a, hook.id)).body.data.length === 3, 5000);
-    await sleep(400);
+    // The job has failed for good: no fourth attempt is coming.
+    await eventually(
+      async () => (await pendingDeliveries([hook.id])) === 0,
+      5000,
+      'the job to fail for good',
+    );
     const log = (await deliveries(a, hook.id)).body.data;
     expect(log.map((d: any) => [d.attempt, d.status])).toEqual([
       [3, 'failed'],

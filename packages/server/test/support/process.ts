@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import pg from 'pg';
 
-const MAIN = resolve(__dirname, '../src/main.ts');
+const MAIN = resolve(__dirname, '../../src/main.ts');
 
 /** A port nobody listens on right now. */
 export function freePort(): Promise<number> {

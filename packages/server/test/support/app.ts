@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
-import { loadConfig, type Config } from '../src/config.js';
-import { UsageLimitsExceeded } from '../src/http/errors.js';
-import type { UsageGate } from '../src/modules/billing/service.js';
-import { openRuntime, type Runtime, type RuntimeOptions } from '../src/runtime.js';
+import { afterAll, beforeAll } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { UsageLimitsExceeded } from '../../src/http/errors.js';
+import type { UsageGate } from '../../src/modules/billing/service.js';
+import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 
 /** Which engine this test run uses: the vitest project sets VSS_TEST_ENGINE. */
 export const ENGINE = process.env.VSS_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
@@ -198,4 +199,19 @@ export function switchableGate(): UsageGate & { blocked: boolean } {
     },
   };
   return gate;
+}
+
+/**
+ * The app fixture of a describe block: a fresh app on its own storage and a tenant of it, made
+ * before its first test (handed to `bind`) and closed after its last.
+ */
+export function useApp(bind: (t: TestApp, a: Tenant) => void, options: StartOptions = {}): void {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startApp(options);
+    bind(app, await tenant(app));
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
 }

@@ -74,5 +74,3 @@ export function verifiesStandard(secret: string, hit: Hit): boolean {
     .split(' ')
     .some((s) => s === `v1,${expected}`);
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

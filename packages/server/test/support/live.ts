@@ -1,5 +1,7 @@
 import { WebSocket } from 'ws';
-import { call, type TestApp } from './helpers.js';
+import { call, type TestApp } from './app.js';
+
+export { eventually } from './wait.js';
 
 /** What a test socket has received, in order. */
 export interface Received {
@@ -46,21 +48,6 @@ export async function token(
   });
   if (res.status !== 200) throw new Error(`connection failed: ${res.raw}`);
   return res.body.data.access_token;
-}
-
-/** Polls `fn` until it returns a truthy value, or fails after `ms`. */
-export async function eventually<T>(
-  fn: () => T | Promise<T>,
-  ms = 10_000,
-  what = 'condition',
-): Promise<NonNullable<T>> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Opens a socket to `base` with the query; rejects with the HTTP status if the upgrade is refused. */
