@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_STRIKES, RATE_BURST } from '../src/modules/live/message-guard.js';
 import { MAX_CONTROL_BYTES } from '../src/modules/live/wire-limits.js';
 import { call, createSession, type Tenant, type TestApp, useApp } from './support/app.js';
-import { join, leave, publish } from './support/live.js';
+import { join, leave, listen, publish } from './support/live.js';
 
 const isError = (code: string) => (m: Record<string, any>) =>
   m.type === 'control' && m.event === 'error' && m.data?.code === code;
@@ -31,10 +31,24 @@ describe('invalid live messages', () => {
   it('close a connection that keeps sending them with 1008 and a reason, without parsing a flood of deeply nested JSON', async () => {
     const s = await createSession(t, a.key);
     const mallory = await join(t, a.key, s.id, 'mallory');
-    const deep = '['.repeat(50_000) + ']'.repeat(50_000);
-    for (let i = 0; i < 500; i++) mallory.ws.send(deep);
-    const closed = await mallory.closed;
-    expect(closed).toEqual({ code: 1008, reason: 'too many invalid messages' });
+    const health = `${(await listen(t)).replace('ws:', 'http:')}/health`;
+    expect(await (await fetch(health)).text()).toBe('ok'); // the HTTP client's first use is slow
+    // Each just under the size cap, so that it is the nesting that refuses it.
+    const deep = Buffer.from('['.repeat(32_000) + ']'.repeat(32_000));
+    for (let i = 0; i < 500; i++) mallory.ws.send(deep, { binary: false });
+    // While the flood is read, /health keeps answering quickly (it took half a second when every
+    // message was parsed).
+    let slowest = 0;
+    let closedYet = false;
+    const closing = mallory.closed.then((c) => ((closedYet = true), c));
+    const deadline = performance.now() + 10_000;
+    while (!closedYet && performance.now() < deadline) {
+      const started = performance.now();
+      expect(await (await fetch(health)).text()).toBe('ok');
+      slowest = Math.max(slowest, performance.now() - started);
+    }
+    expect(slowest).toBeLessThan(150);
+    expect(await closing).toEqual({ code: 1008, reason: 'too many invalid messages' });
     // Each answered one said why; the rest were never looked at.
     const refused = mallory.received.text.filter(isError('BAD_MESSAGE'));
     expect(refused.length).toBeGreaterThan(0);
@@ -65,6 +79,28 @@ describe('invalid live messages', () => {
       (await bob.waitFor((m) => m.event === 'ack' && m.data?.id === 'big-frame')).data.seq,
     ).toBeGreaterThan(0);
     await leave(bob);
+  });
+
+  it('refuse a large text message that is not a media publish before parsing it', async () => {
+    const s = await createSession(t, a.key);
+    const dave = await join(t, a.key, s.id, 'dave');
+    // Not JSON at all, but too large for anything other than media: refused for its size, unread.
+    dave.ws.send('x'.repeat(MAX_CONTROL_BYTES + 1));
+    const refused = await dave.waitFor(isError('TOO_LARGE'));
+    expect(refused.data.message).toMatch(/other than media publishes are limited to 65536 bytes/);
+    // A large chat says which message it was (the id after the body is read without parsing).
+    dave.send(publish('chat', Buffer.alloc(MAX_CONTROL_BYTES, 1), { id: 'large-chat' }));
+    const named = await dave.waitFor((m) => m.event === 'error' && m.data?.id === 'large-chat');
+    expect(named.data.code).toBe('TOO_LARGE');
+    // A large media publish in JSON is still accepted.
+    const frame = Buffer.alloc(200 * 1024, 7);
+    frame.set([0xff, 0xd8, 0xff, 0xe0]);
+    frame.set([0xff, 0xd9], frame.length - 2);
+    dave.send(publish('media/dave/cam', frame, { id: 'json-frame' }));
+    expect(
+      (await dave.waitFor((m) => m.event === 'ack' && m.data?.id === 'json-frame')).data.seq,
+    ).toBeGreaterThan(0);
+    await leave(dave);
   });
 
   it('bound JSON nesting before parsing: a message nested deeper than the protocol needs is refused', async () => {

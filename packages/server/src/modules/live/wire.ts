@@ -59,6 +59,10 @@ export function decodeClientMessage(data: Buffer, isBinary: boolean): ClientMess
       },
     };
   }
+  // A text message too large for anything but media is refused unread unless it says it is media:
+  // parsing it first would let a 2 MiB chat or garbage message cost a full parse.
+  if (data.length > MAX_CONTROL_BYTES && !namesMediaStream(data))
+    return tooLargeForControl(cheapId(data, false));
   if (!jsonDepthWithin(data))
     return invalid(LIVE_ERRORS.BAD_MESSAGE, `JSON messages nest at most ${MAX_JSON_DEPTH} levels deep`);
   let m: Record<string, unknown>;
@@ -94,6 +98,19 @@ export function decodeClientMessage(data: Buffer, isBinary: boolean): ClientMess
       ...(id !== undefined ? { id } : {}),
     },
   };
+}
+
+const STREAM_TYPE_KEY = Buffer.from('"stream_type"');
+const MEDIA_VALUE = /^\s*:\s*"media\//;
+
+/**
+ * True when the JSON text's first `"stream_type"` member names a media stream. A cheap look (a
+ * native search, which finds it near the start where the client library puts it, before the
+ * body) that only decides whether a large message is worth parsing; the parsed message decides.
+ */
+function namesMediaStream(data: Buffer): boolean {
+  const at = data.indexOf(STREAM_TYPE_KEY);
+  return at >= 0 && MEDIA_VALUE.test(data.toString('latin1', at + STREAM_TYPE_KEY.length, at + 64));
 }
 
 /**
