@@ -526,45 +526,65 @@ describe('webhook URLs that reach private addresses', () => {
     await strict?.close();
   });
 
-  it('are refused at creation unless WEBHOOK_ALLOW_PRIVATE_URLS is set', async () => {
-    for (const url of [
-      'https://127.0.0.1/hook',
-      'https://10.1.2.3/hook',
-      'https://172.20.0.1/hook',
-      'https://192.168.1.1/hook',
-      'https://169.254.169.254/latest/meta-data',
-      'https://[::1]/hook',
-      'https://[fd00:ec2::254]/hook',
-      'https://[::ffff:127.0.0.1]/hook',
-      // IPv6 forms that embed an IPv4 address, refused whole whatever the address inside:
-      'https://[::127.0.0.1]/hook', // IPv4-compatible, ::/96
-      'https://[::a9fe:a9fe]/hook',
-      'https://[::ffff:5db8:d822]/hook', // IPv4-mapped, even of a public address
-      'https://[64:ff9b::7f00:1]/hook', // NAT64
-      'https://[64:ff9b:1::a00:1]/hook', // local-use NAT64
-      'https://[2002:7f00:1::1]/hook', // 6to4
-      'https://[2001::1]/hook', // Teredo, in 2001::/23
-      // Other special-purpose ranges of the IANA registries:
-      'https://[::]/hook',
-      'https://[100::1]/hook',
-      'https://[2001:db8::1]/hook',
-      'https://[3fff::1]/hook',
-      'https://[5f00::1]/hook',
-      'https://[fe80::1]/hook',
-      'https://[ff02::1]/hook',
-      'https://100.64.0.1/hook',
-      'https://192.0.0.8/hook',
-      'https://192.31.196.1/hook',
-      'https://192.52.193.1/hook',
-      'https://192.88.99.1/hook',
-      'https://192.175.48.1/hook',
-      'https://198.18.0.1/hook',
-      'https://224.0.0.1/hook',
-      'https://255.255.255.255/hook',
-      'https://0.0.0.0/hook',
-      'https://localhost/hook',
-      'https://api.localhost/hook',
-    ]) {
+  /** Refused without WEBHOOK_ALLOW_PRIVATE_URLS, as literal IPv4, IPv6 in every embedding form, and names. */
+  const REFUSED = [
+    'https://127.0.0.1/hook',
+    'https://10.1.2.3/hook',
+    'https://172.20.0.1/hook',
+    'https://192.168.1.1/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/hook',
+    'https://[fd00:ec2::254]/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+    // IPv6 forms that embed an IPv4 address, refused whole whatever the address inside:
+    'https://[::127.0.0.1]/hook', // IPv4-compatible, ::/96
+    'https://[::a9fe:a9fe]/hook',
+    'https://[::ffff:5db8:d822]/hook', // IPv4-mapped, even of a public address
+    'https://[64:ff9b::7f00:1]/hook', // NAT64
+    'https://[64:ff9b:1::a00:1]/hook', // local-use NAT64
+    'https://[2002:7f00:1::1]/hook', // 6to4
+    'https://[2001::1]/hook', // Teredo, in 2001::/23
+    // Other special-purpose ranges of the IANA registries:
+    'https://[::]/hook',
+    'https://[100::1]/hook',
+    'https://[2001:db8::1]/hook',
+    'https://[3fff::1]/hook',
+    'https://[5f00::1]/hook',
+    'https://[fe80::1]/hook',
+    'https://[ff02::1]/hook',
+    'https://100.64.0.1/hook',
+    'https://192.0.0.8/hook',
+    'https://192.31.196.1/hook',
+    'https://192.52.193.1/hook',
+    'https://192.88.99.1/hook',
+    'https://192.175.48.1/hook',
+    'https://198.18.0.1/hook',
+    'https://224.0.0.1/hook',
+    'https://255.255.255.255/hook',
+    'https://0.0.0.0/hook',
+    'https://localhost/hook',
+    'https://api.localhost/hook',
+    // IPv4 in the other notations a URL parser accepts, and the edges of a range:
+    'https://0x7f.1/hook',
+    'https://2130706433/hook',
+    'https://127.1/hook',
+    'https://172.31.255.255/hook',
+    'https://100.127.255.255/hook',
+    // IPv6 spelt out in full, embedding a public IPv4 address, or outside global unicast:
+    'https://[0:0:0:0:0:ffff:7f00:1]/hook',
+    'https://[0:0:0:0:0:0:7f00:1]/hook',
+    'https://[::8.8.8.8]/hook',
+    'https://[::ffff:8.8.8.8]/hook',
+    'https://[64:ff9b::8.8.8.8]/hook',
+    'https://[2002:808:808::1]/hook',
+    'https://[2001:1ff:ffff::1]/hook',
+    'https://[fec0::1]/hook',
+    'https://[4000::1]/hook',
+    'https://[FE80::1]/hook',
+  ];
+
+  it('are refused at creation and at update unless WEBHOOK_ALLOW_PRIVATE_URLS is set', async () => {
+    for (const url of REFUSED) {
       const res = await call(strict, 'POST', '/v1/webhooks', {
         key: s.key,
         body: { url, events: ['session.created'] },
@@ -573,6 +593,8 @@ describe('webhook URLs that reach private addresses', () => {
         /body\.url points at a private or reserved address/,
       );
     }
+    const listed = await call(strict, 'GET', '/v1/webhooks?include_inactive=true', { key: s.key });
+    expect(listed.body.data).toEqual([]);
     const plain = await call(strict, 'POST', '/v1/webhooks', {
       key: s.key,
       body: { url: 'http://93.184.216.34/hook', events: ['session.created'] },
@@ -588,7 +610,30 @@ describe('webhook URLs that reach private addresses', () => {
       body: { url: 'https://93.184.216.34/hook', events: ['session.created'] },
     });
     expect(ok.status, ok.raw).toBe(201);
+    // Just outside the refused ranges: public, accepted.
+    for (const url of ['https://172.32.0.1/hook', 'https://100.128.0.1/hook', 'https://[2001:200::1]/hook']) {
+      const edge = await call(strict, 'POST', '/v1/webhooks', {
+        key: s.key,
+        body: { url, events: ['session.created'] },
+      });
+      expect(edge.status, `${url} ${edge.raw}`).toBe(201);
+      await call(strict, 'DELETE', `/v1/webhooks/${edge.body.data.id}`, { key: s.key });
+    }
+
+    // An update to a refused URL is refused the same way, and the webhook keeps its URL.
+    for (const url of REFUSED) {
+      const res = await call(strict, 'PATCH', `/v1/webhooks/${ok.body.data.id}`, {
+        key: s.key,
+        body: { url },
+      });
+      expect(expectError(res, 400, 'BAD_REQUEST'), url).toMatch(
+        /body\.url points at a private or reserved address/,
+      );
+    }
+    const kept = await call(strict, 'GET', `/v1/webhooks/${ok.body.data.id}`, { key: s.key });
+    expect(kept.body.data.url).toBe('https://93.184.216.34/hook');
     await call(strict, 'DELETE', `/v1/webhooks/${ok.body.data.id}`, { key: s.key });
+    await call(strict, 'DELETE', `/v1/webhooks/${v6.body.data.id}`, { key: s.key });
   });
 
   it('are checked again at every delivery: a hook made while allowed is refused once the server disallows it', async () => {
@@ -600,22 +645,35 @@ describe('webhook URLs that reach private addresses', () => {
       pgSchema: strict.pgSchema,
       jobPollMs: 100,
     });
-    const made = await call(lenient, 'POST', '/v1/webhooks', {
-      key: s.key,
-      body: { url: r.url, events: ['session.created'] },
-    });
-    expect(made.status).toBe(201);
+    // The receiver's loopback address, spelt as IPv4, IPv4-mapped and IPv4-compatible IPv6, and a name.
+    const urls = [
+      r.url,
+      `http://[::ffff:127.0.0.1]:${r.port}/hook`,
+      `http://[::127.0.0.1]:${r.port}/hook`,
+      `http://localhost:${r.port}/hook`,
+    ];
+    const ids: string[] = [];
+    for (const url of urls) {
+      const made = await call(lenient, 'POST', '/v1/webhooks', {
+        key: s.key,
+        body: { url, events: ['session.created'] },
+      });
+      expect(made.status, made.raw).toBe(201);
+      ids.push(made.body.data.id);
+    }
     await lenient.close();
     // ...then delivered by the strict one.
     await createSession(strict, s.key);
-    const row = await eventually(async () => {
-      const res = await call(strict, 'GET', `/v1/webhooks/${made.body.data.id}/deliveries`, { key: s.key });
-      return res.body.data[0];
-    });
-    expect(row).toMatchObject({ attempt: 1, status: 'failed', response_status: null });
-    expect(row.error).toMatch(
-      /^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a private or reserved address/,
-    );
+    for (const [i, id] of ids.entries()) {
+      const row = await eventually(async () => {
+        const res = await call(strict, 'GET', `/v1/webhooks/${id}/deliveries`, { key: s.key });
+        return res.body.data[0];
+      });
+      expect(row, urls[i]).toMatchObject({ attempt: 1, status: 'failed', response_status: null });
+      expect(row.error, urls[i]).toMatch(/^refused: \S+ resolves to \S+, a private or reserved address/);
+    }
+    const first = await call(strict, 'GET', `/v1/webhooks/${ids[0]}/deliveries`, { key: s.key });
+    expect(first.body.data[0].error).toMatch(/^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1,/);
     expect(r.hits).toEqual([]);
   });
 });

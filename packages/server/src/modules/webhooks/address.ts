@@ -9,7 +9,9 @@ import { BlockList, isIP } from 'node:net';
  * The IPv6 ranges that embed an IPv4 address (IPv4-compatible ::/96, IPv4-mapped
  * ::ffff:0:0/96, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo in 2001::/23)
  * are refused whole, whatever the address inside: a public service has no need of them, and
- * judging the embedded address would be one more parser to get right.
+ * judging the embedded address would be one more parser to get right. IPv6 outside global
+ * unicast (2000::/3) is refused too: nothing there is reachable on the internet, and it holds
+ * ranges some systems still route locally (site-local fec0::/10).
  */
 const blocked4 = new BlockList();
 // A list of its own: a BlockList also matches IPv4 addresses against IPv6 rules (as ::a.b.c.d),
@@ -50,6 +52,10 @@ for (const [net, bits] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
+  // Everything outside 2000::/3, in three blocks: ::/3, 4000::/2 and 8000::/1.
+  ['::', 3],
+  ['4000::', 2],
+  ['8000::', 1],
 ] as const)
   blocked6.addSubnet(net, bits, 'ipv6');
 
