@@ -14,7 +14,7 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'receiver address: `https://…` (plain `http` and hosts that resolve to loopback, private, link-local or metadata addresses only when the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true`); no user name or password in it',
+    'receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting.',
 });
 const Events = Type.Array(StringEnum(EVENT_TYPES), {
   minItems: 1,

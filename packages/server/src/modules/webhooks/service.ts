@@ -82,7 +82,11 @@ export function webhooksService(deps: {
 
   const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-  /** Decisions §4: https only, unless private URLs are allowed; literal private addresses refused at once. */
+  /**
+   * https only, unless private URLs are allowed; a literal refused address or a `localhost` name is
+   * refused at once. Other names are not resolved here (DNS may be briefly down): every attempt
+   * resolves and checks them.
+   */
   const checkUrl = (text: string): string => {
     let url: URL;
     try {
