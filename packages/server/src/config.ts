@@ -30,6 +30,8 @@ export interface Config {
   host: string;
   publicBaseUrl: string;
   dataDir: string;
+  /** DATA_DIR/secret.key while the root secret is kept there (SECRET_KEY unset), else null */
+  secretFile: string | null;
   databaseUrl: string | null;
   redisUrl: string | null;
   /** FFMPEG_PATH: the ffmpeg exports run, checked to be an executable file at start */
@@ -212,6 +214,7 @@ export function loadConfig(env: Env): Config {
     host,
     publicBaseUrl,
     dataDir,
+    secretFile: optional(env, 'SECRET_KEY') === null ? join(dataDir, 'secret.key') : null,
     databaseUrl,
     redisUrl,
     ffmpegPath: executable(env, 'FFMPEG_PATH'),

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, type DestinationStream } from 'pino';
 import { EventBus } from './bus/events.js';
@@ -151,14 +150,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   );
   const nodeId = randomBytes(6).toString('hex');
   const streams = database.pgPool ? postgresStreamStore(database.pgPool) : sqliteStreamStore(config.dataDir);
-  // The data directory, and on the embedded default its two database files.
+  // DATA_DIR and what in it the next start needs: the SQLite files, and the kept root secret.
   const storage = new StorageWatch(
-    [
-      config.dataDir,
-      ...(database.engine === 'sqlite'
-        ? [join(config.dataDir, 'vss.sqlite'), join(config.dataDir, 'streams.sqlite')]
-        : []),
-    ],
+    config.dataDir,
+    [...database.files, ...streams.files, ...(config.secretFile ? [config.secretFile] : [])],
     logger,
   );
   const writer = new StreamWriter(streams, () => storage.assertWritable());
@@ -309,6 +304,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     jobs,
     async close() {
       clearInterval(sweep);
+      storage.close();
       await hub.close();
       await jobs.stop();
       await writer.flush();

@@ -54,9 +54,14 @@ describe('a data directory removed or replaced under a running server', () => {
     rmSync(t.dataDir, { recursive: true, force: true });
     await expectRefusals(t, a.key, /storage unavailable: .*(removed|replaced)/, alice);
     // Reads that need no write still answer.
-    expect((await call(t, 'GET', '/v1/sessions', { key: a.key })).status).toBe(
-      ENGINE === 'postgres' ? 200 : 200,
-    );
+    expect((await call(t, 'GET', '/v1/sessions', { key: a.key })).status).toBe(200);
+  });
+
+  it('notices the kept root secret removed: without it the next start would not know any API key', async () => {
+    t = await startApp();
+    const a = await tenant(t);
+    rmSync(join(t.dataDir, 'secret.key'));
+    await expectRefusals(t, a.key, /storage unavailable: DATA_DIR\/secret\.key was removed/);
   });
 
   it.skipIf(ENGINE !== 'sqlite')(

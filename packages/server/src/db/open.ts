@@ -14,6 +14,8 @@ export interface Database {
   pgPool?: pg.Pool;
   /** The per-request lookups, prepared once (request-reads.ts). */
   reads: RequestReads;
+  /** The files it keeps in DATA_DIR, whose loss loses it: the SQLite file; none on PostgreSQL. */
+  files: readonly string[];
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -39,7 +41,8 @@ const pgTypes = {
 
 /** Opens the metadata database of the configuration and brings its schema up to date. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  let database: Omit<Database, 'reads'>;
+  let database: Omit<Database, 'reads' | 'files'>;
+  let files: string[] = [];
   if (options.databaseUrl) {
     const schema = options.pgSchema;
     if (schema) {
@@ -72,6 +75,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   } else {
     const file = join(options.dataDir, options.sqliteFile ?? 'vss.sqlite');
     const sqlite = new SQLite(file);
+    files = [file];
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
@@ -117,6 +121,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return {
     ...database,
     reads,
+    files,
     close: async () => {
       reads.close();
       await close();

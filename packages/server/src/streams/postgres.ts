@@ -23,6 +23,7 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
   const one = async <T>(text: string, values: unknown[]): Promise<T | undefined> =>
     (await pool.query(text, values)).rows[0] as T | undefined;
   return {
+    files: [],
     async appendBatch(events) {
       const client = await pool.connect();
       try {

@@ -77,6 +77,7 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Sql
   );
 
   return {
+    files: [path],
     writes,
     appendBatch(events) {
       return writes.append(events);

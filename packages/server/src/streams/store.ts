@@ -85,6 +85,8 @@ export interface ReadRange {
  * writer so that a frame costs one row in a shared transaction, not a transaction of its own.
  */
 export interface StreamStore {
+  /** The files it keeps in DATA_DIR, whose loss loses recordings: none on PostgreSQL. */
+  readonly files: readonly string[];
   /** Writes a batch of events in one transaction; resolves once it is durable. */
   appendBatch(events: StreamEvent[]): Promise<void>;
   /** The highest seq recorded for the session, or 0. */

@@ -18,7 +18,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app,
         tags: ['Health'],
         summary: 'Liveness and database reachability',
         description:
-          'Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while the data directory (or, on the embedded default, a database file in it) was removed or replaced under the running server. In that last case every write is refused with 500 `SERVER_ERROR` and live publishes get an error instead of an acknowledgement, until the server is restarted on intact storage: what it would accept could not survive a restart.',
+          'Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while storage was removed or replaced under the running server (`storage unavailable: DATA_DIR/… was removed or replaced…`). Watched, by device and inode, at most a second late: `DATA_DIR` itself; on the embedded default its database files `vss.sqlite` and `streams.sqlite`; and `secret.key` while the root secret is kept there (`SECRET_KEY` unset), since the next start needs it to recognize API keys. On PostgreSQL the metadata and recordings are not in `DATA_DIR`, so only the directory and the secret are watched (the directory also holds export files). While storage is unavailable every write (POST, PUT, PATCH, DELETE) is refused with 500 `SERVER_ERROR` and live publishes get an `error` instead of an `ack`, until the server is restarted on intact storage: what it would accept could not survive a restart. Reads keep answering.',
         produces: ['text/plain'],
       },
     },
