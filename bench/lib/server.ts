@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,6 +35,8 @@ export interface ServerProcess {
   child: ChildProcess;
   /** the last few KiB of its stdout and stderr */
   output(): string;
+  /** the file its stdout and stderr go to, removed on stop */
+  logFile: string;
   /** throws (with its output) if the process has exited */
   assertAlive(): void;
   /** SIGTERM, then SIGKILL after `graceMs`; removes its DATA_DIR. Idempotent. */
@@ -85,13 +87,21 @@ export async function startProcess(options: StartOptions): Promise<ServerProcess
     HOST,
     ...(dataDir ? { DATA_DIR: dataDir } : {}),
   };
-  const child = spawn(options.command, options.args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-8192);
+  // Its output goes to a file, not through a pipe to this process: reading a busy server's log here
+  // would take CPU from the load generator that shares the machine.
+  const logDir = mkdtempSync(join(tmpdir(), 'vss-bench-log-'));
+  const logFile = join(logDir, 'output.log');
+  const logFd = openSync(logFile, 'a');
+  const child = spawn(options.command, options.args, { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  const tail = () => {
+    try {
+      const text = readFileSync(logFile, 'utf8');
+      return text.slice(-8192);
+    } catch {
+      return '';
+    }
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   if (child.pid === undefined) {
     await new Promise((r) => child.once('error', r));
@@ -107,11 +117,12 @@ export async function startProcess(options: StartOptions): Promise<ServerProcess
     dataDir,
     sampler: new ProcSampler(child.pid),
     child,
-    output: () => tail,
+    output: tail,
+    logFile,
     assertAlive() {
       if (child.exitCode !== null || child.signalCode !== null)
         throw new Error(
-          `${options.name} (pid ${child.pid}) exited (${child.exitCode ?? child.signalCode}); its output:\n${tail}`,
+          `${options.name} (pid ${child.pid}) exited (${child.exitCode ?? child.signalCode}); its output:\n${tail()}`,
         );
     },
     async stop(graceMs = 5000) {
@@ -126,6 +137,7 @@ export async function startProcess(options: StartOptions): Promise<ServerProcess
       }
       live.delete(server);
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      rmSync(logDir, { recursive: true, force: true });
     },
   };
   live.add(server);
@@ -149,7 +161,7 @@ export async function startProcess(options: StartOptions): Promise<ServerProcess
     if (Date.now() > deadline) {
       await server.stop();
       throw new Error(
-        `${options.name} did not answer ${health} within ${options.timeoutMs ?? 30_000} ms; its output:\n${tail}`,
+        `${options.name} did not answer ${health} within ${options.timeoutMs ?? 30_000} ms; its output:\n${tail()}`,
       );
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -157,17 +169,25 @@ export async function startProcess(options: StartOptions): Promise<ServerProcess
 }
 
 /**
- * The compiled vss server (run `npm run build` first) with a fresh DATA_DIR and SQLite. Server
- * settings inherited from the caller's environment are blanked (empty means unset), so that a
- * DATABASE_URL or REDIS_URL in the shell does not change what is measured; pass them in `env`.
+ * The compiled vss server (run `npm run build` first) with a fresh DATA_DIR and SQLite, started as
+ * `npm start` starts it: its defaults, LOG_LEVEL=info included. Server settings inherited from the
+ * caller's environment are blanked (empty means unset), so that a DATABASE_URL, REDIS_URL or
+ * LOG_LEVEL in the shell does not change what is measured; a benchmark passes what it changes in
+ * `env`, and names it beside its figures. Its standard output, the log, goes to a file, as with
+ * `npm start > vss.log`.
  */
-export function startVss(env: Record<string, string> = {}, name = 'vss'): Promise<ServerProcess> {
+export function startVss(
+  env: Record<string, string> = {},
+  name = 'vss',
+  /** Node flags added before the start script's own (a profiler, say); named beside the figures */
+  nodeFlags: string[] = [],
+): Promise<ServerProcess> {
   return startProcess({
     name,
     command: process.execPath,
-    args: vssArgs(),
+    args: [...nodeFlags, ...vssArgs()],
     dataDir: true,
-    env: { DATABASE_URL: '', REDIS_URL: '', PUBLIC_BASE_URL: '', SECRET_KEY: '', LOG_LEVEL: 'warn', ...env },
+    env: { DATABASE_URL: '', REDIS_URL: '', PUBLIC_BASE_URL: '', SECRET_KEY: '', LOG_LEVEL: '', ...env },
   });
 }
 
