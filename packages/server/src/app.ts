@@ -96,7 +96,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       cookie: (c) => runtime.services.accounts.resolveCookie(c),
     },
   });
-  installRequestLog(app, config.logLevel);
+  installRequestLog(app, { enabled: runtime.log.logger.isLevelEnabled('info'), write: runtime.log.write });
   installStorageGuard(app, runtime.storage);
 
   const { services, idempotency } = runtime;

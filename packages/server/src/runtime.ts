@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { pino, type DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
 import { EventBus } from './bus/events.js';
 import { memoryFanout, redisFanout, type Fanout } from './bus/fanout.js';
 import type { Config } from './config.js';
@@ -10,7 +10,7 @@ import { redisCounters } from './counters/redis.js';
 import { openDatabase, type Database } from './db/open.js';
 import { StorageWatch } from './db/storage-watch.js';
 import { Idempotency } from './http/idempotency.js';
-import { loggerRedaction } from './http/logging.js';
+import { openLogger, type ProcessLogger } from './lib/logger.js';
 import { SessionHub } from './modules/live/hub.js';
 import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
 import { liveService, type LiveService } from './modules/live/service.js';
@@ -112,6 +112,8 @@ export interface Runtime {
   idempotency: Idempotency;
   services: Services;
   logger: FastifyBaseLogger;
+  /** the logger's destination, for lines built by hand (the access log) */
+  log: ProcessLogger;
   /** this process's id among the processes sharing storage (live fan-out, presence) */
   nodeId: string;
   streams: StreamStore;
@@ -144,10 +146,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   });
   const counters = config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters();
   const { db } = database;
-  const logger: FastifyBaseLogger = pino(
-    { level: config.logLevel, redact: loggerRedaction },
-    options.logDestination,
-  );
+  const log = openLogger(config.logLevel, options.logDestination);
+  const logger: FastifyBaseLogger = log.logger;
   const nodeId = randomBytes(6).toString('hex');
   const streams = database.pgPool ? postgresStreamStore(database.pgPool) : sqliteStreamStore(config.dataDir);
   // DATA_DIR and what in it the next start needs: the SQLite files, and the kept root secret.
@@ -296,6 +296,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     idempotency,
     services,
     logger,
+    log,
     nodeId,
     streams,
     writer,
@@ -312,6 +313,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       // On PostgreSQL the stream store shares the metadata pool: closing the database closes both.
       if (!database.pgPool) await streams.close();
       await database.close();
+      await log.drain();
     },
   };
 }
