@@ -21,9 +21,32 @@ export interface RequestReads {
 
 const SQL = {
   key: 'select id, org_id, project_id, kind, last_used_at from api_keys where secret_hash = ?',
-  session: 'select * from sessions where project_id = ? and id = ?',
+  session:
+    'select id, project_id, name, created_by, is_public, created_at, started_at, ended_at from sessions where project_id = ? and id = ?',
   project: 'select * from projects where org_id = ? and id = ?',
 };
+
+type SessionColumns = [string, string, string, string, number, number, number | null, number | null];
+
+/**
+ * A session row from the columns of SQL.session, in order. better-sqlite3 builds a row object
+ * through V8's API one named property at a time, which cost a cached GET more than the query
+ * itself (about 5 of its 10 µs, measured with perf); an array of the columns, shaped here by one
+ * object literal, costs a fraction of that.
+ */
+function sessionRow(c: SessionColumns | undefined): SessionsTable | undefined {
+  if (c === undefined) return undefined;
+  return {
+    id: c[0],
+    project_id: c[1],
+    name: c[2],
+    created_by: c[3],
+    is_public: c[4],
+    created_at: c[5],
+    started_at: c[6],
+    ended_at: c[7],
+  };
+}
 
 /** Opens the hot reads of a metadata database. */
 export function requestReads(
@@ -36,11 +59,11 @@ export function requestReads(
     const conn = new SQLite(join(dataDir, sqliteFile), { readonly: true, fileMustExist: true });
     conn.pragma('busy_timeout = 5000');
     const key = conn.prepare(SQL.key);
-    const session = conn.prepare(SQL.session);
+    const session = conn.prepare(SQL.session).raw(true);
     const project = conn.prepare(SQL.project);
     return {
       keyByHash: async (hash) => key.get(hash) as KeyRow | undefined,
-      session: async (projectId, id) => session.get(projectId, id) as SessionsTable | undefined,
+      session: async (projectId, id) => sessionRow(session.get(projectId, id) as SessionColumns | undefined),
       project: async (orgId, id) => project.get(orgId, id) as ProjectsTable | undefined,
       close: () => conn.close(),
     };

@@ -1,14 +1,14 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Config } from '../config.js';
-import type { Counters } from '../counters/counter.js';
+import type { Counters, WindowCount } from '../counters/counter.js';
 import { readSessionCookie } from './cookies.js';
 import { Forbidden, RateLimited, Unauthorized } from './errors.js';
 import type { Principal, RouteAuth } from './principal.js';
 
 /** How the edge turns a credential into a principal; implemented by the keys and accounts modules. */
 export interface CredentialResolvers {
-  /** `sk_live_…` or `rk_live_…`; null when unknown or deleted */
-  key(secret: string): Promise<Principal | null>;
+  /** `sk_live_…` or `rk_live_…`; null when unknown or deleted. A cached key may answer synchronously. */
+  key(secret: string): Principal | null | Promise<Principal | null>;
   /** the raw `service_session` cookie value; null when unknown, expired or revoked */
   cookie(value: string): Promise<Principal | null>;
 }
@@ -28,23 +28,35 @@ function presentedSecret(request: FastifyRequest): string | null {
   return null;
 }
 
-async function resolve(request: FastifyRequest, resolvers: CredentialResolvers): Promise<Principal | null> {
+function knownKey(principal: Principal | null): Principal {
+  if (!principal) throw new Unauthorized('the key is invalid or has been deleted');
+  return principal;
+}
+
+/**
+ * The request's principal, or null when it presents no credential; throws Unauthorized for a bad
+ * one. Synchronous for a cached key, so that the common request never waits on a promise.
+ */
+function resolve(
+  request: FastifyRequest,
+  resolvers: CredentialResolvers,
+): Principal | null | Promise<Principal | null> {
   const secret = presentedSecret(request);
   if (secret !== null) {
     if (secret.startsWith('sat_'))
       throw new Unauthorized('agent tokens are accepted only by the /mcp endpoint');
     if (!secret.startsWith('sk_live_') && !secret.startsWith('rk_live_'))
       throw new Unauthorized('unrecognised credential: expected an sk_live_ or rk_live_ key');
-    const principal = await resolvers.key(secret);
-    if (!principal) throw new Unauthorized('the key is invalid or has been deleted');
-    return principal;
+    const found = resolvers.key(secret);
+    return found instanceof Promise ? found.then(knownKey) : knownKey(found);
   }
   const cookie = readSessionCookie(request);
   if (cookie) {
-    const principal = await resolvers.cookie(cookie);
-    if (!principal) throw new Unauthorized('the login session has expired or was signed out');
-    const hint = request.headers['x-project-id'];
-    return { ...principal, projectHint: typeof hint === 'string' && hint ? hint : null };
+    return resolvers.cookie(cookie).then((principal) => {
+      if (!principal) throw new Unauthorized('the login session has expired or was signed out');
+      const hint = request.headers['x-project-id'];
+      return { ...principal, projectHint: typeof hint === 'string' && hint ? hint : null };
+    });
   }
   return null;
 }
@@ -113,54 +125,105 @@ export function installAuth(
         : [route.onRequest]
       : [];
     route.onRequest = [
-      (request: FastifyRequest, reply: FastifyReply) => guard(request, reply, rule, limited),
+      (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) =>
+        guard(request, reply, rule, limited, done),
       ...existing,
     ];
   });
 
-  async function guard(
+  /**
+   * The hook is written with a callback rather than as an async function: a request with a
+   * cached key and in-process counters is admitted synchronously, without the promises and
+   * microtask turns an async hook costs on every request.
+   */
+  function guard(
     request: FastifyRequest,
     reply: FastifyReply,
     rule: RouteAuth,
     limited: boolean,
-  ): Promise<void> {
-    let principal: Principal | null = null;
-    if (rule !== 'public') {
+    done: HookHandlerDoneFunction,
+  ): void {
+    if (rule === 'public') return admit(request, reply, rule, null, limited, done);
+    let resolved: Principal | null | Promise<Principal | null>;
+    try {
       if (failing.size > 0) {
         const until = failing.get(request.ip);
         if (until !== undefined && until > Date.now()) throw authThrottled(until - Date.now());
         if (until !== undefined) failing.delete(request.ip);
       }
-      try {
-        principal = await resolve(request, deps.resolvers);
-      } catch (err) {
-        if (err instanceof Unauthorized) await countFailure(request.ip);
-        throw err;
-      }
-      if (!principal && !rule.anonymous)
-        throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
-      if (principal && !rule.accept.includes(principal.kind)) {
-        if (principal.kind === 'restricted_key')
-          throw new Forbidden(
-            'restricted keys may only create sessions, request connection tokens and read manifests',
-          );
-        if (principal.kind === 'user') throw new Unauthorized('this route needs an API key');
-        throw new Unauthorized('this route needs a signed-in dashboard session');
-      }
-      if (principal?.kind === 'user' && (!SAFE_METHODS.has(request.method) || rule.csrf))
-        checkSameOrigin(request, publicOrigin);
-      request.principal = principal;
+      resolved = resolve(request, deps.resolvers);
+    } catch (err) {
+      return refuse(request, err, done);
     }
-
-    if (!limited) return;
-    const bucket = principal ? `${principal.kind}:${principal.credentialId}` : `ip:${request.ip}`;
-    const limit = principal ? deps.config.rateLimitPerKey : deps.config.rateLimitPerIp;
-    const counted = deps.counters.hit(bucket, RATE_WINDOW_MS);
-    const { count, resetInMs } = counted instanceof Promise ? await counted : counted;
-    const resetS = Math.ceil(resetInMs / 1000);
-    reply.header('ratelimit-limit', limit);
-    reply.header('ratelimit-remaining', Math.max(0, limit - count));
-    reply.header('ratelimit-reset', resetS);
-    if (count > limit) throw new RateLimited(`rate limit of ${limit} requests per minute exceeded`, resetS);
+    if (resolved instanceof Promise)
+      resolved.then(
+        (principal) => admit(request, reply, rule, principal, limited, done),
+        (err: unknown) => refuse(request, err, done),
+      );
+    else admit(request, reply, rule, resolved, limited, done);
   }
+
+  /** A failed authentication counts against the client address before the error is answered. */
+  function refuse(request: FastifyRequest, err: unknown, done: HookHandlerDoneFunction): void {
+    if (!(err instanceof Unauthorized)) return done(err as Error);
+    countFailure(request.ip).then(
+      () => done(err),
+      (throttled: Error) => done(throttled),
+    );
+  }
+
+  /** The route's rule for this principal, then the rate limit and its headers. */
+  function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rule: RouteAuth,
+    principal: Principal | null,
+    limited: boolean,
+    done: HookHandlerDoneFunction,
+  ): void {
+    try {
+      if (rule !== 'public') {
+        if (!principal && !rule.anonymous)
+          throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
+        if (principal && !rule.accept.includes(principal.kind)) {
+          if (principal.kind === 'restricted_key')
+            throw new Forbidden(
+              'restricted keys may only create sessions, request connection tokens and read manifests',
+            );
+          if (principal.kind === 'user') throw new Unauthorized('this route needs an API key');
+          throw new Unauthorized('this route needs a signed-in dashboard session');
+        }
+        if (principal?.kind === 'user' && (!SAFE_METHODS.has(request.method) || rule.csrf))
+          checkSameOrigin(request, publicOrigin);
+        request.principal = principal;
+      }
+      if (!limited) return done();
+      const bucket = principal ? `${principal.kind}:${principal.credentialId}` : `ip:${request.ip}`;
+      const limit = principal ? deps.config.rateLimitPerKey : deps.config.rateLimitPerIp;
+      const counted = deps.counters.hit(bucket, RATE_WINDOW_MS);
+      if (counted instanceof Promise)
+        counted.then(
+          (c) => done(rateLimit(reply, limit, c)),
+          (err: Error) => done(err),
+        );
+      else done(rateLimit(reply, limit, counted));
+    } catch (err) {
+      done(err as Error);
+    }
+  }
+}
+
+/** Sets the rate-limit headers; the error to answer with when the limit is exceeded. */
+function rateLimit(
+  reply: FastifyReply,
+  limit: number,
+  { count, resetInMs }: WindowCount,
+): RateLimited | undefined {
+  const resetS = Math.ceil(resetInMs / 1000);
+  reply.header('ratelimit-limit', limit);
+  reply.header('ratelimit-remaining', Math.max(0, limit - count));
+  reply.header('ratelimit-reset', resetS);
+  return count > limit
+    ? new RateLimited(`rate limit of ${limit} requests per minute exceeded`, resetS)
+    : undefined;
 }

@@ -109,8 +109,11 @@ export function keysService(deps: {
       return { id, deleted: true as const };
     },
 
-    /** The principal of a presented secret, or null (cached briefly; deletion evicts it everywhere). */
-    async resolve(secret: string): Promise<Principal | null> {
+    /**
+     * The principal of a presented secret, or null (cached briefly; deletion evicts it everywhere).
+     * A cached key answers synchronously: the edge then admits the request without a promise.
+     */
+    resolve(secret: string): Principal | null | Promise<Principal | null> {
       if (secret.length > 100) return null;
       const t = now();
       const hit = cache.get(secret);
@@ -121,32 +124,37 @@ export function keysService(deps: {
         }
         return hit.principal;
       }
-      const key = await deps.reads.keyByHash(hmacHex(pepper, secret));
-      const kind: KeyKind = secret.startsWith(PREFIX.restricted_key) ? 'restricted_key' : 'api_key';
-      if (!key || key.kind !== kind) return null;
-      let touched = key.last_used_at ?? 0;
-      if (touched < t - TOUCH_INTERVAL_MS) {
-        // Not awaited: recording the use must not delay or fail the request it belongs to.
-        touched = t;
-        store.touch(key.id, t).catch(() => {});
-      }
-      const principal: Principal = {
-        kind,
-        credentialId: key.id,
-        orgId: key.org_id,
-        userId: null,
-        keyProjectId: key.project_id,
-        role: 'admin',
-        projectHint: null,
-      };
-      if (cache.size >= CACHE_MAX) {
-        cache.clear();
-        secretOf.clear();
-      }
-      cache.set(secret, { principal, expires: t + CACHE_TTL_MS, touched });
-      secretOf.set(key.id, secret);
-      return principal;
+      return lookup(secret, t);
     },
   };
+
+  /** A key not in the cache: read, checked, cached. */
+  async function lookup(secret: string, t: number): Promise<Principal | null> {
+    const key = await deps.reads.keyByHash(hmacHex(pepper, secret));
+    const kind: KeyKind = secret.startsWith(PREFIX.restricted_key) ? 'restricted_key' : 'api_key';
+    if (!key || key.kind !== kind) return null;
+    let touched = key.last_used_at ?? 0;
+    if (touched < t - TOUCH_INTERVAL_MS) {
+      // Not awaited: recording the use must not delay or fail the request it belongs to.
+      touched = t;
+      store.touch(key.id, t).catch(() => {});
+    }
+    const principal: Principal = {
+      kind,
+      credentialId: key.id,
+      orgId: key.org_id,
+      userId: null,
+      keyProjectId: key.project_id,
+      role: 'admin',
+      projectHint: null,
+    };
+    if (cache.size >= CACHE_MAX) {
+      cache.clear();
+      secretOf.clear();
+    }
+    cache.set(secret, { principal, expires: t + CACHE_TTL_MS, touched });
+    secretOf.set(key.id, secret);
+    return principal;
+  }
 }
 export type KeysService = ReturnType<typeof keysService>;
