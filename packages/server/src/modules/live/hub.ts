@@ -74,10 +74,7 @@ export class SessionHub {
     return n;
   }
 
-  /**
-   * The live state of a session, created once. Concurrent joins to an idle session share one load:
-   * without this map each would create its own state and one participant would be orphaned.
-   */
+  /** A session's live state, made once: concurrent joins must share it, or a participant is orphaned. */
   private load(session: SessionsTable, orgId: string): Promise<LiveSession> {
     const existing = this.sessions.get(session.id);
     if (existing) return Promise.resolve(existing);
