@@ -4,6 +4,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import { requestReads, type RequestReads } from './request-reads.js';
+import { shareCommits } from './transaction.js';
 import type { Db, Engine, Tables } from './types.js';
 
 /** An open metadata database: the Kysely handle, its engine and how to check and close it. */
@@ -83,6 +84,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     // Deleted content is overwritten, so that redacted media is gone from the file, not merely unlinked.
     sqlite.pragma('secure_delete = ON');
     const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+    // One write connection: concurrent transactions share its commits.
+    shareCommits(db);
     database = {
       db,
       engine: 'sqlite',
