@@ -79,14 +79,14 @@ describe.skipIf(ENGINE !== 'sqlite')('transactions on the embedded database', ()
     expect(committed(200).n + committed(201).n).toBe(0);
   });
 
-  it('commit nothing of a group whose commit fails, and fail every member', async () => {
+  it('when a group cannot commit, fail only the member that caused it: the others run again and commit', async () => {
     const told: number[] = [];
     const results = await Promise.allSettled([
       transaction(database.db, async (trx) => {
         await insert(trx, 300, 'v-300');
         onCommit(trx, () => told.push(300));
       }),
-      // A foreign key checked only at commit: the whole group's commit is refused.
+      // A foreign key checked only at commit: the group's commit is refused.
       transaction(database.db, async (trx) => {
         await sql`pragma defer_foreign_keys = on`.execute(trx);
         await sql`insert into sessions (id, project_id, name, created_by, is_public, created_at)
@@ -97,12 +97,46 @@ describe.skipIf(ENGINE !== 'sqlite')('transactions on the embedded database', ()
         onCommit(trx, () => told.push(301));
       }),
     ]);
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
-    expect(committed(300).n + committed(301).n).toBe(0);
-    expect(told).toEqual([]);
-    // The connection is usable afterwards.
-    await transaction(database.db, (trx) => insert(trx, 302, 'v-302'));
-    expect(committed(302).n).toBe(1);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
+    expect(committed(300).n + committed(301).n).toBe(2);
+    expect(told.sort()).toEqual([300, 301]);
+    expect(reader.prepare("select count(*) as n from sessions where id = 'no-project'").get()).toEqual({
+      n: 0,
+    });
+  });
+
+  it("when a member's error ends the whole SQLite transaction, fail that member with its own error and nobody else", async () => {
+    await transaction(database.db, (trx) => insert(trx, 400, 'taken'));
+    const results = await Promise.allSettled([
+      transaction(database.db, (trx) => insert(trx, 401, 'v-401')),
+      // OR ROLLBACK: SQLite ends the transaction itself, as it does on a full disk or an I/O error.
+      transaction(database.db, (trx) =>
+        sql`insert or rollback into grouped_rows (id, v) values (402, 'taken')`.execute(trx),
+      ),
+      transaction(database.db, (trx) => insert(trx, 403, 'v-403')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+    expect([401, 402, 403].map((id) => committed(id).n)).toEqual([1, 0, 1]);
+  });
+
+  it('when an onCommit callback throws, fail its own caller after the commit, answer the others, and keep going', async () => {
+    const results = await Promise.allSettled([
+      transaction(database.db, async (trx) => {
+        await insert(trx, 500, 'v-500');
+        onCommit(trx, () => {
+          throw new Error('callback broke');
+        });
+      }),
+      transaction(database.db, (trx) => insert(trx, 501, 'v-501')),
+      transaction(database.db, (trx) => insert(trx, 502, 'v-502')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect((results[0] as PromiseRejectedResult).reason.message).toBe('callback broke');
+    expect([500, 501, 502].map((id) => committed(id).n)).toEqual([1, 1, 1]);
+    // Later transactions still run.
+    await transaction(database.db, (trx) => insert(trx, 503, 'v-503'));
+    expect(committed(503).n).toBe(1);
   });
 });

@@ -62,8 +62,10 @@ type Outcome = { ok: true; value: unknown; callbacks: Array<() => void> } | { ok
  * way (as it would for the connection), and every transaction that gathered meanwhile runs in one database
  * transaction, each in a savepoint of its own, and commits once. Each caller is answered only after
  * that commit: durability is the same as a commit of its own. A transaction that fails is rolled
- * back to its savepoint and fails alone; a failed commit fails every member. A transaction alone
- * runs without a savepoint, exactly as before. Members run one after the other, so what one
+ * back to its savepoint and fails alone. When the group as a whole fails (an error that ends the
+ * SQLite transaction, a refused commit), nothing of it was kept and each member runs again on its
+ * own, so that each meets the outcome it would have met alone. A transaction alone runs without a
+ * savepoint, exactly as before. A throwing onCommit callback fails its own caller only. Members run one after the other, so what one
  * awaits outside the database delays the rest, as holding the connection always did.
  */
 class GroupCommit {
@@ -97,6 +99,7 @@ class GroupCommit {
   }
 
   private async commit(members: Pending[]): Promise<void> {
+    if (members.length === 1) return this.alone(members[0]!);
     const outcomes: Outcome[] = [];
     this.commits++;
     this.transactions += members.length;
@@ -105,35 +108,69 @@ class GroupCommit {
         for (const member of members) {
           const callbacks: Array<() => void> = [];
           afterCommit.set(trx, callbacks);
-          if (members.length === 1) {
-            outcomes.push({ ok: true, value: await member.fn(trx), callbacks });
-            break;
-          }
           await sql`savepoint grouped`.execute(trx);
           try {
             const value = await member.fn(trx);
             await sql`release savepoint grouped`.execute(trx);
             outcomes.push({ ok: true, value, callbacks });
           } catch (error) {
+            // Throws in turn when the error ended the whole SQLite transaction (SQLITE_FULL, IOERR…).
             await sql`rollback to savepoint grouped`.execute(trx);
             await sql`release savepoint grouped`.execute(trx);
             outcomes.push({ ok: false, error });
           }
         }
       });
-    } catch (error) {
-      // Nothing committed: a member alone failed with its own error, or the group could not commit.
-      members.forEach((m, i) => {
-        const own = outcomes[i];
-        m.reject(own && !own.ok ? own.error : error);
-      });
+    } catch {
+      // Nothing of the group was kept: a member's error ended the transaction, or the commit was
+      // refused (a deferred constraint, a full disk). Which member caused it is unknown, so each runs
+      // again on its own and meets the outcome it would have met alone; a member's work was rolled
+      // back and its onCommit callbacks dropped, so running it again is a retry.
+      for (const member of members) await this.alone(member);
       return;
     }
-    members.forEach((m, i) => {
+    members.forEach((member, i) => {
       const outcome = outcomes[i]!;
-      if (!outcome.ok) return m.reject(outcome.error);
-      for (const cb of outcome.callbacks) cb();
-      m.resolve(outcome.value);
+      if (outcome.ok) settle(member, outcome.value, outcome.callbacks);
+      else member.reject(outcome.error);
     });
   }
+
+  /** One transaction on its own, without a savepoint: exactly what `transaction()` does unshared. */
+  private async alone(member: Pending): Promise<void> {
+    this.commits++;
+    this.transactions++;
+    const callbacks: Array<() => void> = [];
+    let value: unknown;
+    let own: { error: unknown } | null = null;
+    try {
+      value = await this.db.transaction().execute(async (trx) => {
+        afterCommit.set(trx, callbacks);
+        try {
+          return await member.fn(trx);
+        } catch (error) {
+          own = { error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      // When the error ended the SQLite transaction itself, Kysely's ROLLBACK fails in turn
+      // ("no transaction is active") and would hide it: the caller gets its own error.
+      return member.reject(own ? (own as { error: unknown }).error : error);
+    }
+    settle(member, value, callbacks);
+  }
+}
+
+/**
+ * Runs a committed member's callbacks, then answers it. A callback that throws fails its own
+ * caller (after the commit, as unshared) and nobody else.
+ */
+function settle(member: Pending, value: unknown, callbacks: Array<() => void>): void {
+  try {
+    for (const cb of callbacks) cb();
+  } catch (error) {
+    return member.reject(error);
+  }
+  member.resolve(value);
 }
