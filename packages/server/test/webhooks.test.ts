@@ -200,6 +200,19 @@ describe('webhook management', () => {
     expect(all.body.data.filter((h: any) => h.url === body.url)).toHaveLength(1);
   });
 
+  it("creates from the dashboard with an Idempotency-Key and no X-Project-Id, in the organisation's first project", async () => {
+    // The project was looked up outside the create's transaction: on SQLite's one connection that
+    // lookup waited for the transaction, which waited for it.
+    const body = { url: 'http://127.0.0.1:9/dashboard-idem', events: ['session.created'] };
+    const headers = { 'idempotency-key': `dash-${Math.random()}` };
+    const made = await call(t, 'POST', '/v1/webhooks', { cookie: a.cookie, body, headers });
+    expect(made.status, made.raw).toBe(201);
+    const again = await call(t, 'POST', '/v1/webhooks', { cookie: a.cookie, body, headers });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const listed = await call(t, 'GET', '/v1/webhooks?limit=200', { key: a.key });
+    expect(listed.body.data.filter((h: any) => h.url === body.url)).toHaveLength(1);
+  });
+
   it('refuses bad input with 400 naming the field, and stores nothing', async () => {
     const url = 'http://127.0.0.1:9/x';
     const cases: Array<[unknown, RegExp]> = [

@@ -159,7 +159,8 @@ export function webhooksService(deps: {
       input: { url: string; events: string[]; description?: string | null; is_active?: boolean },
     ) {
       requireRole(principal, 'admin');
-      const project = await projects.scope(principal);
+      // Within the caller's transaction: on SQLite a read outside it would wait for it.
+      const project = await projects.scope(principal, undefined, q);
       const secret = newSecret();
       const at = now();
       const row: WebhooksTable = {
