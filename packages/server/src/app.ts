@@ -27,6 +27,7 @@ import { projectsRoutes } from './modules/projects/routes.js';
 import { sessionsRoutes } from './modules/sessions/routes.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
 import { exportsRoutes } from './modules/exports/routes.js';
+import { billingRoutes } from './modules/billing/routes.js';
 import type { Runtime } from './runtime.js';
 
 /** JSON request bodies are capped at 1 MiB. */
@@ -117,5 +118,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(recordingsRoutes, { idempotency, recordings: services.recordings });
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
   await app.register(exportsRoutes, { idempotency, exports: services.exports });
+  await app.register(billingRoutes, { baseUrl, billing: services.billing });
   return app;
 }

@@ -48,6 +48,10 @@ export interface Config {
   billingProvider: 'none' | 'stripe';
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
+  /** STRIPE_API_URL: where the Stripe client sends requests (a proxy, a local stand-in); null: Stripe's own */
+  stripeApiUrl: string | null;
+  /** seconds between writes of metered usage (participant-minutes, stored bytes); a crash loses at most this */
+  usageFlushIntervalS: number;
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   sessionDepartureTimeoutS: number;
@@ -192,6 +196,12 @@ export function loadConfig(env: Env): Config {
       'STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are required when BILLING_PROVIDER=stripe',
     );
 
+  const stripeApiUrl = optional(env, 'STRIPE_API_URL');
+  if (stripeApiUrl !== null && !/^https?:\/\/[^/]+\/?$/.test(stripeApiUrl))
+    throw new ConfigError(
+      `STRIPE_API_URL must be an http(s) origin such as https://api.stripe.com, got "${stripeApiUrl}"`,
+    );
+
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', [
     'fatal',
     'error',
@@ -229,6 +239,8 @@ export function loadConfig(env: Env): Config {
     billingProvider,
     stripeSecretKey,
     stripeWebhookSecret,
+    stripeApiUrl,
+    usageFlushIntervalS: int(env, 'USAGE_FLUSH_INTERVAL_S', 30, 1, 60),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 1200, 1, 100_000_000),
     rateLimitPerIp: int(env, 'RATE_LIMIT_PER_IP', 300, 1, 100_000_000),
     sessionDepartureTimeoutS: int(env, 'SESSION_DEPARTURE_TIMEOUT_S', 20, 0, 86_400),

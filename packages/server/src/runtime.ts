@@ -24,7 +24,8 @@ import type { StreamStore } from './streams/store.js';
 import { StreamWriter } from './streams/writer.js';
 import { accountsService, type AccountsService } from './modules/accounts/service.js';
 import { accountsStore } from './modules/accounts/store.js';
-import { openGate, type UsageGate } from './modules/billing/service.js';
+import { billingService, type BillingService } from './modules/billing/service.js';
+import { noProvider, stripeProvider, type BillingProvider } from './modules/billing/provider.js';
 import { invitationsService, type InvitationsService } from './modules/invitations/service.js';
 import { invitationsStore } from './modules/invitations/store.js';
 import { keysService, type Revocations, type KeysService } from './modules/keys/service.js';
@@ -87,6 +88,16 @@ function findFfmpeg(config: Config, logger: FastifyBaseLogger): Ffmpeg | null {
   }
 }
 
+/** The payment provider BILLING_PROVIDER names. */
+function billingProvider(config: Config): BillingProvider {
+  if (config.billingProvider === 'none') return noProvider;
+  return stripeProvider({
+    secretKey: config.stripeSecretKey!,
+    webhookSecret: config.stripeWebhookSecret!,
+    apiUrl: config.stripeApiUrl,
+  });
+}
+
 /** Every capability's service, built once per app in dependency order (app.ts). */
 export interface Services {
   accounts: AccountsService;
@@ -99,6 +110,7 @@ export interface Services {
   recordings: RecordingsService;
   webhooks: WebhooksService;
   exports: ExportsService;
+  billing: BillingService;
 }
 
 /** Everything a server process holds open: storage, counters, the bus and the services over them. */
@@ -128,7 +140,6 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** PostgreSQL schema (tests give each app its own) */
   pgSchema?: string;
-  gate?: UsageGate;
   /** how often the job worker looks for due jobs enqueued elsewhere (default 1 s) */
   jobPollMs?: number;
   /** where log lines go (default: standard output); tests read them from here */
@@ -159,7 +170,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const writer = new StreamWriter(streams, () => storage.assertWritable());
   const fanout = config.redisUrl ? redisFanout(config.redisUrl, nodeId) : memoryFanout();
   const sequencer = config.redisUrl ? redisSequencer(config.redisUrl, streams) : memorySequencer(streams);
-  const gate = options.gate ?? openGate;
   const bus = new EventBus();
   const idempotency = new Idempotency(db, database.engine, config.keys.tokens);
   const jobs = new JobQueue({
@@ -185,6 +195,22 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       if (m.event === 'jobs.queued') jobs.wake();
     });
 
+  const projects = projectsService({ store: projectsStore(db), reads: database.reads });
+  // Exports are built after billing, which asks them for their files' bytes.
+  let exportBytes: (sessionId: string) => Promise<number> = async () => 0;
+  const billing = billingService({
+    config,
+    db,
+    engine: database.engine,
+    streams,
+    exportBytes: (sessionId) => exportBytes(sessionId),
+    projects,
+    provider: billingProvider(config),
+    bus,
+    nodeId,
+    log: logger,
+  });
+  const { gate } = billing;
   const hub = new SessionHub({
     db,
     bus,
@@ -194,10 +220,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     nodeId,
     departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
     ingestLimitBytes: config.liveIngestBufferBytes,
+    meter: billing.meter,
     log: logger,
   });
   const accountsSql = accountsStore(db);
-  const projects = projectsService({ store: projectsStore(db), reads: database.reads });
   const sessions = sessionsService({
     db,
     reads: database.reads,
@@ -222,6 +248,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     gate,
     log: logger,
   });
+  exportBytes = (sessionId) => exports.storedBytes(sessionId);
   const webhooks = webhooksStore(db);
   const accounts = accountsService({ config, db, store: accountsSql, counters, projects });
   const services: Services = {
@@ -244,7 +271,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       accounts,
       projects,
     }),
-    live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
+    live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt) }),
     recordings: recordingsService({
       config,
       db,
@@ -256,9 +283,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       sessions,
       deleteExports: (sessionId) => exports.deleteOfSession(sessionId),
       withdrawExports: (sessionId, userId) => exports.withdrawAfterRedaction(sessionId, userId),
+      storageChanged: (sessionId) => billing.syncStorage(sessionId),
     }),
     webhooks: webhooksService({ config, db, store: webhooks, projects, bus, jobs }),
     exports,
+    billing,
   };
   // Each module declares its jobs; the queue runs them.
   for (const kind of recordingsJobs({ bus, jobs, recordings: services.recordings })) jobs.register(kind);
@@ -309,6 +338,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       await hub.close();
       await jobs.stop();
       await writer.flush();
+      // After the hub closed its connections and the last frames are written: their minutes and
+      // bytes are recorded before storage closes.
+      await billing.close();
       await Promise.allSettled([fanout.close(), sequencer.close(), counters.close()]);
       // On PostgreSQL the stream store shares the metadata pool: closing the database closes both.
       if (!database.pgPool) await streams.close();

@@ -7,7 +7,6 @@ import {
   createSession,
   expectError,
   startApp,
-  switchableGate,
   tenant,
   type Tenant,
   type TestApp,
@@ -574,32 +573,5 @@ describe('MP4 export of a recording made by the live client', () => {
         .where('session_id', '=', sessionId)
         .execute(),
     ).toEqual([]);
-  });
-});
-
-describe('export enqueue blocked by billing', () => {
-  it('answers 503 USAGE_LIMITS_EXCEEDED and queues nothing', async () => {
-    const gate = switchableGate();
-    const t = await startApp({ gate });
-    try {
-      const a = await tenant(t);
-      const s = await createSession(t, a.key);
-      gate.blocked = true;
-      expectError(
-        await call(t, 'GET', `/v1/sessions/${s.id}/export`, { key: a.key }),
-        503,
-        'USAGE_LIMITS_EXCEEDED',
-      );
-      expect(await t.runtime.database.db.selectFrom('exports').selectAll().execute()).toEqual([]);
-      expect(
-        await t.runtime.database.db
-          .selectFrom('jobs')
-          .selectAll()
-          .where('kind', '=', 'export.render')
-          .execute(),
-      ).toEqual([]);
-    } finally {
-      await t.close();
-    }
   });
 });

@@ -139,6 +139,15 @@ describe('the README walkthrough', () => {
       // Step 8: the redaction removed alice's one track; the delivery log shows delivered attempts.
       expect(out).toContain('"redacted":"alice","deletedStreams":1');
       expect(out).toMatch(/"status":"succeeded"/);
+      // Step 9: alice's minutes and the stored bytes were metered; the portal needs a provider.
+      const minutes = Number(out.match(/"streaming_minutes_total":([0-9.e-]+)/)?.[1]);
+      expect(minutes).toBeGreaterThan(1 / 60);
+      expect(Number(out.match(/"storage_bytes_total":(\d+)/)?.[1])).toBeGreaterThan(0);
+      expect(out).toMatch(
+        /"cost_breakdown":\{"streaming_cost":[0-9.]+,"storage_cost":[0-9.]+,"total_due":[0-9.]+\}/,
+      );
+      expect(out).toContain('"is_blocked":false');
+      expect(out).toContain('billing is not configured');
     } finally {
       release();
     }

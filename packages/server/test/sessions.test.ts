@@ -4,12 +4,10 @@ import {
   call,
   createSession,
   expectError,
-  startApp,
   tenant,
   type Res,
   type Tenant,
   type TestApp,
-  switchableGate,
   useApp,
 } from './support/app.js';
 
@@ -221,24 +219,5 @@ describe('sessions', () => {
       404,
       'NOT_FOUND',
     );
-  });
-});
-
-describe('session creation blocked by billing', () => {
-  it('answers 503 USAGE_LIMITS_EXCEEDED and creates nothing', async () => {
-    const gate = switchableGate();
-    const t = await startApp({ gate });
-    try {
-      const a = await tenant(t);
-      gate.blocked = true;
-      expectError(
-        await call(t, 'POST', '/v1/sessions', { key: a.key, body: {} }),
-        503,
-        'USAGE_LIMITS_EXCEEDED',
-      );
-      expect((await call(t, 'GET', '/v1/sessions', { key: a.key })).body.data).toEqual([]);
-    } finally {
-      await t.close();
-    }
   });
 });

@@ -183,6 +183,52 @@ export interface ExportsTable {
   completed_at: number | null;
 }
 
+/** A metered amount (modules/billing): participant-minutes, or a change of stored bytes. */
+export interface UsageRecordsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  session_id: string;
+  usage_type: string;
+  value: number;
+  dedupe_key: string;
+  /** recorded_at */
+  created_at: number;
+}
+
+/** A session's stored bytes (recording and exports) as last recorded in usage_records. */
+export interface StorageLevelsTable {
+  session_id: string;
+  org_id: string;
+  project_id: string;
+  bytes: number;
+  updated_at: number;
+}
+
+/** A payment-provider customer of an organisation (project_key '') or of one of its projects. */
+export interface BillingCustomersTable {
+  customer_id: string;
+  org_id: string;
+  project_key: string;
+  created_at: number;
+}
+
+/** A subscription at the payment provider, as its last applied event left it. */
+export interface BillingSubscriptionsTable {
+  id: string;
+  org_id: string;
+  customer_id: string;
+  status: string;
+  event_at: number;
+}
+
+/** A payment-provider event already applied (applied once, by id). */
+export interface BillingEventsTable {
+  id: string;
+  type: string;
+  created_at: number;
+}
+
 /** Every table of the metadata database. */
 export interface Tables {
   orgs: OrgsTable;
@@ -201,6 +247,11 @@ export interface Tables {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   exports: ExportsTable;
+  usage_records: UsageRecordsTable;
+  storage_levels: StorageLevelsTable;
+  billing_customers: BillingCustomersTable;
+  billing_subscriptions: BillingSubscriptionsTable;
+  billing_events: BillingEventsTable;
 }
 
 /** The query handle every store takes: the database itself or a transaction of it. */

@@ -6,8 +6,6 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { UsageLimitsExceeded } from '../../src/http/errors.js';
-import type { UsageGate } from '../../src/modules/billing/service.js';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 
 /** Which engine this test run uses: the vitest project sets VSS_TEST_ENGINE. */
@@ -188,17 +186,6 @@ export function expectError(res: Res, status: number, code: string): string {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${res.raw}`);
   }
   return res.body.error.message;
-}
-
-/** A billing gate a test opens and closes: while `blocked`, it refuses with USAGE_LIMITS_EXCEEDED. */
-export function switchableGate(): UsageGate & { blocked: boolean } {
-  const gate = {
-    blocked: false,
-    async assertWithinLimits() {
-      if (gate.blocked) throw new UsageLimitsExceeded();
-    },
-  };
-  return gate;
 }
 
 /**

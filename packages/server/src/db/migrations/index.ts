@@ -5,6 +5,7 @@ import { liveMigration } from './002-live.js';
 import { recordingsMigration } from './003-recordings.js';
 import { jobsWebhooksMigration } from './004-jobs-webhooks.js';
 import { exportsMigration } from './005-exports.js';
+import { usageMigration } from './006-usage.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -14,6 +15,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '003-recordings': recordingsMigration(engine),
     '004-jobs-webhooks': jobsWebhooksMigration(),
     '005-exports': exportsMigration(),
+    '006-usage': usageMigration(engine),
   };
   return { getMigrations: async () => all };
 }

@@ -1,14 +1,281 @@
-import type { Db, Trx } from '../../db/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { EventBus } from '../../bus/events.js';
+import type { Config } from '../../config.js';
+import { transaction } from '../../db/transaction.js';
+import type { Db, Trx, UsageRecordsTable } from '../../db/types.js';
+import { BadRequest } from '../../http/errors.js';
+import { decodeCursor } from '../../http/pagination.js';
+import type { Principal } from '../../http/principal.js';
+import { newId } from '../../lib/ids.js';
+import { iso, now } from '../../lib/time.js';
+import type { StreamStore } from '../../streams/store.js';
+import { requireRole, type ProjectsService } from '../projects/service.js';
+import { GB, LimitsCache, limitsOf, monthStart, nextMonthStart, type FreeTier } from './limits.js';
+import { UsageMeter } from './meter.js';
+import type { BillingProvider } from './provider.js';
+import { billingStore, STORAGE_BYTES, STREAMING_MINUTES, type UsageScope } from './store.js';
 
 /**
  * The billing rule as the rest of the service sees it: may this organisation start something
- * that costs (a session, an export)? Throws UsageLimitsExceeded when not. The billing module
- * replaces the open gate with the metered one.
+ * that costs (a session, an export)? Throws UsageLimitsExceeded when not.
  */
 export interface UsageGate {
-  /** `q` is the caller's transaction, when there is one. */
-  assertWithinLimits(orgId: string, q?: Db | Trx): Promise<void>;
+  /** `what` names the refused action in the message; `q` is the caller's transaction, when there is one. */
+  assertWithinLimits(orgId: string, q?: Db | Trx, what?: string): Promise<void>;
 }
 
-/** Allows everything: the gate until usage is metered. */
-export const openGate: UsageGate = { assertWithinLimits: async () => {} };
+const DAY_MS = 86_400_000;
+/** The longest range of daily totals one request may ask for. */
+export const MAX_DAYS = 366;
+
+/** Money in the answer: cents, rounded half away from zero, as a number of dollars. */
+function cents(amount: number): number {
+  return Math.round(Number((amount * 100).toPrecision(12))) / 100;
+}
+
+function range(query: { from?: string; to?: string }): { from?: number; to?: number } {
+  const from = query.from === undefined ? undefined : Date.parse(query.from);
+  const to = query.to === undefined ? undefined : Date.parse(query.to);
+  if (from !== undefined && Number.isNaN(from)) throw new BadRequest('query.from is not a valid timestamp');
+  if (to !== undefined && Number.isNaN(to)) throw new BadRequest('query.to is not a valid timestamp');
+  if (from !== undefined && to !== undefined && from >= to)
+    throw new BadRequest('query.from must be before query.to');
+  return { from, to };
+}
+
+export function presentRecord(r: UsageRecordsTable) {
+  return {
+    id: r.id,
+    project_id: r.project_id,
+    session_id: r.session_id,
+    usage_type: r.usage_type,
+    value: r.value,
+    recorded_at: iso(r.created_at),
+  };
+}
+
+/**
+ * Usage metering, the free tier and billing: what each organisation used (participant-minutes of
+ * live connections, bytes stored), its limits and costs, and the provider it pays through.
+ */
+export function billingService(deps: {
+  config: Config;
+  db: Db;
+  engine: 'sqlite' | 'postgres';
+  streams: StreamStore;
+  /** bytes of the session's completed export files (asked late: exports are built after billing) */
+  exportBytes: (sessionId: string) => Promise<number>;
+  projects: ProjectsService;
+  provider: BillingProvider;
+  bus: EventBus;
+  nodeId: string;
+  log: FastifyBaseLogger;
+}) {
+  const { config, db } = deps;
+  const store = billingStore(db, deps.engine);
+  const limits = new LimitsCache(store);
+  const tier: FreeTier = {
+    streamingMinutes: config.freeTierStreamingMinutes,
+    storageGb: config.freeTierStorageGb,
+  };
+  /** one storage sync at a time per session in this process */
+  const syncing = new Map<string, Promise<void>>();
+
+  /**
+   * Records a session's stored bytes (recording plus export files) as they are now: the change
+   * since the last record becomes a `storage_bytes` usage record, in the transaction that moves
+   * the session's level, so a repeated sync records nothing twice.
+   */
+  async function syncStorageNow(sessionId: string): Promise<void> {
+    const stats = await deps.streams.stats(sessionId);
+    const bytes = stats.reduce((n, s) => n + s.bytes, 0) + (await deps.exportBytes(sessionId));
+    await transaction(db, async (trx) => {
+      let owner = await store.level(trx, sessionId);
+      if (!owner) {
+        const ref = await store.sessionRef(trx, sessionId);
+        if (!ref) return; // deleted before anything of it was recorded
+        owner = {
+          session_id: sessionId,
+          org_id: ref.org_id,
+          project_id: ref.project_id,
+          bytes: 0,
+          updated_at: 0,
+        };
+      }
+      const at = now();
+      const level = await store.lockLevel(trx, { ...owner, bytes: 0, updated_at: at });
+      const delta = bytes - level.bytes;
+      if (delta === 0) return;
+      await store.insertRecords(trx, [
+        {
+          id: newId(),
+          org_id: level.org_id,
+          project_id: level.project_id,
+          session_id: sessionId,
+          usage_type: STORAGE_BYTES,
+          value: delta,
+          dedupe_key: `storage:${sessionId}:${level.bytes}:${bytes}:${newId()}`,
+          created_at: at,
+        },
+      ]);
+      await store.setLevel(trx, sessionId, bytes, at);
+    });
+  }
+
+  function syncStorage(sessionId: string): Promise<void> {
+    const previous = syncing.get(sessionId) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(() => syncStorageNow(sessionId));
+    const tail = run
+      .catch(() => {})
+      .finally(() => {
+        if (syncing.get(sessionId) === tail) syncing.delete(sessionId);
+      });
+    syncing.set(sessionId, tail);
+    return run;
+  }
+
+  const meter = new UsageMeter({
+    nodeId: deps.nodeId,
+    intervalMs: config.usageFlushIntervalS * 1000,
+    write: (rows) => store.insertRecords(db, rows),
+    syncStorage,
+    log: deps.log,
+  });
+  // A finished export adds its file; an ended session's last frames are written by now.
+  for (const type of ['export.completed', 'session.ended', 'recording.ready'])
+    deps.bus.on(type, (e) => {
+      if (e.sessionId) {
+        meter.touch(e.sessionId);
+        void meter.flush();
+      }
+    });
+
+  /** Whose usage a route reads: the organisation, or one project of it. */
+  async function scopeOf(principal: Principal, projectId: string | undefined, sessionId?: string) {
+    const scope: UsageScope = { orgId: principal.orgId };
+    if (projectId !== undefined) scope.projectId = (await deps.projects.inOrg(principal, projectId)).id;
+    if (sessionId !== undefined) scope.sessionId = sessionId;
+    return scope;
+  }
+
+  const gate: UsageGate = {
+    assertWithinLimits: (orgId, q, what = 'this') => limits.assert(orgId, tier, what, q),
+  };
+
+  return {
+    gate,
+    meter,
+    syncStorage,
+
+    /** Usage records (newest first, paged) and the totals over the same filters. */
+    async usage(
+      principal: Principal,
+      projectId: string | undefined,
+      query: { from?: string; to?: string; session_id?: string; limit: number; cursor?: string },
+    ) {
+      const r = range(query);
+      const after = decodeCursor(query.cursor);
+      const scope = await scopeOf(principal, projectId, query.session_id);
+      const [rows, minutes, bytes] = await Promise.all([
+        store.records(scope, r, after, query.limit + 1),
+        store.total(scope, STREAMING_MINUTES, r),
+        // Storage is a level: what was stored at the end of the range (records before `to`).
+        store.total(scope, STORAGE_BYTES, { to: r.to }),
+      ]);
+      return { rows, summary: { streaming_minutes_total: minutes, storage_bytes_total: bytes } };
+    },
+
+    /** Per UTC day of [from, to): participant-minutes, and bytes stored at the end of the day. */
+    async daily(principal: Principal, query: { from?: string; to?: string; project_id?: string }) {
+      const at = now();
+      const r = range(query);
+      const to = r.to ?? at;
+      const from = r.from ?? to - 30 * DAY_MS;
+      const firstDay = Math.floor(from / DAY_MS) * DAY_MS;
+      const lastDay = Math.ceil(to / DAY_MS) * DAY_MS;
+      if ((lastDay - firstDay) / DAY_MS > MAX_DAYS)
+        throw new BadRequest(`query.from and query.to span more than ${MAX_DAYS} days`);
+      const scope = await scopeOf(principal, query.project_id);
+      const [sums, before] = await Promise.all([
+        store.daily(scope, firstDay, lastDay),
+        store.total(scope, STORAGE_BYTES, { to: firstDay }),
+      ]);
+      const days: Array<{ date: string; streaming_minutes: number; storage_bytes: number }> = [];
+      let level = before;
+      for (let day = firstDay; day < lastDay; day += DAY_MS) {
+        const of = (type: string) => sums.find((s) => s.day === day && s.usage_type === type)?.total ?? 0;
+        level += of(STORAGE_BYTES);
+        days.push({
+          date: iso(day).slice(0, 10),
+          streaming_minutes: of(STREAMING_MINUTES),
+          storage_bytes: level,
+        });
+      }
+      return days;
+    },
+
+    /** The current calendar month (UTC): what was used and what it costs at the configured prices. */
+    async summary(principal: Principal) {
+      const at = now();
+      const usage = await limits.read(principal.orgId);
+      const streaming = cents(usage.minutes * config.pricePerStreamingMinute);
+      const storage = cents((usage.bytes / GB) * config.pricePerGbMonth);
+      return {
+        period_start: iso(monthStart(at)),
+        period_end: iso(nextMonthStart(at)),
+        currency: 'usd' as const,
+        streaming_minutes_used: usage.minutes,
+        storage_bytes_used: usage.bytes,
+        cost_breakdown: {
+          streaming_cost: streaming,
+          storage_cost: storage,
+          total_due: cents(streaming + storage),
+        },
+      };
+    },
+
+    /** The free-tier limits and whether the organisation is blocked, read fresh. */
+    async limits(principal: Principal) {
+      return limitsOf(await limits.read(principal.orgId), tier);
+    },
+
+    /** A billing portal address for the organisation's customer, or a project's own. */
+    async portal(principal: Principal, projectId: string | null, returnUrl: string | undefined) {
+      requireRole(principal, 'admin');
+      if (projectId !== null) await deps.projects.inOrg(principal, projectId);
+      const projectKey = projectId ?? '';
+      let customerId = (await store.customer(principal.orgId, projectKey))?.customer_id;
+      if (!customerId) {
+        const made = await deps.provider.createCustomer({ orgId: principal.orgId, projectId });
+        customerId = await store.keepCustomer(principal.orgId, projectKey, made, now());
+      }
+      const url = await deps.provider.portalUrl(customerId, returnUrl ?? `${config.publicBaseUrl}/billing`);
+      return { portal_url: url };
+    },
+
+    /** Applies a provider webhook: verified, once per event id, older subscription states ignored. */
+    async providerEvent(body: Buffer, signature: string | undefined) {
+      const event = deps.provider.verify(body, signature);
+      const orgId = await transaction(db, async (trx) => {
+        if (!(await store.claimEvent(trx, event.id, event.type, now()))) return null;
+        const change = event.subscription;
+        if (!change) return null;
+        const owner = await store.customerOwner(trx, change.customerId);
+        if (!owner) return null; // a customer made outside this service
+        await store.setSubscription(trx, {
+          id: change.subscriptionId,
+          org_id: owner.org_id,
+          customer_id: change.customerId,
+          status: change.status,
+          event_at: change.eventAt,
+        });
+        return owner.org_id;
+      });
+      if (orgId) limits.forget(orgId);
+      return { received: true as const, id: event.id };
+    },
+
+    close: () => meter.close(),
+  };
+}
+export type BillingService = ReturnType<typeof billingService>;

@@ -71,7 +71,7 @@ export function exportsService(deps: {
       input: { layout: Layout; orientation: Orientation; focus?: string },
     ): Promise<{ job_id: string }> {
       const session = await deps.sessions.get(principal, sessionId, undefined, q);
-      await deps.gate.assertWithinLimits(principal.orgId, q);
+      await deps.gate.assertWithinLimits(principal.orgId, q, 'export');
       if (session.ended_at === null && session.started_at !== null)
         throw new Conflict('the session is live: export it once it has ended');
       const media = (await deps.streams.stats(session.id))
@@ -155,6 +155,11 @@ export function exportsService(deps: {
       });
       for (const id of ids) files.remove(id);
       return ids.length;
+    },
+
+    /** Bytes of the session's completed export files. */
+    storedBytes(sessionId: string): Promise<number> {
+      return store.completedBytes(sessionId);
     },
 
     /** Deletes a session's exports, their pending jobs and their files (when the session is deleted). */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, ExportsTable, Trx } from '../../db/types.js';
 
 /**
@@ -132,6 +133,17 @@ export function exportsStore(db: Db) {
     async idsOfSession(q: Db | Trx, sessionId: string): Promise<string[]> {
       const rows = await q.selectFrom('exports').select('id').where('session_id', '=', sessionId).execute();
       return rows.map((r) => r.id);
+    },
+
+    /** Bytes of the session's completed export files (counted as stored bytes). */
+    async completedBytes(sessionId: string): Promise<number> {
+      const r = await db
+        .selectFrom('exports')
+        .select(sql<number | string | null>`sum(size_bytes)`.as('total'))
+        .where('session_id', '=', sessionId)
+        .where('status', '=', 'completed')
+        .executeTakeFirst();
+      return Number(r?.total ?? 0);
     },
 
     async deleteOfSession(q: Db | Trx, sessionId: string): Promise<void> {

@@ -12,6 +12,7 @@ import { deliver, sendControl } from './delivery.js';
 import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js';
 import { HEARTBEAT_MS, liveStore, type LiveStore } from './store.js';
 import { SessionLifecycle } from './lifecycle.js';
+import type { ConnectionMeter } from './service.js';
 
 /**
  * Owns the live sessions of this process and their members: joins and leaves, the session
@@ -45,6 +46,8 @@ export class SessionHub {
       departureTimeoutMs: number;
       /** bytes of received media this process holds before publishers are paused (default 64 MiB) */
       ingestLimitBytes?: number;
+      /** told of every live connection's join and leave (streaming minutes) */
+      meter?: ConnectionMeter;
       log: FastifyBaseLogger;
     },
   ) {
@@ -106,12 +109,9 @@ export class SessionHub {
     this.pendingEnds.delete(session.id);
 
     const live = await this.load(session, orgId);
-    live.members.set(conn.id, {
-      conn,
-      tracks: new Set(),
-    });
+    live.members.set(conn.id, { conn, tracks: new Set() });
     this.byConn.set(conn.id, live);
-
+    this.deps.meter?.joined(conn.id, session, orgId, now);
     await this.store.addMember({
       connId: conn.id,
       sessionId: session.id,
@@ -146,6 +146,7 @@ export class SessionHub {
     live.members.delete(conn.id);
     this.byConn.delete(conn.id);
     const now = Date.now();
+    this.deps.meter?.left(conn.id, now);
     for (const kind of member.tracks) await this.endTrack(live, conn, kind, now);
     await this.timeline(live, 'participant.left', conn.userId, { user_id: conn.userId }, now);
     this.control(live, conn.id, 'leave', conn.userId, {}, now);

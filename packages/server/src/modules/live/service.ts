@@ -1,7 +1,6 @@
 import type { Db, SessionsTable } from '../../db/types.js';
 import { Conflict } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import type { UsageGate } from '../billing/service.js';
 import type { SessionsService } from '../sessions/service.js';
 import { TOKEN_TTL_S, type ConnectionClaims, type ConnectionTokens } from './token.js';
 
@@ -23,6 +22,12 @@ export interface LiveEvents {
   forgetSession(sessionId: string): Promise<void>;
 }
 
+/** Told of every live connection's join and leave: billing meters streaming minutes with it. */
+export interface ConnectionMeter {
+  joined(connId: string, session: { id: string; project_id: string }, orgId: string, at: number): void;
+  left(connId: string, at: number): void;
+}
+
 export interface Ticket {
   claims: ConnectionClaims;
   session: SessionsTable;
@@ -30,12 +35,7 @@ export interface Ticket {
 }
 
 /** Connection tokens: issued over REST, checked before every WebSocket upgrade. */
-export function liveService(deps: {
-  db: Db;
-  sessions: SessionsService;
-  tokens: ConnectionTokens;
-  gate: UsageGate;
-}) {
+export function liveService(deps: { db: Db; sessions: SessionsService; tokens: ConnectionTokens }) {
   const { db } = deps;
   return {
     /** A token for one participant of one session, live or replay. */
@@ -49,7 +49,8 @@ export function liveService(deps: {
       if (mode === 'live') {
         if (session.ended_at !== null)
           throw new Conflict('the session has ended; request a replay connection instead');
-        await deps.gate.assertWithinLimits(principal.orgId);
+        // No usage check here: a session already created may be joined even when the organisation
+        // went over its free tier meanwhile, so that a meeting under way is never cut off.
       }
       const access_token = await deps.tokens.issue({
         sub: input.user_id,

@@ -40,6 +40,8 @@ export function recordingsService(deps: {
   deleteExports: (sessionId: string) => Promise<number>;
   /** withdraws the exports rendered before a participant was redacted (they show them) */
   withdrawExports: (sessionId: string, userId: string) => Promise<number>;
+  /** records the session's stored bytes after they changed (billing) */
+  storageChanged: (sessionId: string) => Promise<void>;
 }) {
   const { db, streams, store } = deps;
   const linkHash = (token: string) => hmacHex(deps.config.keys.tokens, `replay:${token}`);
@@ -276,6 +278,7 @@ export function recordingsService(deps: {
         streams: theirs,
         chat_messages_redacted: chatRedacted,
       });
+      await deps.storageChanged(session.id);
       return { redacted: userId, deletedStreams: theirs.length };
     },
 
@@ -286,6 +289,7 @@ export function recordingsService(deps: {
       await streams.deleteSession(sessionId);
       await store.deleteOfSession(sessionId);
       await deps.live.forgetSession(sessionId);
+      await deps.storageChanged(sessionId);
       return deleted;
     },
 

@@ -52,7 +52,7 @@ export function sessionsService(deps: {
   return {
     async create(q: Db | Trx, principal: Principal, projectId: string | undefined, name: string) {
       const project = await projects.scope(principal, projectId, q);
-      await deps.gate.assertWithinLimits(project.org_id, q);
+      await deps.gate.assertWithinLimits(project.org_id, q, 'session creation');
       const row: SessionsTable = {
         id: newId(),
         project_id: project.id,

@@ -1,0 +1,134 @@
+import Stripe from 'stripe';
+import { ApiError, BadRequest, Conflict } from '../../http/errors.js';
+
+/** Who pays: the organisation, or one project of it (a customer of its own at the provider). */
+export interface BillingOwner {
+  orgId: string;
+  projectId: string | null;
+}
+
+/** A subscription's state, as a verified provider event tells it. */
+export interface SubscriptionChange {
+  subscriptionId: string;
+  customerId: string;
+  status: string;
+  /** when the provider made the event (ms since 1970): older events never overwrite newer ones */
+  eventAt: number;
+}
+
+/** A verified provider event: its id (applied once), type, and the subscription change it carries. */
+export interface ProviderEvent {
+  id: string;
+  type: string;
+  subscription: SubscriptionChange | null;
+}
+
+/** The payment provider behind the billing routes. */
+export interface BillingProvider {
+  readonly name: 'none' | 'stripe';
+  /** Creates the owner's customer at the provider; returns its id. */
+  createCustomer(owner: BillingOwner): Promise<string>;
+  /** A portal address where the customer manages payment and subscription. */
+  portalUrl(customerId: string, returnUrl: string): Promise<string>;
+  /** Checks the signature of a webhook body and reads it; 400 when it does not verify. */
+  verify(body: Buffer, signature: string | undefined): ProviderEvent;
+}
+
+const notConfigured = () => new Conflict('billing is not configured (BILLING_PROVIDER=none)');
+
+/** BILLING_PROVIDER=none: usage is metered and limits apply, but there is nowhere to pay. */
+export const noProvider: BillingProvider = {
+  name: 'none',
+  createCustomer: () => Promise.reject(notConfigured()),
+  portalUrl: () => Promise.reject(notConfigured()),
+  verify: () => {
+    throw notConfigured();
+  },
+};
+
+/** The provider did not answer as it should: 500 with what it said, so a person can act on it. */
+class ProviderFailed extends ApiError {
+  constructor(message: string) {
+    super(500, 'SERVER_ERROR', `the payment provider refused or did not answer: ${message}`);
+  }
+}
+
+const SUBSCRIPTION_EVENTS = new Set([
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'customer.subscription.paused',
+  'customer.subscription.resumed',
+]);
+
+/**
+ * Stripe, through its official client. `apiUrl` points the client at another address speaking
+ * Stripe's API (a proxy, or a local stand-in in tests); by default it is Stripe's own.
+ */
+export function stripeProvider(options: {
+  secretKey: string;
+  webhookSecret: string;
+  apiUrl: string | null;
+}): BillingProvider {
+  const at = options.apiUrl ? new URL(options.apiUrl) : null;
+  const stripe = new Stripe(options.secretKey, {
+    maxNetworkRetries: 2,
+    timeout: 10_000,
+    telemetry: false,
+    ...(at
+      ? {
+          host: at.hostname,
+          port: at.port || (at.protocol === 'https:' ? 443 : 80),
+          protocol: at.protocol === 'https:' ? 'https' : 'http',
+        }
+      : {}),
+  });
+  const fail = (err: unknown): never => {
+    throw new ProviderFailed(err instanceof Error ? err.message : String(err));
+  };
+  return {
+    name: 'stripe',
+    async createCustomer(owner) {
+      const projectKey = owner.projectId ?? '';
+      const customer = await stripe.customers
+        .create(
+          {
+            description: owner.projectId
+              ? `vss organisation ${owner.orgId}, project ${owner.projectId}`
+              : `vss organisation ${owner.orgId}`,
+            metadata: { org_id: owner.orgId, ...(owner.projectId ? { project_id: owner.projectId } : {}) },
+          },
+          // Two first portal requests at once make one customer, not two.
+          { idempotencyKey: `vss-customer-${owner.orgId}-${projectKey}` },
+        )
+        .catch(fail);
+      return customer.id;
+    },
+    async portalUrl(customerId, returnUrl) {
+      const session = await stripe.billingPortal.sessions
+        .create({ customer: customerId, return_url: returnUrl })
+        .catch(fail);
+      return session.url;
+    },
+    verify(body, signature) {
+      if (!signature) throw new BadRequest('the Stripe-Signature header is required');
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(body, signature, options.webhookSecret);
+      } catch (err) {
+        throw new BadRequest(`Stripe-Signature does not verify: ${(err as Error).message}`);
+      }
+      let subscription: SubscriptionChange | null = null;
+      if (SUBSCRIPTION_EVENTS.has(event.type)) {
+        const sub = event.data.object as Stripe.Subscription;
+        subscription = {
+          subscriptionId: sub.id,
+          customerId: typeof sub.customer === 'string' ? sub.customer : sub.customer.id,
+          status: event.type === 'customer.subscription.deleted' ? 'canceled' : sub.status,
+          eventAt: event.created * 1000,
+        };
+      }
+      return { id: event.id, type: event.type, subscription };
+    },
+  };
+}

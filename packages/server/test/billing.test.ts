@@ -1,0 +1,501 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  createSession,
+  expectError,
+  startApp,
+  tenant,
+  type Tenant,
+  type TestApp,
+} from './support/app.js';
+import { exportTo } from './support/exports.js';
+import { eventually, join as joinLive, leave, publish } from './support/live.js';
+import { evc1, h264Chunks, pcmChunks, recordSession } from './support/media.js';
+import { localStripe, signedSubscriptionEvent, STRIPE_WEBHOOK_SECRET } from './support/stripe.js';
+
+const INTERVAL_S = 1;
+const minutesOf = async (t: TestApp, key: string, query = '') =>
+  (await call(t, 'GET', `/v1/usage${query}`, { key })).body.data.summary.streaming_minutes_total as number;
+const storedOf = async (t: TestApp, key: string, sessionId: string) =>
+  (await call(t, 'GET', `/v1/usage?session_id=${sessionId}`, { key })).body.data.summary
+    .storage_bytes_total as number;
+/** Passes at least `ms` on the clock: how a test shows that nothing more is written over a time. */
+const elapse = (ms: number) => {
+  const until = Date.now() + ms;
+  return eventually(() => Date.now() >= until, ms + 1000, `${ms} ms`);
+};
+
+describe('streaming minutes', () => {
+  let t: TestApp;
+  let a: Tenant;
+  beforeAll(async () => {
+    t = await startApp({ env: { USAGE_FLUSH_INTERVAL_S: String(INTERVAL_S) } });
+    a = await tenant(t);
+  });
+  afterAll(() => t?.close());
+
+  it('accrue for a real WebSocket participant while connected, are written at least every interval, and stop at leave', async () => {
+    const s = await createSession(t, a.key);
+    const before = Date.now();
+    const socket = await joinLive(t, a.key, s.id, 'alice');
+    const joined = Date.now();
+    // Written while still connected: the periodic flush, not only the leave.
+    await eventually(async () => (await minutesOf(t, a.key)) > 1.5 / 60, 10_000, 'minutes while connected');
+    const closing = Date.now();
+    await leave(socket);
+    const left = Date.now();
+    const total = await eventually(
+      async () => {
+        const m = await minutesOf(t, a.key);
+        return m * 60_000 >= closing - joined ? m : null;
+      },
+      5000,
+      'the minutes at leave',
+    );
+    expect(total * 60_000).toBeLessThanOrEqual(left - before + 50);
+
+    // Nothing accrues once the participant has gone: two more intervals add nothing.
+    await elapse(2 * INTERVAL_S * 1000 + 200);
+    expect(await minutesOf(t, a.key)).toBe(total);
+
+    const usage = await call(t, 'GET', `/v1/usage?session_id=${s.id}`, { key: a.key });
+    expect(usage.status).toBe(200);
+    const records = usage.body.data.records.filter((r: any) => r.usage_type === 'streaming_minutes');
+    expect(records.length).toBeGreaterThanOrEqual(2);
+    for (const r of records)
+      expect(r).toMatchObject({ project_id: a.projectId, session_id: s.id, recorded_at: expect.any(String) });
+    expect(records.reduce((n: number, r: any) => n + r.value, 0)).toBeCloseTo(total, 9);
+
+    // The project's view and the daily totals agree with the organisation's.
+    const project = await call(t, 'GET', `/v1/projects/${a.projectId}/usage`, { key: a.key });
+    expect(project.body.data.summary.streaming_minutes_total).toBeCloseTo(total, 9);
+    const daily = await call(t, 'GET', '/v1/usage/daily', { key: a.key });
+    expect(daily.status).toBe(200);
+    expect(daily.body.data).toHaveLength(31);
+    expect(daily.body.data.at(-1)).toMatchObject({ date: new Date().toISOString().slice(0, 10) });
+    expect(daily.body.data.reduce((n: number, d: any) => n + d.streaming_minutes, 0)).toBeCloseTo(total, 9);
+  });
+
+  it('pages the records with a Link header, and another organisation sees none of them', async () => {
+    const first = await call(t, 'GET', '/v1/usage?limit=1', { key: a.key });
+    expect(first.body.data.records).toHaveLength(1);
+    const next = String(first.headers.link).match(/<([^>]+)>; rel="next"/)![1]!;
+    const second = await call(t, 'GET', new URL(next).pathname + new URL(next).search, { key: a.key });
+    expect(second.body.data.records).toHaveLength(1);
+    expect(second.body.data.records[0].id).not.toBe(first.body.data.records[0].id);
+
+    const b = await tenant(t);
+    const theirs = await call(t, 'GET', '/v1/usage', { key: b.key });
+    expect(theirs.body.data).toEqual({
+      summary: { streaming_minutes_total: 0, storage_bytes_total: 0 },
+      records: [],
+    });
+    expectError(await call(t, 'GET', `/v1/projects/${a.projectId}/usage`, { key: b.key }), 404, 'NOT_FOUND');
+  });
+
+  it('refuses bad filters with 400 naming the field', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['/v1/usage?from=yesterday', /from/],
+      ['/v1/usage?to=2026-13-45T00:00:00Z', /to/],
+      ['/v1/usage?from=2026-11-02T00:00:00.000Z&to=2026-11-01T00:00:00.000Z', /from.*before.*to/],
+      ['/v1/usage?session_id=nope', /session_id/],
+      ['/v1/usage?limit=0', /limit/],
+      ['/v1/usage?cursor=abc', /cursor/],
+      ['/v1/usage/daily?from=2020-01-01T00:00:00.000Z&to=2026-01-01T00:00:00.000Z', /366 days/],
+      ['/v1/usage/daily?project_id=x', /project_id/],
+    ];
+    for (const [url, message] of cases) {
+      const res = await call(t, 'GET', url, { key: a.key });
+      expect(expectError(res, 400, 'BAD_REQUEST'), url).toMatch(message);
+    }
+  });
+});
+
+describe('stored bytes', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startApp({
+      env: { USAGE_FLUSH_INTERVAL_S: String(INTERVAL_S), SESSION_DEPARTURE_TIMEOUT_S: '0' },
+    });
+    a = await tenant(t);
+    dir = mkdtempSync(join(tmpdir(), 'vss-billing-'));
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const streamBytes = async (sessionId: string) =>
+    (await t.runtime.streams.stats(sessionId)).reduce((n, s) => n + s.bytes, 0);
+
+  it('rise with recording and exports, and fall with redaction and deletion', async () => {
+    const s = await createSession(t, a.key, 'stored');
+    const [video, voice] = [await h264Chunks('yellow', 1), pcmChunks(440, 1)];
+    const description = new TextEncoder().encode(JSON.stringify({ sampleRate: 16_000, numberOfChannels: 1 }));
+    await recordSession(t, a.key, s.id, [
+      ...video.map((c) => ({
+        user: 'frank',
+        atMs: c.offsetUs / 1000,
+        stream: 'media/frank/cam',
+        payload: evc1('avc1.42c00c', c, 0),
+      })),
+      ...voice.map((c) => ({
+        user: 'gina',
+        atMs: c.offsetUs / 1000,
+        stream: 'media/gina/mic',
+        payload: evc1('pcm-s16', c, 0, description),
+      })),
+    ]);
+    // The recording, as the stream store counts it, once its last events are written.
+    const recorded = await eventually(
+      async () => {
+        const [bytes, stored] = [await streamBytes(s.id), await storedOf(t, a.key, s.id)];
+        return bytes > 0 && stored === bytes ? bytes : null;
+      },
+      10_000,
+      'the recording counted',
+    );
+
+    const job = await exportTo(t, a.key, s.id, join(dir, 'a.mp4'));
+    expect(job.size_bytes).toBeGreaterThan(0);
+    await eventually(
+      async () => (await storedOf(t, a.key, s.id)) === recorded + job.size_bytes,
+      10_000,
+      'the export counted',
+    );
+    const limits = await call(t, 'GET', '/v1/billing/limits', { key: a.key });
+    expect(limits.body.data.storage_bytes_used_gb).toBeCloseTo((recorded + job.size_bytes) / 1e9, 12);
+
+    // Redacting gina removes her stream, and withdraws the export that showed her.
+    const mine = (await t.runtime.streams.stats(s.id)).find((x) => x.streamId === 'media/gina/mic')!.bytes;
+    const redact = await call(t, 'DELETE', `/v1/sessions/${s.id}/participants/gina`, { key: a.key });
+    expect(redact.status, redact.raw).toBe(200);
+    const afterRedaction = await storedOf(t, a.key, s.id);
+    expect(afterRedaction).toBe(await streamBytes(s.id));
+    expect(afterRedaction).toBeLessThan(recorded - mine + 1000); // the redaction's own timeline event is small
+    expect(afterRedaction).toBeGreaterThan(recorded - mine);
+
+    const del = await call(t, 'DELETE', `/v1/sessions/${s.id}`, { key: a.key });
+    expect(del.status, del.raw).toBe(200);
+    expect(await storedOf(t, a.key, s.id)).toBe(0);
+    const records = (await call(t, 'GET', `/v1/usage?session_id=${s.id}&limit=200`, { key: a.key })).body.data
+      .records;
+    const changes = records.filter((r: any) => r.usage_type === 'storage_bytes').map((r: any) => r.value);
+    expect(changes.some((v: number) => v < 0)).toBe(true);
+    expect(changes.reduce((n: number, v: number) => n + v, 0)).toBe(0);
+    expect((await call(t, 'GET', '/v1/billing/limits', { key: a.key })).body.data.storage_bytes_used_gb).toBe(
+      0,
+    );
+  });
+});
+
+describe('free-tier limits, the billing portal and Stripe', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let stripe: Awaited<ReturnType<typeof localStripe>>;
+  const PRICE_MINUTE = 1.37;
+  const PRICE_GB = 1000;
+  beforeAll(async () => {
+    stripe = await localStripe();
+    t = await startApp({
+      env: {
+        USAGE_FLUSH_INTERVAL_S: String(INTERVAL_S),
+        FREE_TIER_STREAMING_MINUTES: '0.005',
+        PRICE_PER_STREAMING_MINUTE: String(PRICE_MINUTE),
+        PRICE_PER_GB_MONTH: String(PRICE_GB),
+        BILLING_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_local',
+        STRIPE_WEBHOOK_SECRET,
+        STRIPE_API_URL: stripe.url,
+      },
+    });
+    a = await tenant(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await stripe?.close();
+  });
+
+  const stripeEvent = (e: Parameters<typeof signedSubscriptionEvent>[0]) => {
+    const { body, signature } = signedSubscriptionEvent(e);
+    return call(t, 'POST', '/v1/billing/stripe/webhook', {
+      payload: body,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+    });
+  };
+
+  it('flip to blocked past the threshold; session creation (both routes) and export enqueue answer 503 naming the limit; a live meeting goes on', async () => {
+    const fresh = await call(t, 'GET', '/v1/billing/limits', { key: a.key });
+    expect(fresh.body.data).toEqual({
+      within_free_tier: true,
+      streaming_minutes_used: 0,
+      storage_bytes_used_gb: 0,
+      has_active_subscription: false,
+      is_blocked: false,
+      status_message: '',
+    });
+    const s = await createSession(t, a.key);
+    const socket = await joinLive(t, a.key, s.id, 'alice');
+    const limits = await eventually(
+      async () => {
+        const l = (await call(t, 'GET', '/v1/billing/limits', { key: a.key })).body.data;
+        return l.is_blocked ? l : null;
+      },
+      10_000,
+      'blocked',
+    );
+    expect(limits).toMatchObject({ within_free_tier: false, has_active_subscription: false });
+    expect(limits.streaming_minutes_used).toBeGreaterThan(0.005);
+    expect(limits.status_message).toMatch(/streaming minutes.*billing portal/s);
+
+    const refusal = await eventually(
+      async () => {
+        const res = await call(t, 'POST', '/v1/sessions', { key: a.key, body: {} });
+        return res.status === 503 ? res : null;
+      },
+      10_000,
+      'session creation refused',
+    );
+    expect(expectError(refusal, 503, 'USAGE_LIMITS_EXCEEDED')).toMatch(
+      /session creation refused: .*0\.005 streaming minutes/,
+    );
+    expect(
+      expectError(
+        await call(t, 'POST', `/v1/projects/${a.projectId}/sessions`, { key: a.key, body: {} }),
+        503,
+        'USAGE_LIMITS_EXCEEDED',
+      ),
+    ).toMatch(/streaming minutes/);
+    expect(
+      expectError(
+        await call(t, 'GET', `/v1/sessions/${s.id}/export`, { key: a.key }),
+        503,
+        'USAGE_LIMITS_EXCEEDED',
+      ),
+    ).toMatch(/export refused/);
+
+    // Not cut: the connection keeps working, and another participant may still join the session.
+    const bob = await joinLive(t, a.key, s.id, 'bob');
+    socket.send(publish('chat', Buffer.from(JSON.stringify({ text: 'still here' })), { id: 'c1' }));
+    await socket.waitFor((m) => m.type === 'control' && m.event === 'ack' && m.data?.id === 'c1');
+    await leave(bob);
+    await leave(socket);
+  });
+
+  it('summarises the month with every figure computed by hand from the records', async () => {
+    await elapse(INTERVAL_S * 1000 + 300); // the last leave's minutes are written
+    const summary = (await call(t, 'GET', '/v1/billing/summary', { key: a.key })).body.data;
+    const records = (await call(t, 'GET', '/v1/usage?limit=200', { key: a.key })).body.data.records as any[];
+    const month = new Date();
+    const start = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
+    const minutes = records
+      .filter((r) => r.usage_type === 'streaming_minutes' && Date.parse(r.recorded_at) >= start)
+      .reduce((n, r) => n + r.value, 0);
+    const bytes = records.filter((r) => r.usage_type === 'storage_bytes').reduce((n, r) => n + r.value, 0);
+    const streamingCost = Math.round(minutes * PRICE_MINUTE * 100) / 100;
+    const storageCost = Math.round((bytes / 1e9) * PRICE_GB * 100) / 100;
+    expect(minutes).toBeGreaterThan(0);
+    expect(bytes).toBeGreaterThan(0);
+    expect(summary).toEqual({
+      period_start: new Date(start).toISOString(),
+      period_end: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1)).toISOString(),
+      currency: 'usd',
+      streaming_minutes_used: expect.closeTo(minutes, 9),
+      storage_bytes_used: bytes,
+      cost_breakdown: {
+        streaming_cost: streamingCost,
+        storage_cost: storageCost,
+        total_due: Math.round((streamingCost + storageCost) * 100) / 100,
+      },
+    });
+  });
+
+  it('opens the portal through one Stripe customer per organisation, and one per project when asked', async () => {
+    const res = await call(t, 'POST', '/v1/billing/portal', {
+      key: a.key,
+      body: { return_url: 'https://app.example.com/settings' },
+    });
+    expect(res.status, res.raw).toBe(200);
+    expect(res.body.data.portal_url).toMatch(/^https:\/\/billing\.stripe\.test\/p\//);
+    const [customer, portal] = stripe.requests;
+    expect(customer).toMatchObject({ method: 'POST', path: '/v1/customers' });
+    expect(customer!.params.get('metadata[org_id]')).toBe(a.orgId);
+    expect(portal).toMatchObject({ method: 'POST', path: '/v1/billing_portal/sessions' });
+    expect(portal!.params.get('return_url')).toBe('https://app.example.com/settings');
+    const customerId = portal!.params.get('customer');
+
+    // The customer is kept: a second portal makes no second customer; the default return address.
+    await call(t, 'POST', '/v1/billing/portal', { key: a.key });
+    expect(stripe.requests.filter((r) => r.path === '/v1/customers')).toHaveLength(1);
+    expect(stripe.requests.at(-1)!.params.get('customer')).toBe(customerId);
+    expect(stripe.requests.at(-1)!.params.get('return_url')).toBe(`${t.config.publicBaseUrl}/billing`);
+
+    const project = await call(t, 'POST', `/v1/projects/${a.projectId}/billing/portal`, {
+      key: a.key,
+      body: {},
+    });
+    expect(project.status, project.raw).toBe(200);
+    const projectCustomer = stripe.requests.filter((r) => r.path === '/v1/customers').at(-1)!;
+    expect(projectCustomer.params.get('metadata[project_id]')).toBe(a.projectId);
+    expect(stripe.requests.filter((r) => r.path === '/v1/customers')).toHaveLength(2);
+
+    expect(
+      expectError(
+        await call(t, 'POST', '/v1/billing/portal', {
+          key: a.key,
+          body: { return_url: 'javascript:alert(1)' },
+        }),
+        400,
+        'BAD_REQUEST',
+      ),
+    ).toMatch(/return_url/);
+    const b = await tenant(t);
+    expectError(
+      await call(t, 'POST', `/v1/projects/${a.projectId}/billing/portal`, { key: b.key, body: {} }),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it("a subscription event signed like Stripe's unblocks the organisation once; a forged one is refused with 400", async () => {
+    const customer = stripe.requests
+      .find((r) => r.path === '/v1/billing_portal/sessions')!
+      .params.get('customer')!;
+    const created = Math.floor(Date.now() / 1000);
+    const forged = signedSubscriptionEvent({
+      id: 'evt_forged',
+      type: 'customer.subscription.created',
+      customer,
+      subscription: 'sub_1',
+      status: 'active',
+      createdS: created,
+      secret: 'whsec_someone_else',
+    });
+    const refused = await call(t, 'POST', '/v1/billing/stripe/webhook', {
+      payload: forged.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': forged.signature },
+    });
+    expect(expectError(refused, 400, 'BAD_REQUEST')).toMatch(/Stripe-Signature/);
+    expect(
+      expectError(
+        await call(t, 'POST', '/v1/billing/stripe/webhook', {
+          payload: forged.body,
+          headers: { 'content-type': 'application/json' },
+        }),
+        400,
+        'BAD_REQUEST',
+      ),
+    ).toMatch(/Stripe-Signature/);
+    expect((await call(t, 'GET', '/v1/billing/limits', { key: a.key })).body.data.is_blocked).toBe(true);
+
+    const ok = await stripeEvent({
+      id: 'evt_1',
+      type: 'customer.subscription.created',
+      customer,
+      subscription: 'sub_1',
+      status: 'active',
+      createdS: created,
+    });
+    expect(ok.status, ok.raw).toBe(200);
+    expect(ok.body.data).toEqual({ received: true, id: 'evt_1' });
+    const limits = (await call(t, 'GET', '/v1/billing/limits', { key: a.key })).body.data;
+    expect(limits).toMatchObject({
+      has_active_subscription: true,
+      is_blocked: false,
+      within_free_tier: false,
+    });
+    expect(limits.status_message).toMatch(/billed to the active subscription/);
+    expect((await call(t, 'POST', '/v1/sessions', { key: a.key, body: {} })).status).toBe(201);
+
+    // An older event arriving late changes nothing; a redelivery is applied once.
+    expect(
+      (
+        await stripeEvent({
+          id: 'evt_0',
+          type: 'customer.subscription.updated',
+          customer,
+          subscription: 'sub_1',
+          status: 'incomplete',
+          createdS: created - 60,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call(t, 'GET', '/v1/billing/limits', { key: a.key })).body.data.has_active_subscription,
+    ).toBe(true);
+
+    // Cancelled: blocked again at once in this process.
+    expect(
+      (
+        await stripeEvent({
+          id: 'evt_2',
+          type: 'customer.subscription.deleted',
+          customer,
+          subscription: 'sub_1',
+          status: 'canceled',
+          createdS: created + 1,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call(t, 'GET', '/v1/billing/limits', { key: a.key })).body.data.is_blocked).toBe(true);
+    expectError(
+      await call(t, 'POST', '/v1/sessions', { key: a.key, body: {} }),
+      503,
+      'USAGE_LIMITS_EXCEEDED',
+    );
+    // The same first event delivered again does not bring the subscription back.
+    expect(
+      (
+        await stripeEvent({
+          id: 'evt_1',
+          type: 'customer.subscription.created',
+          customer,
+          subscription: 'sub_1',
+          status: 'active',
+          createdS: created,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call(t, 'GET', '/v1/billing/limits', { key: a.key })).body.data.is_blocked).toBe(true);
+  });
+});
+
+describe('billing without a provider', () => {
+  let t: TestApp;
+  let a: Tenant;
+  beforeAll(async () => {
+    t = await startApp();
+    a = await tenant(t);
+  });
+  afterAll(() => t?.close());
+
+  it('answers 409 "billing is not configured" to the portal and the provider webhook; restricted keys get 403', async () => {
+    expect(expectError(await call(t, 'POST', '/v1/billing/portal', { key: a.key }), 409, 'CONFLICT')).toMatch(
+      /billing is not configured/,
+    );
+    expect(
+      expectError(
+        await call(t, 'POST', `/v1/projects/${a.projectId}/billing/portal`, { cookie: a.cookie, body: {} }),
+        409,
+        'CONFLICT',
+      ),
+    ).toMatch(/billing is not configured/);
+    expectError(
+      await call(t, 'POST', '/v1/billing/stripe/webhook', {
+        payload: '{}',
+        headers: { 'content-type': 'application/json' },
+      }),
+      409,
+      'CONFLICT',
+    );
+    const rk = await call(t, 'POST', '/v1/restricted-keys', { key: a.key, body: {} });
+    expectError(await call(t, 'GET', '/v1/billing/limits', { key: rk.body.data.secret }), 403, 'FORBIDDEN');
+    const summary = await call(t, 'GET', '/v1/billing/summary', { cookie: a.cookie });
+    expect(summary.body.data.cost_breakdown).toEqual({ streaming_cost: 0, storage_cost: 0, total_due: 0 });
+  });
+});
