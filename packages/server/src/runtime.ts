@@ -8,6 +8,7 @@ import type { Counters } from './counters/counter.js';
 import { memoryCounters } from './counters/memory.js';
 import { redisCounters } from './counters/redis.js';
 import { openDatabase, type Database } from './db/open.js';
+import type { Db, Trx } from './db/types.js';
 import { StorageWatch } from './db/storage-watch.js';
 import { Idempotency } from './http/idempotency.js';
 import { openLogger, type ProcessLogger } from './lib/logger.js';
@@ -197,13 +198,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
 
   const projects = projectsService({ store: projectsStore(db), reads: database.reads });
   // Exports are built after billing, which asks them for their files' bytes.
-  let exportBytes: (sessionId: string) => Promise<number> = async () => 0;
+  let exportBytes: (sessionId: string, q: Db | Trx) => Promise<number> = async () => 0;
   const billing = billingService({
     config,
     db,
     engine: database.engine,
     streams,
-    exportBytes: (sessionId) => exportBytes(sessionId),
+    exportBytes: (sessionId, q) => exportBytes(sessionId, q),
     projects,
     provider: billingProvider(config),
     bus,
@@ -248,7 +249,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     gate,
     log: logger,
   });
-  exportBytes = (sessionId) => exports.storedBytes(sessionId);
+  exportBytes = (sessionId, q) => exports.storedBytes(sessionId, q);
   const webhooks = webhooksStore(db);
   const accounts = accountsService({ config, db, store: accountsSql, counters, projects });
   const services: Services = {
@@ -312,6 +313,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       services.accounts.sweep(),
       services.webhooks.sweep(),
       jobs.sweep(),
+      services.billing.sweep(),
     ]);
   }, SWEEP_INTERVAL_MS);
   sweep.unref();

@@ -272,6 +272,27 @@ export interface Planned {
   unpublish?: boolean;
 }
 
+/** `seconds` of a solid-colour H.264 camera (EVC1), as the planned messages of `user`. */
+export async function h264Camera(user: string, colour: string, seconds: number): Promise<Planned[]> {
+  return (await h264Chunks(colour, seconds)).map((c) => ({
+    user,
+    atMs: c.offsetUs / 1000,
+    stream: `media/${user}/cam`,
+    payload: evc1('avc1.42c00c', c, 0),
+  }));
+}
+
+/** `seconds` of a tone from a 16 kHz PCM microphone (EVC1), as the planned messages of `user`. */
+export function pcmVoice(user: string, frequency: number, seconds: number): Planned[] {
+  const description = new TextEncoder().encode(JSON.stringify({ sampleRate: 16_000, numberOfChannels: 1 }));
+  return pcmChunks(frequency, seconds).map((c) => ({
+    user,
+    atMs: c.offsetUs / 1000,
+    stream: `media/${user}/mic`,
+    payload: evc1('pcm-s16', c, 0, description),
+  }));
+}
+
 /**
  * Records a session through the live client: each participant connects (a late one when its first
  * message is due) and publishes with explicit media timestamps (start + atMs), in time order,

@@ -17,9 +17,12 @@ export interface StripeRequest {
 export async function localStripe(): Promise<{
   url: string;
   requests: StripeRequest[];
+  /** the subscriptions it holds, by id: what a retrieve answers (set by the test) */
+  subscriptions: Map<string, { customer: string; status: string }>;
   close(): Promise<void>;
 }> {
   const requests: StripeRequest[] = [];
+  const subscriptions = new Map<string, { customer: string; status: string }>();
   const answered = new Map<string, unknown>();
   let n = 0;
   const server: Server = createServer((req, res) => {
@@ -38,6 +41,19 @@ export async function localStripe(): Promise<{
       if (idempotencyKey && answered.has(idempotencyKey)) return send(200, answered.get(idempotencyKey));
       n += 1;
       let answer: unknown;
+      const sub = req.method === 'GET' && req.url?.match(/^\/v1\/subscriptions\/([A-Za-z0-9_]+)$/);
+      if (sub) {
+        const held = subscriptions.get(sub[1]!);
+        if (!held)
+          return send(404, {
+            error: {
+              type: 'invalid_request_error',
+              code: 'resource_missing',
+              message: `No such subscription: '${sub[1]}'`,
+            },
+          });
+        return send(200, { id: sub[1], object: 'subscription', ...held });
+      }
       if (req.method === 'POST' && req.url === '/v1/customers')
         answer = { id: `cus_local${n}`, object: 'customer', metadata: Object.fromEntries(params) };
       else if (req.method === 'POST' && req.url === '/v1/billing_portal/sessions')
@@ -64,6 +80,7 @@ export async function localStripe(): Promise<{
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    subscriptions,
     close: () => new Promise<void>((ok) => server.close(() => ok())),
   };
 }

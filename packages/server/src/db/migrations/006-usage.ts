@@ -26,7 +26,8 @@ export function usageMigration(engine: Engine): Migration {
         .execute();
       for (const [name, cols] of [
         ['usage_records_org', ['org_id', 'created_at', 'id']],
-        ['usage_records_org_type', ['org_id', 'usage_type', 'created_at']],
+        // The limits' monthly sum is answered from this index alone (it holds `value`).
+        ['usage_records_org_type', ['org_id', 'usage_type', 'created_at', 'value']],
         ['usage_records_project', ['project_id', 'created_at', 'id']],
         ['usage_records_session', ['session_id', 'created_at', 'id']],
       ] as const)

@@ -110,6 +110,12 @@ export class LimitsCache {
     return usage;
   }
 
+  /** Drops entries too old to be used again (organisations no longer asking). */
+  prune(): void {
+    const at = now();
+    for (const [orgId, e] of this.entries) if (at - e.at >= LIMITS_TTL_MS) this.entries.delete(orgId);
+  }
+
   forget(orgId: string): void {
     this.entries.delete(orgId);
   }

@@ -7,20 +7,11 @@ export interface BillingOwner {
   projectId: string | null;
 }
 
-/** A subscription's state, as a verified provider event tells it. */
-export interface SubscriptionChange {
-  subscriptionId: string;
-  customerId: string;
-  status: string;
-  /** when the provider made the event (ms since 1970): older events never overwrite newer ones */
-  eventAt: number;
-}
-
-/** A verified provider event: its id (applied once), type, and the subscription change it carries. */
+/** A verified provider event: its id (applied once), type, and the subscription it is about. */
 export interface ProviderEvent {
   id: string;
   type: string;
-  subscription: SubscriptionChange | null;
+  subscription: { subscriptionId: string } | null;
 }
 
 /** The payment provider behind the billing routes. */
@@ -32,6 +23,11 @@ export interface BillingProvider {
   portalUrl(customerId: string, returnUrl: string): Promise<string>;
   /** Checks the signature of a webhook body and reads it; 400 when it does not verify. */
   verify(body: Buffer, signature: string | undefined): ProviderEvent;
+  /**
+   * A subscription as the provider holds it now. Events arrive in any order, several in the same
+   * second: the state is asked for rather than taken from the event.
+   */
+  subscription(id: string): Promise<{ customerId: string; status: string }>;
 }
 
 const notConfigured = () => new Conflict('billing is not configured (BILLING_PROVIDER=none)');
@@ -44,6 +40,7 @@ export const noProvider: BillingProvider = {
   verify: () => {
     throw notConfigured();
   },
+  subscription: () => Promise.reject(notConfigured()),
 };
 
 /** The provider did not answer as it should: 500 with what it said, so a person can act on it. */
@@ -118,17 +115,17 @@ export function stripeProvider(options: {
       } catch (err) {
         throw new BadRequest(`Stripe-Signature does not verify: ${(err as Error).message}`);
       }
-      let subscription: SubscriptionChange | null = null;
-      if (SUBSCRIPTION_EVENTS.has(event.type)) {
-        const sub = event.data.object as Stripe.Subscription;
-        subscription = {
-          subscriptionId: sub.id,
-          customerId: typeof sub.customer === 'string' ? sub.customer : sub.customer.id,
-          status: event.type === 'customer.subscription.deleted' ? 'canceled' : sub.status,
-          eventAt: event.created * 1000,
-        };
-      }
+      const subscription = SUBSCRIPTION_EVENTS.has(event.type)
+        ? { subscriptionId: (event.data.object as Stripe.Subscription).id }
+        : null;
       return { id: event.id, type: event.type, subscription };
+    },
+    async subscription(id) {
+      const sub = await stripe.subscriptions.retrieve(id).catch(fail);
+      return {
+        customerId: typeof sub.customer === 'string' ? sub.customer : sub.customer.id,
+        status: sub.status,
+      };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope, ok } from '../../http/envelope.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER } from '../../http/principal.js';
@@ -32,6 +33,17 @@ const BLOCKING = `Over either free-tier limit (\`FREE_TIER_STREAMING_MINUTES\` p
 /** Usage, the billing summary and limits, the billing portal and the payment provider's webhook. */
 export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = async (app, deps) => {
   const { billing } = deps;
+  /** One page of records and the totals, for the organisation or one project. */
+  async function usage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: Static<typeof usageQuery>,
+    projectId: string | undefined,
+  ) {
+    const { rows, summary } = await billing.usage(request.principal!, projectId, query);
+    const page = paginate(rows, query.limit, request, reply, deps.baseUrl);
+    return ok({ summary, records: page.map(presentRecord) });
+  }
 
   app.get(
     '/v1/usage',
@@ -40,16 +52,12 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
       schema: {
         tags,
         summary: "The organisation's usage",
-        description: `Usage records of every project of the caller's organisation, newest first and paged, with totals over the same filters. ${METERING} 400 naming the parameter for a malformed \`from\`, \`to\` or \`session_id\`, or \`from\` not before \`to\`.`,
+        description: `Usage records of every project of the caller's organisation (an API key acts for its whole organisation here, as on the other management routes), newest first and paged, with totals over the same filters. Minutes are dated when written and split at midnight UTC, so each record falls in the day and month it was used. ${METERING} 400 naming the parameter for a malformed \`from\`, \`to\` or \`session_id\`, or \`from\` not before \`to\`.`,
         querystring: usageQuery,
         response: { 200: envelope(UsageResponse) },
       },
     },
-    async (request, reply) => {
-      const { rows, summary } = await billing.usage(request.principal!, undefined, request.query);
-      const page = paginate(rows, request.query.limit, request, reply, deps.baseUrl);
-      return ok({ summary, records: page.map(presentRecord) });
-    },
+    (request, reply) => usage(request, reply, request.query, undefined),
   );
 
   app.get(
@@ -65,15 +73,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
         response: { 200: envelope(UsageResponse) },
       },
     },
-    async (request, reply) => {
-      const { rows, summary } = await billing.usage(
-        request.principal!,
-        request.params.projectId,
-        request.query,
-      );
-      const page = paginate(rows, request.query.limit, request, reply, deps.baseUrl);
-      return ok({ summary, records: page.map(presentRecord) });
-    },
+    (request, reply) => usage(request, reply, request.query, request.params.projectId),
   );
 
   app.get(
@@ -167,7 +167,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
           tags,
           summary: "Stripe's webhook",
           description:
-            "For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing); each event is applied once by its id (a redelivery answers 200 and changes nothing), and a subscription event older than the one last applied is ignored. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.",
+            "For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing); each event is applied once by its id (a redelivery answers 200 and changes nothing). For a subscription event the service asks Stripe for the subscription's current state rather than trusting the event's copy, since events arrive out of order and several in one second; when Stripe does not answer, the event gets 500 and Stripe delivers it again. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.",
           response: { 200: envelope(ProviderAck) },
         },
       },

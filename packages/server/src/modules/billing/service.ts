@@ -63,8 +63,8 @@ export function billingService(deps: {
   db: Db;
   engine: 'sqlite' | 'postgres';
   streams: StreamStore;
-  /** bytes of the session's completed export files (asked late: exports are built after billing) */
-  exportBytes: (sessionId: string) => Promise<number>;
+  /** bytes of the session's completed export files, read with `q` (exports are built after billing) */
+  exportBytes: (sessionId: string, q: Db | Trx) => Promise<number>;
   projects: ProjectsService;
   provider: BillingProvider;
   bus: EventBus;
@@ -84,41 +84,46 @@ export function billingService(deps: {
   /**
    * Records a session's stored bytes (recording plus export files) as they are now: the change
    * since the last record becomes a `storage_bytes` usage record, in the transaction that moves
-   * the session's level, so a repeated sync records nothing twice.
+   * the session's level. The level is locked before the bytes are read, so of two syncs (in any
+   * processes) the one that reads later also writes later: the level ends at the latest figure,
+   * and a repeated sync records nothing.
    */
   async function syncStorageNow(sessionId: string): Promise<void> {
-    const stats = await deps.streams.stats(sessionId);
-    const bytes = stats.reduce((n, s) => n + s.bytes, 0) + (await deps.exportBytes(sessionId));
     await transaction(db, async (trx) => {
-      let owner = await store.level(trx, sessionId);
-      if (!owner) {
+      const at = now();
+      let level = await store.level(trx, sessionId);
+      if (!level) {
         const ref = await store.sessionRef(trx, sessionId);
         if (!ref) return; // deleted before anything of it was recorded
-        owner = {
+        level = {
           session_id: sessionId,
           org_id: ref.org_id,
           project_id: ref.project_id,
           bytes: 0,
-          updated_at: 0,
+          updated_at: at,
         };
       }
-      const at = now();
-      const level = await store.lockLevel(trx, { ...owner, bytes: 0, updated_at: at });
+      level = await store.lockLevel(trx, level);
+      const stats = await deps.streams.stats(sessionId);
+      const bytes = stats.reduce((n, s) => n + s.bytes, 0) + (await deps.exportBytes(sessionId, trx));
       const delta = bytes - level.bytes;
-      if (delta === 0) return;
-      await store.insertRecords(trx, [
-        {
-          id: newId(),
-          org_id: level.org_id,
-          project_id: level.project_id,
-          session_id: sessionId,
-          usage_type: STORAGE_BYTES,
-          value: delta,
-          dedupe_key: `storage:${sessionId}:${level.bytes}:${bytes}:${newId()}`,
-          created_at: at,
-        },
-      ]);
-      await store.setLevel(trx, sessionId, bytes, at);
+      if (delta !== 0)
+        await store.insertRecords(trx, [
+          {
+            id: newId(),
+            org_id: level.org_id,
+            project_id: level.project_id,
+            session_id: sessionId,
+            usage_type: STORAGE_BYTES,
+            value: delta,
+            // The level it moves from: two changes from the same level can never both be kept.
+            dedupe_key: `storage:${sessionId}:${level.updated_at}:${level.bytes}`,
+            created_at: at,
+          },
+        ]);
+      // A deleted session's level, back at zero, is not kept.
+      if (bytes === 0 && !(await store.sessionRef(trx, sessionId))) await store.deleteLevel(trx, sessionId);
+      else if (delta !== 0) await store.setLevel(trx, sessionId, bytes, at);
     });
   }
 
@@ -141,13 +146,15 @@ export function billingService(deps: {
     syncStorage,
     log: deps.log,
   });
-  // A finished export adds its file; an ended session's last frames are written by now.
+  // A finished export adds its file; once a recording is ready its last frames are written. Synced
+  // now, and again at the next tick: the timeline event that follows each adds a few bytes more.
   for (const type of ['export.completed', 'session.ended', 'recording.ready'])
     deps.bus.on(type, (e) => {
-      if (e.sessionId) {
-        meter.touch(e.sessionId);
-        void meter.flush();
-      }
+      if (!e.sessionId) return;
+      meter.touch(e.sessionId);
+      void syncStorage(e.sessionId).catch((err: unknown) =>
+        deps.log.warn({ err, session: e.sessionId }, 'recording stored bytes failed'),
+      );
     });
 
   /** Whose usage a route reads: the organisation, or one project of it. */
@@ -253,26 +260,40 @@ export function billingService(deps: {
       return { portal_url: url };
     },
 
-    /** Applies a provider webhook: verified, once per event id, older subscription states ignored. */
+    /**
+     * Applies a provider webhook: verified, once per event id. A subscription event makes the
+     * service ask the provider for the subscription's state now (events come in any order, and
+     * several in one second), and that state is kept unless a later answer already was.
+     */
     async providerEvent(body: Buffer, signature: string | undefined) {
       const event = deps.provider.verify(body, signature);
+      // Asked before anything is recorded: if the provider does not answer, the event is refused
+      // (500) and the provider delivers it again later.
+      const current = event.subscription
+        ? { ...(await deps.provider.subscription(event.subscription.subscriptionId)), at: now() }
+        : null;
       const orgId = await transaction(db, async (trx) => {
         if (!(await store.claimEvent(trx, event.id, event.type, now()))) return null;
-        const change = event.subscription;
-        if (!change) return null;
-        const owner = await store.customerOwner(trx, change.customerId);
+        if (!event.subscription || !current) return null;
+        const owner = await store.customerOwner(trx, current.customerId);
         if (!owner) return null; // a customer made outside this service
         await store.setSubscription(trx, {
-          id: change.subscriptionId,
+          id: event.subscription.subscriptionId,
           org_id: owner.org_id,
-          customer_id: change.customerId,
-          status: change.status,
-          event_at: change.eventAt,
+          customer_id: current.customerId,
+          status: current.status,
+          event_at: current.at,
         });
         return owner.org_id;
       });
       if (orgId) limits.forget(orgId);
       return { received: true as const, id: event.id };
+    },
+
+    /** Forgets provider event ids older than 30 days (providers redeliver for 3) and stale cache entries. */
+    async sweep(): Promise<void> {
+      limits.prune();
+      await store.forgetEvents(now() - 30 * DAY_MS);
     },
 
     close: () => meter.close(),

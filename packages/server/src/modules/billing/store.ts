@@ -47,15 +47,16 @@ export function billingStore(db: Db, engine: Engine) {
 
     /** The session's recorded level, locked for this transaction on PostgreSQL. */
     async lockLevel(trx: Trx, row: StorageLevelsTable): Promise<StorageLevelsTable> {
+      // Made at zero when missing, so that there is a row to lock.
       await trx
         .insertInto('storage_levels')
-        .values(row)
+        .values({ ...row, bytes: 0 })
         .onConflict((oc) => oc.column('session_id').doNothing())
         .execute();
       let q = trx.selectFrom('storage_levels').selectAll().where('session_id', '=', row.session_id);
       if (engine === 'postgres') q = q.forUpdate();
       const level = await q.executeTakeFirstOrThrow();
-      return { ...level, bytes: Number(level.bytes) };
+      return { ...level, bytes: Number(level.bytes), updated_at: Number(level.updated_at) };
     },
 
     level(q: Db | Trx, sessionId: string) {
@@ -64,6 +65,10 @@ export function billingStore(db: Db, engine: Engine) {
         .selectAll()
         .where('session_id', '=', sessionId)
         .executeTakeFirst();
+    },
+
+    async deleteLevel(trx: Trx, sessionId: string): Promise<void> {
+      await trx.deleteFrom('storage_levels').where('session_id', '=', sessionId).execute();
     },
 
     async setLevel(trx: Trx, sessionId: string, bytes: number, at: number): Promise<void> {
@@ -179,7 +184,11 @@ export function billingStore(db: Db, engine: Engine) {
       return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
     },
 
-    /** Sets a subscription's status unless a newer event already did. */
+    async forgetEvents(before: number): Promise<void> {
+      await db.deleteFrom('billing_events').where('created_at', '<', before).execute();
+    },
+
+    /** Sets a subscription's status unless a later reading of it already did. */
     async setSubscription(
       trx: Trx,
       row: { id: string; org_id: string; customer_id: string; status: string; event_at: number },

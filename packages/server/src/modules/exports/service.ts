@@ -157,9 +157,9 @@ export function exportsService(deps: {
       return ids.length;
     },
 
-    /** Bytes of the session's completed export files. */
-    storedBytes(sessionId: string): Promise<number> {
-      return store.completedBytes(sessionId);
+    /** Bytes of the session's completed export files; `q`: the caller's transaction. */
+    storedBytes(sessionId: string, q?: Db | Trx): Promise<number> {
+      return store.completedBytes(sessionId, q);
     },
 
     /** Deletes a session's exports, their pending jobs and their files (when the session is deleted). */

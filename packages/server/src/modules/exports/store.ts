@@ -136,8 +136,8 @@ export function exportsStore(db: Db) {
     },
 
     /** Bytes of the session's completed export files (counted as stored bytes). */
-    async completedBytes(sessionId: string): Promise<number> {
-      const r = await db
+    async completedBytes(sessionId: string, q: Db | Trx = db): Promise<number> {
+      const r = await q
         .selectFrom('exports')
         .select(sql<number | string | null>`sum(size_bytes)`.as('total'))
         .where('session_id', '=', sessionId)

@@ -107,11 +107,9 @@ export class SessionHub {
     const pending = this.pendingEnds.get(session.id);
     if (pending) clearTimeout(pending);
     this.pendingEnds.delete(session.id);
-
     const live = await this.load(session, orgId);
     live.members.set(conn.id, { conn, tracks: new Set() });
     this.byConn.set(conn.id, live);
-    this.deps.meter?.joined(conn.id, session, orgId, now);
     await this.store.addMember({
       connId: conn.id,
       sessionId: session.id,
@@ -136,6 +134,8 @@ export class SessionHub {
       participants,
     });
     this.control(live, conn.id, 'join', conn.userId, {}, now);
+    // Last: a join that failed on the way is never metered (its leave would not be told).
+    this.deps.meter?.joined(conn.id, session, orgId, now);
   }
 
   /** Removes a connection: its tracks end, the others are told, and the end of the session is scheduled. */
