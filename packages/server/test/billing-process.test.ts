@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENGINE, PG_URL } from './support/app.js';
 import { eventually } from './support/live.js';
 import {
-  dropPgSchema,
   freePort,
   httpJson,
   httpTenant,
-  pgSchemaUrl,
+  processStorage,
   runServer,
   waitForHttp,
   type Proc,
@@ -20,14 +15,7 @@ const procs: Proc[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 const INTERVAL_S = 2;
 
-async function storage(): Promise<Record<string, string>> {
-  const dir = mkdtempSync(join(tmpdir(), 'vss-meter-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  if (ENGINE !== 'postgres') return { DATA_DIR: dir };
-  const schema = `meter_${Math.random().toString(36).slice(2, 10)}`;
-  cleanups.push(() => dropPgSchema(PG_URL, schema));
-  return { DATA_DIR: dir, DATABASE_URL: await pgSchemaUrl(PG_URL, schema) };
-}
+const storage = () => processStorage('meter', cleanups);
 
 async function start(env: Record<string, string>, port: number): Promise<Proc> {
   const proc = runServer({

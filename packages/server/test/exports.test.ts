@@ -15,9 +15,10 @@ import { decodeAudio, decodeVideo, nearest, probe, rms } from './support/decode.
 import {
   evc1,
   avccChunks,
-  h264Chunks,
+  h264Camera,
   opusPackets,
   pcmChunks,
+  pcmVoice,
   recordSession,
   solidJpeg,
   vpxChunks,
@@ -232,22 +233,10 @@ describe('MP4 export of a recording made by the live client', () => {
   });
 
   it('renders H.264 cameras, and participants who only spoke as name tiles with their voice', async () => {
-    const [yellow, voice] = await Promise.all([h264Chunks('yellow', 1), Promise.resolve(pcmChunks(440, 1))]);
-    const description = new TextEncoder().encode(JSON.stringify({ sampleRate: 16_000, numberOfChannels: 1 }));
     const mixed = await createSession(t, a.key, 'h264 and a voice');
     await recordSession(t, a.key, mixed.id, [
-      ...yellow.map((c) => ({
-        user: 'frank',
-        atMs: c.offsetUs / 1000,
-        stream: 'media/frank/cam',
-        payload: evc1('avc1.42c00c', c, 0),
-      })),
-      ...voice.map((c) => ({
-        user: 'gina',
-        atMs: c.offsetUs / 1000,
-        stream: 'media/gina/mic',
-        payload: evc1('pcm-s16', c, 0, description),
-      })),
+      ...(await h264Camera('frank', 'yellow', 1)),
+      ...pcmVoice('gina', 440, 1),
     ]);
     const file = join(t.dataDir, 'h264.mp4');
     await exportTo(t, a.key, mixed.id, file);
@@ -257,17 +246,7 @@ describe('MP4 export of a recording made by the live client', () => {
     expect(rms(await decodeAudio(file), 0.2, 0.8)).toBeGreaterThan(1500);
 
     const voiceOnly = await createSession(t, a.key, 'audio only');
-    await recordSession(
-      t,
-      a.key,
-      voiceOnly.id,
-      voice.map((c) => ({
-        user: 'hank',
-        atMs: c.offsetUs / 1000,
-        stream: 'media/hank/mic',
-        payload: evc1('pcm-s16', c, 0, description),
-      })),
-    );
+    await recordSession(t, a.key, voiceOnly.id, pcmVoice('hank', 440, 1));
     await exportTo(t, a.key, voiceOnly.id, file);
     const w = await decodeVideo(file, 1280, 720);
     expect(nearest(w.at(7, 448, 504), { hank: rgb(TILE_COLOURS[0]!) })).toBe('hank');
@@ -499,22 +478,8 @@ describe('MP4 export of a recording made by the live client', () => {
   });
 
   it('redacting a participant deletes every export rendered before that shows them, and every read agrees they are gone', async () => {
-    const voice = pcmChunks(440, 1);
-    const description = new TextEncoder().encode(JSON.stringify({ sampleRate: 16_000, numberOfChannels: 1 }));
     const s = await createSession(t, a.key, 'to redact');
-    await recordSession(
-      t,
-      a.key,
-      s.id,
-      ['ivy', 'jon'].flatMap((user) =>
-        voice.map((c) => ({
-          user,
-          atMs: c.offsetUs / 1000,
-          stream: `media/${user}/mic`,
-          payload: evc1('pcm-s16', c, 0, description),
-        })),
-      ),
-    );
+    await recordSession(t, a.key, s.id, [...pcmVoice('ivy', 440, 1), ...pcmVoice('jon', 440, 1)]);
     const file = join(t.dataDir, 'before-redaction.mp4');
     const before = await exportTo(t, a.key, s.id, file);
     const dir = join(t.dataDir, 'exports');

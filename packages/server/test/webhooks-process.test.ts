@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENGINE, PG_URL, REDIS_URL } from './support/app.js';
+import { ENGINE, REDIS_URL } from './support/app.js';
 import { eventually } from './support/live.js';
 import {
-  dropPgSchema,
   freePort,
   httpJson,
   httpTenant,
-  pgSchemaUrl,
+  processStorage,
   runServer,
   waitForHttp,
   type Proc,
@@ -19,15 +15,7 @@ import { receiver, type Receiver } from './support/webhooks.js';
 const procs: Proc[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 
-/** Storage shared by the processes of one test: a data dir, and a schema on PostgreSQL. */
-async function storage(): Promise<Record<string, string>> {
-  const dir = mkdtempSync(join(tmpdir(), 'vss-wh-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  if (ENGINE !== 'postgres') return { DATA_DIR: dir };
-  const schema = `wh_${Math.random().toString(36).slice(2, 10)}`;
-  cleanups.push(() => dropPgSchema(PG_URL, schema));
-  return { DATA_DIR: dir, DATABASE_URL: await pgSchemaUrl(PG_URL, schema) };
-}
+const storage = () => processStorage('wh', cleanups);
 
 async function start(env: Record<string, string>): Promise<{ proc: Proc; base: string }> {
   const port = await freePort();

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { ENGINE, PG_URL } from './app.js';
 
 const MAIN = resolve(__dirname, '../../src/main.ts');
 
@@ -103,4 +106,20 @@ export async function httpTenant(base: string): Promise<{ key: string; projectId
   const key = (await httpJson(base, 'POST', `/v1/projects/${reg.data.project_id}/api-keys`, {}, { cookie }))
     .data.secret as string;
   return { key, projectId: reg.data.project_id };
+}
+
+/**
+ * Storage for the server processes of one test: a data directory, and on PostgreSQL a schema of
+ * its own. Returns their environment; what to remove afterwards is pushed onto `cleanups`.
+ */
+export async function processStorage(
+  prefix: string,
+  cleanups: Array<() => Promise<void> | void>,
+): Promise<Record<string, string>> {
+  const dir = mkdtempSync(join(tmpdir(), `vss-${prefix}-`));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  if (ENGINE !== 'postgres') return { DATA_DIR: dir };
+  const schema = `${prefix}_${Math.random().toString(36).slice(2, 10)}`;
+  cleanups.push(() => dropPgSchema(PG_URL, schema));
+  return { DATA_DIR: dir, DATABASE_URL: await pgSchemaUrl(PG_URL, schema) };
 }
