@@ -28,6 +28,8 @@ import { sessionsRoutes } from './modules/sessions/routes.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
 import { exportsRoutes } from './modules/exports/routes.js';
 import { billingRoutes } from './modules/billing/routes.js';
+import { agentsRoutes } from './modules/agents/routes.js';
+import { oauthRoutes } from './modules/agents/oauth-routes.js';
 import type { Runtime } from './runtime.js';
 
 /** JSON request bodies are capped at 1 MiB. */
@@ -95,6 +97,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     resolvers: {
       key: (s) => runtime.services.keys.resolve(s),
       cookie: (c) => runtime.services.accounts.resolveCookie(c),
+      agent: (s) =>
+        s.startsWith('oat_')
+          ? runtime.services.oauth.resolveAccess(s)
+          : runtime.services.agents.resolveToken(s),
     },
   });
   installRequestLog(app, { enabled: runtime.log.logger.isLevelEnabled('info'), write: runtime.log.write });
@@ -119,5 +125,19 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
   await app.register(exportsRoutes, { idempotency, exports: services.exports });
   await app.register(billingRoutes, { baseUrl, billing: services.billing });
+  await app.register(agentsRoutes, {
+    baseUrl,
+    mcp: {
+      db: runtime.database.db,
+      version: '1.0.0',
+      agents: services.agents,
+      sessions: services.sessions,
+      recordings: services.recordings,
+      exports: services.exports,
+      live: services.live,
+      billing: services.billing,
+    },
+  });
+  await app.register(oauthRoutes, { baseUrl, oauth: services.oauth, projects: services.projects });
   return app;
 }

@@ -26,6 +26,10 @@ import { StreamWriter } from './streams/writer.js';
 import { accountsService, type AccountsService } from './modules/accounts/service.js';
 import { accountsStore } from './modules/accounts/store.js';
 import { billingService, type BillingService } from './modules/billing/service.js';
+import { agentsService, type AgentsService } from './modules/agents/service.js';
+import { agentsStore } from './modules/agents/store.js';
+import { oauthService, type OAuthService } from './modules/agents/oauth.js';
+import { oauthStore } from './modules/agents/oauth-store.js';
 import { noProvider, stripeProvider, type BillingProvider } from './modules/billing/provider.js';
 import { invitationsService, type InvitationsService } from './modules/invitations/service.js';
 import { invitationsStore } from './modules/invitations/store.js';
@@ -112,6 +116,8 @@ export interface Services {
   webhooks: WebhooksService;
   exports: ExportsService;
   billing: BillingService;
+  agents: AgentsService;
+  oauth: OAuthService;
 }
 
 /** Everything a server process holds open: storage, counters, the bus and the services over them. */
@@ -289,6 +295,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     webhooks: webhooksService({ config, db, store: webhooks, projects, bus, jobs }),
     exports,
     billing,
+    agents: agentsService({ config, store: agentsStore(db), projects }),
+    oauth: oauthService({ config, db, store: oauthStore(db), projects }),
   };
   // Each module declares its jobs; the queue runs them.
   for (const kind of recordingsJobs({ bus, jobs, recordings: services.recordings })) jobs.register(kind);
@@ -314,6 +322,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       services.webhooks.sweep(),
       jobs.sweep(),
       services.billing.sweep(),
+      services.oauth.sweep(),
     ]);
   }, SWEEP_INTERVAL_MS);
   sweep.unref();

@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, PG_URL } from './support/app.js';
 import { dropPgSchema, freePort, pgSchemaUrl, runServer, waitForHttp, type Proc } from './support/process.js';
@@ -25,6 +27,17 @@ function walkthrough(): { shell: string; receiver: string } {
       .join('\n'),
     receiver: receiver[0]!.code,
   };
+}
+
+/** The README's MCP client configuration (the json block of "Agents (MCP)"). */
+function mcpConfig(): {
+  mcpServers: { vss: { type: string; url: string; headers: { Authorization: string } } };
+} {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const part = readme.slice(readme.indexOf('### Agents (MCP)'), readme.indexOf('## Configuration'));
+  const block = /```json\n([\s\S]*?)```/.exec(part);
+  if (!block) throw new Error('README: the MCP client configuration moved');
+  return JSON.parse(block[1]!);
 }
 
 /**
@@ -148,6 +161,19 @@ describe('the README walkthrough', () => {
       );
       expect(out).toContain('"is_blocked":false');
       expect(out).toContain('billing is not configured');
+      // Step 10: an agent token; then the README's MCP client configuration, as written, with it.
+      expect(out).toContain('"prefix":"sat_');
+      const secret = JSON.parse(readFileSync(join(work, 'agent.json'), 'utf8')).data.secret as string;
+      const config = mcpConfig().mcpServers.vss;
+      expect(config.type).toBe('http');
+      const client = new Client({ name: 'readme', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(config.url.replace('http://127.0.0.1:8080', base)), {
+          requestInit: { headers: { Authorization: config.headers.Authorization.replace('sat_…', secret) } },
+        }),
+      );
+      expect((await client.listTools()).tools).toHaveLength(16);
+      await client.close();
     } finally {
       release();
     }

@@ -11,7 +11,11 @@ export interface CredentialResolvers {
   key(secret: string): Principal | null | Promise<Principal | null>;
   /** the raw `service_session` cookie value; null when unknown, expired or revoked */
   cookie(value: string): Promise<Principal | null>;
+  /** an agent token (`sat_…`) or OAuth access token (`oat_…`); null when unknown, expired or revoked */
+  agent?(secret: string): Promise<Principal | null>;
 }
+
+const AGENT_PREFIXES = ['sat_', 'oat_'];
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const RATE_WINDOW_MS = 60_000;
@@ -40,11 +44,29 @@ function knownKey(principal: Principal | null): Principal {
 function resolve(
   request: FastifyRequest,
   resolvers: CredentialResolvers,
+  rule: Exclude<RouteAuth, 'public'>,
 ): Principal | null | Promise<Principal | null> {
   const secret = presentedSecret(request);
+  if (rule.accept.includes('agent')) {
+    // The MCP endpoint: agents only. A key or a login cookie here is a mistake worth naming.
+    if (secret === null)
+      return readSessionCookie(request)
+        ? Promise.reject(
+            new Unauthorized(
+              'the /mcp endpoint does not accept the login cookie: use an agent token or OAuth',
+            ),
+          )
+        : null;
+    if (!AGENT_PREFIXES.some((p) => secret.startsWith(p)) || !resolvers.agent)
+      throw new Unauthorized('the /mcp endpoint accepts agent tokens (sat_) and OAuth access tokens only');
+    return resolvers.agent(secret).then((p) => {
+      if (!p) throw new Unauthorized('the agent token is invalid, expired or revoked');
+      return p;
+    });
+  }
   if (secret !== null) {
-    if (secret.startsWith('sat_'))
-      throw new Unauthorized('agent tokens are accepted only by the /mcp endpoint');
+    if (AGENT_PREFIXES.some((p) => secret.startsWith(p)))
+      throw new Unauthorized('agent tokens and OAuth access tokens are accepted only by the /mcp endpoint');
     if (!secret.startsWith('sk_live_') && !secret.startsWith('rk_live_'))
       throw new Unauthorized('unrecognised credential: expected an sk_live_ or rk_live_ key');
     const found = resolvers.key(secret);
@@ -53,6 +75,8 @@ function resolve(
   const cookie = readSessionCookie(request);
   if (cookie) {
     return resolvers.cookie(cookie).then((principal) => {
+      // A page that also serves people who are not signed in shows them its signed-out view.
+      if (!principal && rule.anonymous && rule.form) return null;
       if (!principal) throw new Unauthorized('the login session has expired or was signed out');
       const hint = request.headers['x-project-id'];
       return { ...principal, projectHint: typeof hint === 'string' && hint ? hint : null };
@@ -62,7 +86,7 @@ function resolve(
 }
 
 /** The CSRF rule for cookie-authenticated writes: same origin only, JSON bodies only. */
-export function checkSameOrigin(request: FastifyRequest, publicOrigin: string): void {
+export function checkSameOrigin(request: FastifyRequest, publicOrigin: string, form = false): void {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none')
     throw new Forbidden('cross-site request refused (Sec-Fetch-Site)');
@@ -70,6 +94,7 @@ export function checkSameOrigin(request: FastifyRequest, publicOrigin: string): 
   if (origin !== undefined && origin !== publicOrigin)
     throw new Forbidden('cross-origin request refused (Origin)');
   const type = request.headers['content-type'];
+  if (form && type !== undefined && /^application\/x-www-form-urlencoded\b/i.test(type)) return;
   if (type !== undefined && !/^application\/json\b/i.test(type))
     throw new Forbidden('cookie-authenticated requests must send JSON bodies');
 }
@@ -151,7 +176,7 @@ export function installAuth(
         if (until !== undefined && until > Date.now()) throw authThrottled(until - Date.now());
         if (until !== undefined) failing.delete(request.ip);
       }
-      resolved = resolve(request, deps.resolvers);
+      resolved = resolve(request, deps.resolvers, rule);
     } catch (err) {
       return refuse(request, err, done);
     }
@@ -184,7 +209,11 @@ export function installAuth(
     try {
       if (rule !== 'public') {
         if (!principal && !rule.anonymous)
-          throw new Unauthorized('missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"');
+          throw new Unauthorized(
+            rule.accept.includes('agent')
+              ? 'missing credential: send "Authorization: Bearer <agent token or OAuth access token>"'
+              : 'missing credential: send "Authorization: Bearer <API key>" or "X-API-Key"',
+          );
         if (principal && !rule.accept.includes(principal.kind)) {
           if (principal.kind === 'restricted_key')
             throw new Forbidden(
@@ -194,7 +223,7 @@ export function installAuth(
           throw new Unauthorized('this route needs a signed-in dashboard session');
         }
         if (principal?.kind === 'user' && (!SAFE_METHODS.has(request.method) || rule.csrf))
-          checkSameOrigin(request, publicOrigin);
+          checkSameOrigin(request, publicOrigin, rule.form);
         request.principal = principal;
       }
       if (!limited) return done();

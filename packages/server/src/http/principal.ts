@@ -17,6 +17,8 @@ export interface Principal {
   role: Role;
   /** `X-Project-Id` sent by a dashboard user to pick the project of project-implicit routes */
   projectHint: string | null;
+  /** what an agent may do (`mcp:read`, `mcp:write`); absent for every other credential */
+  scopes?: readonly string[];
 }
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
@@ -33,10 +35,14 @@ export type RouteAuth =
       accept: CredentialKind[];
       /** treat this non-mutating method as state-changing for the CSRF rule (export enqueue GET) */
       csrf?: boolean;
+      /** a server-rendered page's form posts here: the same-origin rule holds, form bodies are allowed */
+      form?: boolean;
       /** with no credential at all, let the handler decide (public sessions): principal is null */
       anonymous?: boolean;
     };
 
+/** The MCP endpoint: agent tokens and OAuth access tokens only. */
+export const AGENT_ONLY: RouteAuth = { accept: ['agent'] };
 /** Routes for dashboard users only. */
 export const USER_ONLY: RouteAuth = { accept: ['user'] };
 /** "API key (project)" routes; the dashboard cookie is accepted wherever an API key is. */

@@ -6,6 +6,7 @@ import { recordingsMigration } from './003-recordings.js';
 import { jobsWebhooksMigration } from './004-jobs-webhooks.js';
 import { exportsMigration } from './005-exports.js';
 import { usageMigration } from './006-usage.js';
+import { agentsMigration } from './007-agents.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -16,6 +17,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '004-jobs-webhooks': jobsWebhooksMigration(),
     '005-exports': exportsMigration(),
     '006-usage': usageMigration(engine),
+    '007-agents': agentsMigration(),
   };
   return { getMigrations: async () => all };
 }

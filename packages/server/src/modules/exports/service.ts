@@ -157,6 +157,14 @@ export function exportsService(deps: {
       return ids.length;
     },
 
+    /** The exports of a session of the caller's project, newest first. */
+    async ofSession(principal: Principal, sessionId: string): Promise<ExportJob[]> {
+      const session = await deps.sessions.get(principal, sessionId);
+      const ids = (await store.idsOfSession(db, session.id)).sort();
+      const jobs = await Promise.all(ids.map((id) => this.get(principal, id)));
+      return jobs.reverse();
+    },
+
     /** Bytes of the session's completed export files; `q`: the caller's transaction. */
     storedBytes(sessionId: string, q?: Db | Trx): Promise<number> {
       return store.completedBytes(sessionId, q);

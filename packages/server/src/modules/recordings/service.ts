@@ -183,6 +183,21 @@ export function recordingsService(deps: {
       return (await streams.nextTs(sessionId, 0)) ?? 0;
     },
 
+    /** The chat, message by message: time, author and text (null for a redacted message). */
+    async chat(principal: Principal, sessionId: string) {
+      const session = await deps.sessions.get(principal, sessionId);
+      const out: Array<{ seq: number; ts: number; actor: string; text: string | null }> = [];
+      for await (const e of streams.read(session.id, { streamId: 'chat' })) {
+        const env = JSON.parse(e.body.toString('utf8')) as {
+          ts: number;
+          actor: string;
+          data?: { text?: string | null };
+        };
+        out.push({ seq: e.seq, ts: env.ts, actor: env.actor, text: env.data?.text ?? null });
+      }
+      return out;
+    },
+
     /** The `events` stream as envelopes with their seq. */
     async timeline(principal: Principal, sessionId: string) {
       const session = await deps.sessions.get(principal, sessionId);

@@ -1,0 +1,263 @@
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { envelope, ok } from '../../http/envelope.js';
+import { PageQuery, paginate } from '../../http/pagination.js';
+import { USER_ONLY, type RouteAuth } from '../../http/principal.js';
+import { Deleted } from '../../http/shared-schemas.js';
+import type { ProjectsService } from '../projects/service.js';
+import type { OAuthService } from './oauth.js';
+import { AuthorizePageError, AuthorizeRedirectError, OAuthError, presentGrant } from './oauth-rules.js';
+
+export interface OAuthRoutesOptions {
+  baseUrl: string;
+  oauth: OAuthService;
+  projects: ProjectsService;
+}
+
+const tags = ['Agent access'];
+/** The consent page: reached with the login cookie when there is one, and without. */
+const PAGE: RouteAuth = { accept: ['user'], anonymous: true, form: true };
+
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const SCOPE_TEXT: Record<string, string> = {
+  'mcp:read': 'read your sessions, their manifests, timelines and chat, exports, usage and limits',
+  'mcp:write':
+    'create sessions and connection tokens, change visibility, create replay links, start exports and redact participants',
+};
+
+/**
+ * A server-rendered page: no scripts, not framable. `formTarget` is where the form's answer will
+ * redirect (browsers apply form-action to that redirect too); none: the form may only post here.
+ */
+function page(reply: FastifyReply, status: number, title: string, body: string, formTarget?: string) {
+  reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header(
+      'content-security-policy',
+      `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'${formTarget ? ` ${formTarget}` : ''}`,
+    )
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}button{font:inherit;padding:.5rem 1rem;margin-right:.5rem}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`,
+    );
+  return reply;
+}
+
+function oauthFailure(reply: FastifyReply, err: unknown) {
+  if (err instanceof OAuthError)
+    return reply
+      .code(err.status)
+      .header('cache-control', 'no-store')
+      .send({ error: err.error, error_description: err.message });
+  throw err;
+}
+
+/** OAuth 2.1 for MCP clients: metadata, registration, authorization with consent, tokens, revocation, grants. */
+export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async (app, deps) => {
+  const { oauth } = deps;
+  await app.register(formbody);
+
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: 'OAuth authorization server metadata (RFC 8414)' },
+    },
+    async () => oauth.metadata(),
+  );
+
+  app.post(
+    '/oauth/register',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Register an OAuth client (RFC 7591)',
+        description:
+          'Dynamic client registration. `redirect_uris` (https, http on a loopback address, or a private-use scheme) are matched exactly at authorization. `token_endpoint_auth_method` `none` (public clients, the default) or `client_secret_post` (a secret, shown once). Errors in OAuth form: 400 `invalid_redirect_uri` or `invalid_client_metadata`.',
+      },
+    },
+    async (request, reply) => {
+      try {
+        reply.code(201).header('cache-control', 'no-store');
+        return await oauth.register((request.body ?? {}) as Record<string, unknown>);
+      } catch (err) {
+        return oauthFailure(reply, err);
+      }
+    },
+  );
+
+  app.get(
+    '/oauth/authorize',
+    {
+      config: { auth: PAGE },
+      schema: {
+        tags,
+        summary: 'Authorize an OAuth client (consent page)',
+        description:
+          'Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector.',
+      },
+    },
+    async (request, reply) => {
+      try {
+        const { client, scopes, sealed, redirect } = await oauth.authorizeRequest(
+          request.query as Record<string, unknown>,
+          request.principal,
+        );
+        const name = esc(client.name ?? 'An application');
+        if (!sealed || !request.principal)
+          return page(
+            reply,
+            200,
+            'Sign in to continue',
+            `<p>${name} asks to use vss on your behalf. Sign in to vss in this browser, then reload this page.</p><p><a href="/">Sign in</a></p>`,
+          );
+        const target = new URL(redirect);
+        const where =
+          target.protocol === 'http:' || target.protocol === 'https:' ? target.origin : target.protocol;
+        const projects = (await deps.projects.list(request.principal, 200, undefined)).slice(0, 200);
+        const options = projects.map((p) => `<option value="${esc(p.id)}">${esc(p.name)}</option>`).join('');
+        const items = scopes
+          .map((s) => `<li><strong>${esc(s)}</strong>: ${esc(SCOPE_TEXT[s] ?? s)}</li>`)
+          .join('');
+        return page(
+          reply,
+          200,
+          'Allow an application to act for you?',
+          `<p>An application calling itself <strong>${name}</strong> (a name it chose itself: vss has not verified it) asks to act for you until you revoke it, and will be sent back to <strong>${esc(where)}</strong>. Allow it only if you started this from that application.</p><ul>${items}</ul><p>Every call it makes is recorded in the agent activity log.</p><form method="post" action="/oauth/authorize"><input type="hidden" name="consent" value="${esc(sealed)}"><p><label for="project">Project</label> <select id="project" name="project_id">${options}</select></p><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>`,
+          where,
+        );
+      } catch (err) {
+        // Never redirected: clients register their own addresses, so an error sent there would
+        // make this server an open redirector. The person sees what went wrong instead.
+        if (err instanceof AuthorizePageError || err instanceof AuthorizeRedirectError)
+          return page(reply, 400, 'This request cannot be authorized', `<p>${esc(err.message)}</p>`);
+        throw err;
+      }
+    },
+  );
+
+  app.post(
+    '/oauth/authorize',
+    {
+      config: { auth: PAGE },
+      schema: {
+        tags,
+        summary: 'Answer the consent page',
+        description: 'The consent form posts here (same origin only).',
+      },
+    },
+    async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, unknown>;
+      if (!request.principal)
+        return page(
+          reply,
+          401,
+          'Sign in to continue',
+          '<p>Your sign-in has ended. Sign in, then start again from the application.</p>',
+        );
+      try {
+        const to = await oauth.decide(
+          request.principal,
+          String(form.consent ?? ''),
+          form.decision === 'allow',
+          typeof form.project_id === 'string' ? form.project_id : undefined,
+        );
+        return reply.redirect(to, 302);
+      } catch (err) {
+        if (err instanceof AuthorizePageError)
+          return page(reply, 400, 'This request cannot be authorized', `<p>${esc(err.message)}</p>`);
+        throw err;
+      }
+    },
+  );
+
+  app.post(
+    '/oauth/token',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'OAuth token endpoint',
+        description: `\`grant_type=authorization_code\` (with \`code_verifier\`) or \`refresh_token\`. Access tokens (\`oat_…\`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant. Errors in OAuth form (\`invalid_grant\`, \`invalid_client\`, \`unsupported_grant_type\`).`,
+      },
+    },
+    async (request, reply) => {
+      try {
+        const tokens = await oauth.token((request.body ?? {}) as Record<string, unknown>);
+        return reply.header('cache-control', 'no-store').send(tokens);
+      } catch (err) {
+        return oauthFailure(reply, err);
+      }
+    },
+  );
+
+  app.post(
+    '/oauth/revoke',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Revoke a token (RFC 7009)',
+        description: 'Revokes the grant of the access or refresh token; 200 even for an unknown token.',
+      },
+    },
+    async (request, reply) => {
+      try {
+        await oauth.revoke((request.body ?? {}) as Record<string, unknown>);
+        return reply.code(200).send({});
+      } catch (err) {
+        return oauthFailure(reply, err);
+      }
+    },
+  );
+
+  const GrantRecord = Type.Object({
+    id: Type.String(),
+    client_id: Type.String(),
+    client_name: Type.Union([Type.String(), Type.Null()]),
+    project_id: Type.String(),
+    scopes: Type.Array(Type.String()),
+    created_at: Type.String({ format: 'date-time' }),
+    last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  });
+
+  app.get(
+    '/v1/oauth/grants',
+    {
+      config: { auth: USER_ONLY },
+      schema: {
+        tags,
+        summary: 'OAuth grants',
+        description: 'What the signed-in user granted to OAuth clients and has not revoked, newest first.',
+        querystring: PageQuery,
+        response: { 200: envelope(Type.Array(GrantRecord)) },
+      },
+    },
+    async (request, reply) => {
+      const rows = await oauth.grants(request.principal!, request.query.limit, request.query.cursor);
+      return ok(paginate(rows, request.query.limit, request, reply, deps.baseUrl).map(presentGrant));
+    },
+  );
+
+  app.delete(
+    '/v1/oauth/grants/:grantId',
+    {
+      config: { auth: USER_ONLY },
+      schema: {
+        tags,
+        summary: 'Revoke an OAuth grant',
+        description: 'Its access and refresh tokens are refused from the next call on.',
+        params: Type.Object({ grantId: Type.String({ format: 'uuid' }) }),
+        response: { 200: envelope(Deleted) },
+      },
+    },
+    async (request) => ok(await oauth.revokeGrant(request.principal!, request.params.grantId)),
+  );
+};
