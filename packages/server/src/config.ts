@@ -41,6 +41,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryDelaysS: number[];
   webhookAllowPrivateUrls: boolean;
+  /** OAUTH_ALLOW_PRIVATE_CLIENT_URLS: client metadata documents may be fetched from private addresses (tests, local development) */
+  oauthAllowPrivateClientUrls: boolean;
   freeTierStreamingMinutes: number;
   freeTierStorageGb: number;
   pricePerStreamingMinute: number;
@@ -232,6 +234,7 @@ export function loadConfig(env: Env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),
     webhookRetryDelaysS,
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    oauthAllowPrivateClientUrls: bool(env, 'OAUTH_ALLOW_PRIVATE_CLIENT_URLS', false),
     freeTierStreamingMinutes: num(env, 'FREE_TIER_STREAMING_MINUTES', 1000),
     freeTierStorageGb: num(env, 'FREE_TIER_STORAGE_GB', 5),
     pricePerStreamingMinute: num(env, 'PRICE_PER_STREAMING_MINUTE', 0.004),

@@ -364,6 +364,8 @@ describe('every MCP tool, with valid and invalid arguments', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
       });
       status = res.status;
+      // The edge's rate-limit headers reach the client through the SDK's answer too.
+      if (i === 0) expect(res.headers.get('ratelimit-limit')).toBe('400');
       await res.arrayBuffer();
     }
     expect(status).toBe(429);

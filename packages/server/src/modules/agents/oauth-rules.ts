@@ -64,3 +64,21 @@ export function presentGrant(g: OAuthGrantsTable & { client_name: string | null 
     last_used_at: isoOrNull(g.last_used_at),
   };
 }
+
+/** RFC 8414: where MCP clients find the endpoints and what they support. */
+export function authorizationServerMetadata(base: string) {
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    scopes_supported: [...SCOPES],
+    client_id_metadata_document_supported: true,
+  };
+}

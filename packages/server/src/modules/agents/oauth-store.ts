@@ -9,6 +9,15 @@ export function oauthStore(db: Db) {
       await db.insertInto('oauth_clients').values(row).execute();
     },
 
+    /** Keeps what a client metadata document said last (its address is the client id). */
+    async upsertClient(row: OAuthClientsTable): Promise<void> {
+      await db
+        .insertInto('oauth_clients')
+        .values(row)
+        .onConflict((oc) => oc.column('id').doUpdateSet({ name: row.name, redirect_uris: row.redirect_uris }))
+        .execute();
+    },
+
     client(id: string) {
       return db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
     },

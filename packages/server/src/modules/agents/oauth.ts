@@ -10,12 +10,14 @@ import { seal, unseal } from '../../lib/seal.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { now } from '../../lib/time.js';
 import type { ProjectsService } from '../projects/service.js';
+import { fetchClientMetadata, isMetadataUrl } from './client-metadata.js';
 import type { OAuthStore } from './oauth-store.js';
 import { SCOPES } from './service.js';
 import {
   AuthorizePageError,
   AuthorizeRedirectError,
   OAuthError,
+  authorizationServerMetadata,
   parseScopes,
   redirectUriProblem,
 } from './oauth-rules.js';
@@ -24,6 +26,7 @@ import {
 export const ACCESS_TTL_S = 900;
 const CODE_TTL_MS = 60_000;
 const CONSENT_TTL_MS = 10 * 60_000;
+const DOCUMENT_TTL_MS = 5 * 60_000;
 /** A refresh token presented again this soon after its exchange is refused without revoking the grant. */
 const REFRESH_RETRY_GRACE_MS = 2_000;
 
@@ -53,6 +56,30 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
   const pepper = config.keys.apiKeyPepper;
   const sealKey = createHmac('sha256', config.keys.tokens).update('oauth-consent').digest();
   const hash = (secret: string) => hmacHex(pepper, secret);
+  /** When each client metadata document was last fetched: fetched again after DOCUMENT_TTL_MS. */
+  const documents = new Map<string, number>();
+
+  /**
+   * A client: registered here, or known by its metadata document (client_id an https address),
+   * fetched at first use and again every few minutes. Throws with the reason a document is refused.
+   */
+  async function findClient(id: string) {
+    if (!isMetadataUrl(id)) return store.client(id);
+    const fetched = documents.get(id);
+    if (fetched === undefined || now() - fetched > DOCUMENT_TTL_MS) {
+      const meta = await fetchClientMetadata(id, config.oauthAllowPrivateClientUrls);
+      await store.upsertClient({
+        id,
+        secret_hash: null,
+        name: meta.name,
+        redirect_uris: JSON.stringify(meta.redirectUris),
+        created_at: now(),
+      });
+      if (documents.size >= 1000) documents.clear();
+      documents.set(id, now());
+    }
+    return store.client(id);
+  }
 
   function issue() {
     const access = `oat_${randomToken(32)}`;
@@ -77,7 +104,11 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
 
   async function clientFor(form: Record<string, unknown>) {
     const id = typeof form.client_id === 'string' ? form.client_id : '';
-    const client = id ? await store.client(id) : undefined;
+    const client = id
+      ? await findClient(id).catch((err: Error) => {
+          throw new OAuthError(401, 'invalid_client', err.message);
+        })
+      : undefined;
     if (!client) throw new OAuthError(401, 'invalid_client', 'unknown client_id');
     if (client.secret_hash !== null) {
       const given = typeof form.client_secret === 'string' ? hash(form.client_secret) : '';
@@ -91,22 +122,7 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
   }
 
   return {
-    metadata() {
-      const base = config.publicBaseUrl;
-      return {
-        issuer: base,
-        authorization_endpoint: `${base}/oauth/authorize`,
-        token_endpoint: `${base}/oauth/token`,
-        registration_endpoint: `${base}/oauth/register`,
-        revocation_endpoint: `${base}/oauth/revoke`,
-        response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-        revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-        scopes_supported: [...SCOPES],
-      };
-    },
+    metadata: () => authorizationServerMetadata(config.publicBaseUrl),
 
     /** RFC 7591. Public clients (`none`, the default) get no secret; `client_secret_post` gets one, once. */
     async register(body: Record<string, unknown>) {
@@ -167,7 +183,14 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
 
     /** Checks an authorization request; what the consent page shows and seals. */
     async authorizeRequest(q: Record<string, unknown>, user: Principal | null) {
-      const client = typeof q.client_id === 'string' ? await store.client(q.client_id) : undefined;
+      const client =
+        typeof q.client_id === 'string'
+          ? await findClient(q.client_id).catch((err: Error) => {
+              throw new AuthorizePageError(
+                `the application's client metadata document cannot be used: ${err.message}`,
+              );
+            })
+          : undefined;
       if (!client) throw new AuthorizePageError('unknown client_id: the application is not registered here');
       const registered = JSON.parse(client.redirect_uris) as string[];
       const redirect =

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { resolveChecked, type Resolved } from './address.js';
+import { resolveChecked, type Resolved } from '../../lib/address.js';
 
 /** At most this much of a receiver's answer is read; the rest is dropped with the connection. */
 const MAX_RESPONSE_BYTES = 64 * 1024;

@@ -12,7 +12,7 @@ import { newId } from '../../lib/ids.js';
 import { seal } from '../../lib/seal.js';
 import { iso, now } from '../../lib/time.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
-import { bareHost, isPrivateAddress } from './address.js';
+import { bareHost, isPrivateAddress } from '../../lib/address.js';
 import { DELIVER_JOB, type DeliverPayload } from './jobs.js';
 import { EVENT_TYPES } from './schemas.js';
 import type { WebhooksStore } from './store.js';

@@ -2,7 +2,8 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_URLS is set: every range of the
+ * Addresses the service never reaches on a user's behalf (a webhook, unless WEBHOOK_ALLOW_PRIVATE_URLS
+ * is set; an OAuth client's metadata document, unless OAUTH_ALLOW_PRIVATE_CLIENT_URLS is): every range of the
  * IANA IPv4 and IPv6 Special-Purpose Address Registries that is not globally reachable (loopback,
  * private, shared, link-local with the cloud metadata addresses 169.254.169.254 and
  * fd00:ec2::254, unspecified, documentation, benchmarking, relays, reserved), and multicast.
@@ -59,7 +60,7 @@ for (const [net, bits] of [
 ] as const)
   blocked6.addSubnet(net, bits, 'ipv6');
 
-/** True when `address` (an IP literal) is one a webhook may not reach; anything else is refused too. */
+/** True when `address` (an IP literal) is one the service may not reach on a user's behalf (webhooks, client metadata); anything else is refused too. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked4.check(address, 'ipv4');
@@ -78,10 +79,14 @@ export interface Resolved {
 }
 
 /**
- * Resolves a webhook's host and checks every address it gives: a host that resolves to any
+ * Resolves a host a user gave (a webhook's, an OAuth client's) and checks every address it gives: a host that resolves to any
  * refused address is refused (an attacker's DNS may answer both). Throws with a readable reason.
  */
-export async function resolveChecked(url: URL, allowPrivate: boolean): Promise<Resolved> {
+export async function resolveChecked(
+  url: URL,
+  allowPrivate: boolean,
+  allowVariable = 'WEBHOOK_ALLOW_PRIVATE_URLS',
+): Promise<Resolved> {
   const host = bareHost(url);
   const literal = isIP(host);
   const all: Resolved[] = literal
@@ -95,7 +100,7 @@ export async function resolveChecked(url: URL, allowPrivate: boolean): Promise<R
     const bad = all.find((a) => isPrivateAddress(a.address));
     if (bad)
       throw new Error(
-        `${host} resolves to ${bad.address}, a private or reserved address (set WEBHOOK_ALLOW_PRIVATE_URLS to allow it)`,
+        `${host} resolves to ${bad.address}, a private or reserved address (set ${allowVariable} to allow it)`,
       );
   }
   return all[0]!;
