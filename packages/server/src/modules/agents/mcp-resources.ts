@@ -1,7 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import type { McpDeps } from './mcp-deps.js';
+import { audited, type McpDeps } from './mcp-deps.js';
 
 /** A session's manifest and timeline as MCP resources (`vss://sessions/{id}/manifest|timeline`). */
 export function registerResources(server: McpServer, deps: McpDeps, principal: Principal): void {
@@ -29,28 +28,11 @@ export function registerResources(server: McpServer, deps: McpDeps, principal: P
         mimeType: kind === 'manifest' ? 'application/json' : 'application/x-ndjson',
       },
       async (uri, variables) => {
-        const id = String(variables.session_id);
-        const tool = `resource:${kind}`;
-        if (!principal.scopes?.includes('mcp:read')) {
-          await deps.agents.record(principal, {
-            tool,
-            sessionId: id,
-            status: 'refused',
-            errorCode: 'FORBIDDEN',
-          });
-          throw new Error(`reading ${kind} needs the mcp:read scope`);
-        }
-        try {
-          const text = await read(id);
-          await deps.agents.record(principal, { tool, sessionId: id, status: 'succeeded', errorCode: null });
-          return { contents: [{ uri: uri.href, text }] };
-        } catch (err) {
-          const code = err instanceof ApiError ? err.code : 'SERVER_ERROR';
-          await deps.agents.record(principal, { tool, sessionId: id, status: 'failed', errorCode: code });
-          throw new Error(
-            err instanceof ApiError ? `${code}: ${err.message}` : 'the service failed to answer',
-          );
-        }
+        const sessionId = String(variables.session_id);
+        const call = { tool: `resource:${kind}`, scope: 'mcp:read' as const, sessionId };
+        const out = await audited(deps, principal, call, () => read(sessionId));
+        if (!out.ok) throw new Error(`${out.code}: ${out.message}`);
+        return { contents: [{ uri: uri.href, text: out.value }] };
       },
     );
 }

@@ -1,11 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import { presentRecord } from '../billing/service.js';
 import { presentSession } from '../sessions/service.js';
-import type { McpDeps } from './mcp-deps.js';
+import { audited, type McpDeps } from './mcp-deps.js';
 import { registerResources } from './mcp-resources.js';
 import type { Scope } from './service.js';
 
@@ -54,40 +53,11 @@ export function mcpServer(
         },
       },
       (async (args: z.objectOutputType<Shape, z.ZodTypeAny>) => {
-        const session = typeof args.session_id === 'string' ? args.session_id : null;
-        if (!principal.scopes?.includes(scope)) {
-          await deps.agents.record(principal, {
-            tool: name,
-            sessionId: session,
-            status: 'refused',
-            errorCode: 'FORBIDDEN',
-          });
-          return {
-            isError: true,
-            ...text({ code: 'FORBIDDEN', message: `${name} needs the ${scope} scope` }),
-          };
-        }
-        try {
-          const result = await run(args);
-          await deps.agents.record(principal, {
-            tool: name,
-            sessionId: session,
-            status: 'succeeded',
-            errorCode: null,
-          });
-          return text(result);
-        } catch (err) {
-          const known = err instanceof ApiError;
-          const code = known ? err.code : 'SERVER_ERROR';
-          const message = known ? err.message : 'the service failed to answer; try again';
-          await deps.agents.record(principal, {
-            tool: name,
-            sessionId: session,
-            status: 'failed',
-            errorCode: code,
-          });
-          return { isError: true, ...text({ code, message }) };
-        }
+        const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
+        const out = await audited(deps, principal, { tool: name, scope, sessionId }, () => run(args));
+        return out.ok
+          ? text(out.value)
+          : { isError: true, ...text({ code: out.code, message: out.message }) };
       }) as never,
     );
   }

@@ -12,7 +12,7 @@ import { now } from '../../lib/time.js';
 import type { ProjectsService } from '../projects/service.js';
 import { fetchClientMetadata, isMetadataUrl } from './client-metadata.js';
 import type { OAuthStore } from './oauth-store.js';
-import { SCOPES } from './service.js';
+import { agentPrincipal, SCOPES, touchDue } from './service.js';
 import {
   AuthorizePageError,
   AuthorizeRedirectError,
@@ -359,17 +359,8 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
       const g = await store.grantByAccess(hash(secret));
       const at = now();
       if (!g || g.revoked_at !== null || g.access_expires_at <= at) return null;
-      if (g.last_used_at === null || at - g.last_used_at > 60_000) void store.touch(g.id, at).catch(() => {});
-      return {
-        kind: 'agent',
-        credentialId: `oauth:${g.id}`,
-        orgId: g.org_id,
-        userId: g.user_id,
-        keyProjectId: g.project_id,
-        role: 'member',
-        projectHint: null,
-        scopes: g.scopes.split(' '),
-      };
+      if (touchDue(g.last_used_at, at)) void store.touch(g.id, at).catch(() => {});
+      return agentPrincipal(`oauth:${g.id}`, g);
     },
 
     /** Forgets expired codes, and spent refresh tokens after 30 days. */

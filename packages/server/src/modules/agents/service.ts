@@ -13,6 +13,29 @@ export const SCOPES = ['mcp:read', 'mcp:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 const DAY_MS = 86_400_000;
 
+/** last_used_at is written at most once a minute, so that authenticating stays a read. */
+export const touchDue = (lastUsed: number | null, at: number) => lastUsed === null || at - lastUsed > 60_000;
+
+/**
+ * The principal an agent acts as, whether by token or OAuth grant: member rights on one project,
+ * limited to its scopes, for the user who made it.
+ */
+export function agentPrincipal(
+  credentialId: string,
+  g: { org_id: string; user_id: string; project_id: string; scopes: string },
+): Principal {
+  return {
+    kind: 'agent',
+    credentialId,
+    orgId: g.org_id,
+    userId: g.user_id,
+    keyProjectId: g.project_id,
+    role: 'member',
+    projectHint: null,
+    scopes: g.scopes.split(' '),
+  };
+}
+
 /** null for owners and admins (the whole organisation), else the member's own user id. */
 const ownOnly = (p: Principal) => (roleAtLeast(p.role, 'admin') ? null : p.userId);
 
@@ -94,18 +117,8 @@ export function agentsService(deps: { config: Config; store: AgentsStore; projec
       const t = await store.tokenByHash(hmacHex(pepper, secret));
       const at = now();
       if (!t || (t.expires_at !== null && t.expires_at <= at)) return null;
-      if (t.last_used_at === null || at - t.last_used_at > 60_000)
-        void store.touchToken(t.id, at).catch(() => {});
-      return {
-        kind: 'agent',
-        credentialId: `agent_token:${t.id}`,
-        orgId: t.org_id,
-        userId: t.user_id,
-        keyProjectId: t.project_id,
-        role: 'member',
-        projectHint: null,
-        scopes: t.scopes.split(' '),
-      };
+      if (touchDue(t.last_used_at, at)) void store.touchToken(t.id, at).catch(() => {});
+      return agentPrincipal(`agent_token:${t.id}`, t);
     },
 
     /** Records one tool call. */
