@@ -12,6 +12,7 @@ import {
   type TestApp,
 } from './support/app.js';
 import { listen } from './support/live.js';
+import { postMcp } from './support/mcp.js';
 import { pcmVoice, recordSession } from './support/media.js';
 import { waitForJob } from './support/exports.js';
 
@@ -133,28 +134,20 @@ describe('the MCP endpoint with agent tokens', () => {
   });
 
   it('refuses API keys and cookies with 401 and the resource metadata; the REST API refuses agent tokens', async () => {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${a.key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const res = await postMcp(
+      base,
+      { authorization: `Bearer ${a.key}` },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    );
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
       `Bearer resource_metadata="${t.config.publicBaseUrl}/.well-known/oauth-protected-resource/mcp"`,
     );
-    const withCookie = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        cookie: `service_session=${a.cookie}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const withCookie = await postMcp(
+      base,
+      { cookie: `service_session=${a.cookie}` },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    );
     expect(withCookie.status).toBe(401);
     expect(((await withCookie.json()) as any).error.message).toMatch(/login cookie/);
     const none = await fetch(`${base}/mcp`, {
@@ -329,20 +322,16 @@ describe('every MCP tool, with valid and invalid arguments', () => {
   it('negotiates the protocol revision: the newest for a new client, an older one when asked', async () => {
     const secret = await agentToken(t, a, ['mcp:read']);
     const init = async (protocolVersion: string) => {
-      const res = await fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${secret}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
+      const res = await postMcp(
+        base,
+        { authorization: `Bearer ${secret}` },
+        {
           jsonrpc: '2.0',
           id: 1,
           method: 'initialize',
           params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-        }),
-      });
+        },
+      );
       return ((await res.json()) as any).result.protocolVersion as string;
     };
     expect(await init(LATEST_PROTOCOL_VERSION)).toBe(LATEST_PROTOCOL_VERSION);
@@ -356,15 +345,11 @@ describe('every MCP tool, with valid and invalid arguments', () => {
     // Up to twice the limit: the counters are fixed one-minute windows, and the loop may straddle a
     // window's end once (a first run of 401 then finds the count reset).
     for (let i = 0; i < 802 && status !== 429; i++) {
-      const res = await fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${secret}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
-      });
+      const res = await postMcp(
+        base,
+        { authorization: `Bearer ${secret}` },
+        { jsonrpc: '2.0', id: i, method: 'tools/list' },
+      );
       status = res.status;
       // The edge's rate-limit headers reach the client through the SDK's answer too.
       if (i === 0) expect(res.headers.get('ratelimit-limit')).toBe('400');

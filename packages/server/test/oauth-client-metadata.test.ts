@@ -1,13 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttp, type Server } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp } from './support/app.js';
 import { listen } from './support/live.js';
+import { pkce, redirectReceiver } from './support/mcp.js';
 import { freePort, processStorage, runServer, waitForHttp, type Proc } from './support/process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -58,20 +57,10 @@ async function documentServer(
   return { url, cert: join(dir, 'cert.pem') };
 }
 
-async function receiverAt(): Promise<{ url: string; hits: URLSearchParams[] }> {
-  const hits: URLSearchParams[] = [];
-  const server: Server = createHttp((req, res) => {
-    hits.push(new URL(req.url!, 'http://127.0.0.1').searchParams);
-    res.end('ok');
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  cleanups.push(() => new Promise<void>((ok) => server.close(() => ok())));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/cb`, hits };
-}
-
 describe('OAuth clients known by a client ID metadata document', () => {
   it('authorizes a client whose client_id is its https metadata document, fetched by the server', async () => {
-    const receiver = await receiverAt();
+    const receiver = await redirectReceiver();
+    cleanups.push(() => receiver.close());
     // Each document names itself, except /oauth/impostor.json, which claims another address.
     const docs = await documentServer((url, path) => ({
       client_id: path === '/oauth/impostor.json' ? 'https://elsewhere.example/c.json' : url,
@@ -98,12 +87,12 @@ describe('OAuth clients known by a client ID metadata document', () => {
       body: JSON.stringify({ email: `cimd-${Date.now()}@example.com`, password: 'correct horse battery' }),
     });
     const cookie = reg.headers.get('set-cookie')!.split(';')[0]!;
-    const verifier = randomBytes(32).toString('base64url');
+    const { verifier, challenge } = pkce();
     const q = new URLSearchParams({
       response_type: 'code',
       client_id: docs.url,
       redirect_uri: receiver.url,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
       scope: 'mcp:read',
     });
@@ -139,7 +128,8 @@ describe('OAuth clients known by a client ID metadata document', () => {
     const t = await startApp();
     cleanups.push(() => t.close());
     const base = (await listen(t)).replace('ws://', 'http://');
-    const receiver = await receiverAt();
+    const receiver = await redirectReceiver();
+    cleanups.push(() => receiver.close());
     const docs = await documentServer((url) => ({ client_id: url, redirect_uris: [receiver.url] }));
     const q = (clientId: string) =>
       new URLSearchParams({

@@ -1,5 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,27 +11,7 @@ import {
   type TestApp,
 } from './support/app.js';
 import { eventually, listen } from './support/live.js';
-
-/** A local web server standing for the MCP client's redirect address: it records what arrives. */
-async function redirectReceiver(): Promise<{ url: string; hits: URLSearchParams[]; close(): Promise<void> }> {
-  const hits: URLSearchParams[] = [];
-  const server: Server = createServer((req, res) => {
-    hits.push(new URL(req.url!, 'http://127.0.0.1').searchParams);
-    res.end('you may close this window');
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/callback`,
-    hits,
-    close: () => new Promise((ok) => server.close(() => ok())),
-  };
-}
-
-const pkce = () => {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-};
+import { pkce, postMcp, redirectReceiver } from './support/mcp.js';
 
 describe('OAuth 2.1 for MCP clients', () => {
   let t: TestApp;
@@ -254,15 +232,11 @@ describe('OAuth 2.1 for MCP clients', () => {
     expect((await form('/oauth/revoke', { token: other.refresh_token, client_id: clientId })).status).toBe(
       200,
     );
-    const refused = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${other.access_token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const refused = await postMcp(
+      base,
+      { authorization: `Bearer ${other.access_token}` },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    );
     expect(refused.status).toBe(401);
   });
 
@@ -490,15 +464,11 @@ describe('OAuth: confidential clients, races, the page', () => {
     const both = await Promise.all([refresh(), refresh()]);
     expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
     const winner = (await both.find((r) => r.status === 200)!.json()) as any;
-    const mcp = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${winner.access_token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const mcp = await postMcp(
+      base,
+      { authorization: `Bearer ${winner.access_token}` },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    );
     expect(mcp.status).toBe(200);
   });
 
