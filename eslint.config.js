@@ -20,6 +20,8 @@ export default tseslint.config(
   { files: ['**/*.cjs'], languageOptions: { globals: globals.node, sourceType: 'commonjs' } },
   // Examples are Node scripts that print what they do.
   { files: ['examples/**'], languageOptions: { globals: globals.node }, rules: { 'no-console': 'off' } },
+  // The dashboard runs in browsers.
+  { files: ['packages/web/src/**'], languageOptions: { globals: globals.browser } },
   // Tests read JSON answers whose shape they then assert.
   { files: ['packages/*/test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -29,6 +29,8 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['packages/*/test/**/*.test.ts'],
+                // The dashboard talks to the API, not to a database: its browser tests run once, on the default.
+                exclude: ['packages/web/test/**'],
                 env: { VSS_TEST_ENGINE: 'postgres' },
               },
             },

@@ -30,6 +30,7 @@ import { exportsRoutes } from './modules/exports/routes.js';
 import { billingRoutes } from './modules/billing/routes.js';
 import { agentsRoutes } from './modules/agents/routes.js';
 import { oauthRoutes } from './modules/agents/oauth-routes.js';
+import { dashboardRoutes, loadPage } from './modules/dashboard/routes.js';
 import type { Runtime } from './runtime.js';
 
 /** JSON request bodies are capped at 1 MiB. */
@@ -108,6 +109,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
 
   const { services, idempotency } = runtime;
   const baseUrl = config.publicBaseUrl;
+  // The dashboard's one HTML page, read once: every app path and a replay link opened in a browser answer it.
+  const page = loadPage();
   await app.register(healthRoutes, { database: runtime.database, storage: runtime.storage });
   await app.register(accountsRoutes, { baseUrl, accounts: services.accounts });
   await app.register(projectsRoutes, { baseUrl, idempotency, projects: services.projects });
@@ -121,7 +124,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     live: services.live,
     streams: runtime.streams,
   });
-  await app.register(recordingsRoutes, { idempotency, recordings: services.recordings });
+  await app.register(recordingsRoutes, { idempotency, recordings: services.recordings, page });
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
   await app.register(exportsRoutes, { idempotency, exports: services.exports });
   await app.register(billingRoutes, { baseUrl, billing: services.billing });
@@ -139,5 +142,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     },
   });
   await app.register(oauthRoutes, { baseUrl, oauth: services.oauth, projects: services.projects });
+  await app.register(dashboardRoutes, { page });
   return app;
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { wantsHtml, type HtmlPage } from '../../http/html-page.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -51,6 +52,8 @@ const PAGING =
 
 /** What the recordings routes need. */
 export interface RecordingsRoutesOptions {
+  /** the dashboard's page, for a replay link opened in a browser; null when it was not built */
+  page?: HtmlPage | null;
   idempotency: Idempotency;
   recordings: RecordingsService;
 }
@@ -190,7 +193,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         tags: publicTags,
         summary: 'Replay through a link',
         description:
-          "With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). " +
+          "With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*/*`, none) gets the playback window." +
           PAGING,
         params: SessionParams,
         querystring: ReplayQuery,
@@ -199,6 +202,9 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
     },
     async (request, reply) => {
       const { from_ts, window_size, base_seq, token } = request.query;
+      // A person who opens the link in a browser gets the player, which reads this same route as
+      // data and explains an expired or revoked link itself.
+      if (deps.page && wantsHtml(request)) return deps.page(reply);
       const s = await recordings.replayable(request.params.sessionId, token);
       const from = from_ts ?? (await recordings.firstTs(s.id));
       return sendWindow(reply, recordings.window(s.id, from, window_size, base_seq));

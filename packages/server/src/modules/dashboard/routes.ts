@@ -1,0 +1,107 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { HtmlPage } from '../../http/html-page.js';
+
+/** Where `npm run build` puts the dashboard (packages/web/dist), from src/ or dist/ alike. */
+export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
+
+/**
+ * The dashboard's client-side pages. Each path answers the one HTML page (the app routes in the
+ * browser); they are listed rather than caught by a wildcard so that an unknown path stays an
+ * enveloped 404 and a wrong method on an API path stays a 405.
+ */
+export const PAGE_PATHS = [
+  '/',
+  '/login',
+  '/signup',
+  '/invite',
+  '/sessions',
+  '/sessions/:sessionId',
+  '/sessions/:sessionId/live',
+  '/sessions/:sessionId/replay',
+  '/webhooks',
+  '/webhooks/:webhookId',
+  '/keys',
+  '/agents',
+  '/usage',
+  '/members',
+  '/projects',
+  '/watch',
+  '/watch/:sessionId',
+] as const;
+
+/**
+ * The page's security headers: scripts and styles from this origin only (nothing inline but
+ * styles), media and images also from blob: and data: (decoded frames), WebSockets to this
+ * origin, never framed.
+ */
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/** What the dashboard routes need. */
+export interface DashboardOptions {
+  /** the built app; defaults to WEB_DIST */
+  dir?: string;
+}
+
+/** Loads the built page once; null when the dashboard was not built. */
+export function loadPage(dir = WEB_DIST): HtmlPage | null {
+  const file = `${dir}/index.html`;
+  if (!existsSync(file)) return null;
+  const html = readFileSync(file);
+  return (reply: FastifyReply) =>
+    reply
+      .code(200)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', CSP)
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin')
+      .send(html);
+}
+
+/** The dashboard: its assets (hashed names, cached for a year) and its page at every app path. */
+export const dashboardRoutes: FastifyPluginAsync<DashboardOptions & { page: HtmlPage | null }> = async (
+  app,
+  { dir = WEB_DIST, page },
+) => {
+  if (page) {
+    // Only the hashed build output is served as files (send() keeps every path inside the
+    // folder); the page itself goes through `page`.
+    await app.register(fastifyStatic, { root: `${dir}/assets`, serve: false });
+    app.get<{ Params: { '*': string } }>(
+      '/assets/*',
+      { config: { auth: 'public', rateLimit: false }, schema: { hide: true } },
+      (request, reply) => reply.sendFile(request.params['*'], { immutable: true, maxAge: '365d' }),
+    );
+    const favicon = `${dir}/favicon.svg`;
+    if (existsSync(favicon)) {
+      const svg = readFileSync(favicon);
+      app.get('/favicon.svg', { config: { auth: 'public' }, schema: { hide: true } }, (_req, reply) =>
+        reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(svg),
+      );
+    }
+  }
+  for (const url of PAGE_PATHS)
+    app.get(url, { config: { auth: 'public', rateLimit: false }, schema: { hide: true } }, (_req, reply) =>
+      page
+        ? page(reply)
+        : reply
+            .code(503)
+            .type('text/plain; charset=utf-8')
+            .send('The dashboard is not built: run `npm run build` (npm start does it), then restart.'),
+    );
+};

@@ -1,0 +1,73 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ApiError, api, apiPage, setCurrentProject } from './api';
+import type { Me, Project } from './types';
+
+/** Who is signed in, their organisation's projects and the project the dashboard acts on. */
+export interface AuthState {
+  /** undefined while loading, null when signed out */
+  me: Me | null | undefined;
+  projects: Project[];
+  project: Project | null;
+  selectProject(id: string): void;
+  /** reads `/v1/me` and the projects again (after login, register, an invitation, a new project) */
+  refresh(): Promise<void>;
+  signOut(): Promise<void>;
+}
+
+const AuthContext = createContext<AuthState | null>(null);
+const PROJECT_KEY = 'vss.project';
+
+/** Provides `useAuth()` to the app. */
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [projects, setProjects] = useState<Project[]>([]);
+  const [projectId, setProjectId] = useState<string | null>(() => localStorage.getItem(PROJECT_KEY));
+
+  const refresh = useCallback(async () => {
+    try {
+      const [user, page] = await Promise.all([
+        api<Me>('GET', '/v1/me'),
+        apiPage<Project>('/v1/projects', { query: { limit: 200 } }),
+      ]);
+      setMe(user);
+      setProjects(page.items);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) {
+        setMe(null);
+        setProjects([]);
+      } else throw err;
+    }
+  }, []);
+
+  useEffect(() => {
+    refresh().catch(() => setMe(null));
+  }, [refresh]);
+
+  const project = projects.find((p) => p.id === projectId) ?? projects[0] ?? null;
+  // Set before children render, so that their first request already carries the project.
+  setCurrentProject(project?.id ?? null);
+
+  const selectProject = useCallback((id: string) => {
+    localStorage.setItem(PROJECT_KEY, id);
+    setProjectId(id);
+  }, []);
+
+  const signOut = useCallback(async () => {
+    await api('POST', '/v1/auth/logout');
+    setMe(null);
+    setProjects([]);
+  }, []);
+
+  const value = useMemo(
+    () => ({ me, projects, project, selectProject, refresh, signOut }),
+    [me, projects, project, selectProject, refresh, signOut],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+/** The signed-in state; inside `AuthProvider` only. */
+export function useAuth(): AuthState {
+  const v = useContext(AuthContext);
+  if (!v) throw new Error('useAuth outside AuthProvider');
+  return v;
+}

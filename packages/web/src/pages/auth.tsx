@@ -1,0 +1,80 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { api } from '../api';
+import { useAuth } from '../auth';
+import { ErrorNote, Field } from '../ui/kit';
+import { useAction } from '../ui/hooks';
+
+/** Only same-site paths are followed after signing in (never another origin). */
+function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/sessions';
+}
+
+/** Sign in, or create an account (a user, their organisation and a "Default" project). */
+export function AuthPage({ mode }: { mode: 'login' | 'signup' }) {
+  const { refresh } = useAuth();
+  const [, navigate] = useLocation();
+  const params = new URLSearchParams(useSearch());
+  const next = safeNext(params.get('next'));
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const signup = mode === 'signup';
+  const submit = useAction(async () => {
+    await api('POST', signup ? '/v1/auth/register' : '/v1/auth/login', { body: { email, password } });
+    await refresh();
+    // Full-page targets (the OAuth consent page) are outside the app's routes.
+    if (next.startsWith('/oauth/')) location.assign(next);
+    else navigate(next);
+  });
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    void submit.run();
+  };
+  const other = `${signup ? '/login' : '/signup'}${params.get('next') ? `?next=${encodeURIComponent(next)}` : ''}`;
+  return (
+    <main className="auth" id="main">
+      <h1>
+        <img src="/favicon.svg" alt="" width={32} height={32} />{' '}
+        {signup ? 'Create your account' : 'Sign in to vss'}
+      </h1>
+      <form onSubmit={onSubmit} className="card" noValidate>
+        <Field label="Email">
+          {(id) => (
+            <input
+              id={id}
+              type="email"
+              autoComplete="email"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Password" hint={signup ? '8 to 256 characters' : undefined}>
+          {(id, hint) => (
+            <input
+              id={id}
+              type="password"
+              autoComplete={signup ? 'new-password' : 'current-password'}
+              required
+              minLength={signup ? 8 : undefined}
+              aria-describedby={hint}
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </Field>
+        <ErrorNote error={submit.error} />
+        <button type="submit" disabled={submit.busy}>
+          {submit.busy ? 'Working…' : signup ? 'Create account' : 'Sign in'}
+        </button>
+      </form>
+      <p>
+        {signup ? 'Already have an account? ' : 'New here? '}
+        <Link href={other}>{signup ? 'Sign in' : 'Create an account'}</Link>
+        {' · '}
+        <a href="/watch">Public sessions</a>
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,39 @@
+/** The API's resources as the dashboard reads them (the fields it uses). */
+
+export type Role = 'owner' | 'admin' | 'member';
+
+/** `GET /v1/me` */
+export interface Me {
+  id: string;
+  email: string;
+  org_id: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  org_id: string;
+  environment: 'development' | 'staging' | 'production' | null;
+  created_at: string;
+}
+
+export interface Session {
+  id: string;
+  project_id: string;
+  name: string;
+  created_by: string;
+  started_at: string | null;
+  ended_at: string | null;
+  created_at: string;
+  is_public: boolean;
+}
+
+/** A session's state as people speak of it, from `started_at` and `ended_at`. */
+export type SessionState = 'created' | 'live' | 'ended';
+
+export function sessionState(s: Pick<Session, 'started_at' | 'ended_at'>): SessionState {
+  if (s.ended_at) return 'ended';
+  return s.started_at ? 'live' : 'created';
+}

@@ -1,0 +1,137 @@
+/**
+ * Browser tests: the real server process (its entry point, as `npm start` runs it) serving the
+ * built dashboard, driven in Debian's Chromium by playwright-core, with Chromium's fake camera and
+ * microphone. Skipped, with the reason printed, on a machine without Chromium.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+import { freePort, runServer, waitForHttp, type Proc } from '../../../server/test/support/process.js';
+import { WEB_DIST } from '../../../server/src/modules/dashboard/routes.js';
+
+/** The Chromium the tests drive: CHROMIUM_PATH, else Debian's. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Why browser tests cannot run here, or null when they can. */
+export const browserSkipReason: string | null = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH; .ci/run installs it)`
+  : !existsSync(join(WEB_DIST, 'index.html'))
+    ? 'the dashboard is not built (npm test builds it first)'
+    : null;
+
+let told = false;
+/** A describe block of browser tests: skipped with the reason printed where Chromium is missing. */
+export function describeBrowser(name: string, fn: () => void): void {
+  if (browserSkipReason && !told) {
+    told = true;
+    // eslint-disable-next-line no-console -- the one line that says why these tests did not run
+    console.log(`[vss] browser tests skipped: ${browserSkipReason}.`);
+  }
+  describe.skipIf(browserSkipReason !== null)(name, fn);
+}
+
+/** Where the tests write the screenshots the README shows. */
+export const SCREENSHOTS = resolve(__dirname, '../../../../docs/screenshots');
+
+/** A server process from the real entry point on fresh embedded storage. */
+export interface Vss {
+  base: string;
+  proc: Proc;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the server with its defaults on a free port, plus `env`; stop() ends it and deletes its data. */
+export async function startVss(env: Record<string, string> = {}): Promise<Vss> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'vss-web-'));
+  const base = `http://127.0.0.1:${port}`;
+  const proc = runServer({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    // the tests' webhook receivers listen on loopback
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // sessions end soon after their last participant leaves, so replays can follow at once
+    SESSION_DEPARTURE_TIMEOUT_S: '1',
+    ...env,
+  });
+  try {
+    await waitForHttp(`${base}/health`);
+  } catch (err) {
+    proc.child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}\n${proc.out()}`);
+  }
+  return {
+    base,
+    proc,
+    dataDir,
+    async stop() {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Launches headless Chromium with a fake camera and microphone that need no permission prompt. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
+}
+
+/** A fresh browser profile (no cookie) at the dashboard, allowed the camera and microphone. */
+export async function newContext(browser: Browser, base: string): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    baseURL: base,
+    viewport: { width: 1280, height: 800 },
+    permissions: ['camera', 'microphone', 'clipboard-read', 'clipboard-write'],
+  });
+  context.setDefaultTimeout(15_000);
+  return context;
+}
+
+let accounts = 0;
+/** Signs up through the sign-up page; lands on the sessions page. Returns the email used. */
+export async function signUp(
+  page: Page,
+  email = `user${++accounts}-${Date.now()}@example.com`,
+): Promise<string> {
+  await page.goto('/signup');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('a long passphrase');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect.poll(() => new URL(page.url()).pathname).toBe('/sessions');
+  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+  return email;
+}
+
+/** Signs in through the sign-in page. */
+export async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('a long passphrase');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+}
+
+/** Writes `docs/screenshots/<name>.png` (shown in the README). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}

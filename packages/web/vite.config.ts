@@ -1,0 +1,14 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The dashboard is built into dist/ and served by the server at `/` (modules/dashboard).
+// `@vss/client` is compiled from its sources, so the browser live client never waits for a build.
+export default defineConfig({
+  plugins: [react()],
+  resolve: {
+    alias: { '@vss/client': fileURLToPath(new URL('../client/src/index.ts', import.meta.url)) },
+  },
+  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', reportCompressedSize: false },
+  server: { proxy: { '/v1': 'http://127.0.0.1:8080', '/ws': { target: 'ws://127.0.0.1:8080', ws: true } } },
+});
