@@ -10,5 +10,12 @@ export default defineConfig({
     alias: { '@vss/client': fileURLToPath(new URL('../client/src/index.ts', import.meta.url)) },
   },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', reportCompressedSize: false },
-  server: { proxy: { '/v1': 'http://127.0.0.1:8080', '/ws': { target: 'ws://127.0.0.1:8080', ws: true } } },
+  // `npx vite packages/web`: hot reload on :5173 against a server on :8080. The proxy presents the
+  // server's own origin, which its same-origin rule for cookie writes expects.
+  server: {
+    proxy: {
+      '/v1': { target: 'http://127.0.0.1:8080', headers: { origin: 'http://127.0.0.1:8080' } },
+      '/ws': { target: 'ws://127.0.0.1:8080', ws: true },
+    },
+  },
 });
