@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useLocation, useSearch } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import { ErrorNote, Field } from '../ui/kit';
@@ -14,7 +14,8 @@ function safeNext(next: string | null): string {
 export function AuthPage({ mode }: { mode: 'login' | 'signup' }) {
   const { refresh } = useAuth();
   const [, navigate] = useLocation();
-  const params = new URLSearchParams(useSearch());
+  // The raw query, decoded once (an OAuth `next` carries encoded `&` and `+` that must survive).
+  const params = new URLSearchParams(window.location.search);
   const next = safeNext(params.get('next'));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');

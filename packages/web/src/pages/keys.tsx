@@ -1,6 +1,51 @@
+import { api } from '../api';
 import { PageHeader } from '../ui/kit';
+import { KeySection, type KeyKind } from './keys/key-section';
+import type { CreatedKey } from './keys/types';
 
-/** Placeholder until this page is built. */
+const API_KEYS: KeyKind = {
+  noun: 'API key',
+  base: '/v1/api-keys',
+  create: (projectId, label) =>
+    api<CreatedKey>('POST', `/v1/projects/${projectId}/api-keys`, { body: { label }, idempotent: true }),
+};
+
+const RESTRICTED_KEYS: KeyKind = {
+  noun: 'restricted key',
+  base: '/v1/restricted-keys',
+  create: (projectId, label) =>
+    api<CreatedKey>('POST', '/v1/restricted-keys', {
+      body: { project_id: projectId, label },
+      idempotent: true,
+    }),
+};
+
+/** The organisation's API keys and restricted keys: create (secret shown once), rename, delete. */
 export function KeysPage() {
-  return <PageHeader title="KeysPage" sub="Not built yet." />;
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        sub={
+          <>
+            Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. Secrets are shown once when created
+            and stored only as a hash: keep them on your servers, never in a web page or an app.
+          </>
+        }
+      />
+      <KeySection kind={API_KEYS} title="Project API keys">
+        <p className="muted">
+          <code>sk_live_…</code> keys do everything the API offers on their project (sessions, recordings,
+          exports, webhooks, usage) and manage the organisation with admin rights (keys, members, projects).
+        </p>
+      </KeySection>
+      <KeySection kind={RESTRICTED_KEYS} title="Restricted keys">
+        <p className="muted">
+          <code>rk_live_…</code> keys may only create sessions, request connection tokens (live and replay)
+          and read manifests, in one project; every other route refuses them. Use one where a full key would
+          be too much, for example in a service that only starts calls.
+        </p>
+      </KeySection>
+    </>
+  );
 }

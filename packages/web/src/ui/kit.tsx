@@ -144,6 +144,7 @@ export function ConfirmDialog(props: {
   onCancel(): void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -151,8 +152,8 @@ export function ConfirmDialog(props: {
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} onCancel={props.onCancel} aria-labelledby="confirm-title">
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={ref} onCancel={props.onCancel} aria-labelledby={titleId}>
+      <h2 id={titleId}>{props.title}</h2>
       <div>{props.children}</div>
       <ErrorNote error={props.error} />
       <div className="row end">

@@ -30,6 +30,28 @@ const SCOPE_TEXT: Record<string, string> = {
 };
 
 /**
+ * The dashboard's look (packages/web/src/styles.css: colours, light and dark, fonts, card and
+ * buttons), repeated here because this page is rendered by the server and may load nothing: its
+ * policy allows inline styles and nothing else.
+ */
+const STYLE = [
+  ":root{--bg:#f7f7fb;--panel:#fff;--text:#1b1b24;--muted:#5d5d70;--line:#dedee8;--accent:#4f46e5;--accent-text:#fff;--radius:8px;font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--text);background:var(--bg)}",
+  '@media (prefers-color-scheme:dark){:root{--bg:#121218;--panel:#1c1c25;--text:#ececf3;--muted:#a3a3b8;--line:#33334a;--accent:#8b85ff;--accent-text:#0d0d14}}',
+  '*{box-sizing:border-box}body{margin:0}main{max-width:34rem;margin:4rem auto;padding:0 1rem}a{color:var(--accent)}',
+  '.brand{display:flex;align-items:center;gap:.4rem;font-weight:700;font-size:1.1rem;margin-bottom:1rem}',
+  'h1{font-size:1.5rem;margin:0 0 .75rem}ul{padding-left:1.2rem}.muted{color:var(--muted)}',
+  '.card{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem}',
+  'label{display:block;font-weight:600;margin-bottom:.25rem}select{font:inherit;color:var(--text);background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:.4rem .6rem;min-height:2.25rem;width:100%}',
+  '.actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0 0}',
+  'button,.button{font:inherit;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:var(--accent-text);border-radius:var(--radius);padding:.45rem .9rem;min-height:2.25rem;text-decoration:none;display:inline-flex;align-items:center}',
+  'button.secondary,.button.secondary{background:transparent;color:var(--text);border-color:var(--line)}:focus-visible{outline:3px solid var(--accent);outline-offset:2px}',
+].join('');
+
+/** The dashboard's logo, inline: the page's policy loads no image. */
+const LOGO =
+  '<svg aria-hidden="true" width="28" height="28" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#4f46e5"/><path d="M9 11h9a2 2 0 0 1 2 2v6a2 2 0 0 1-2 2H9a2 2 0 0 1-2-2v-6a2 2 0 0 1 2-2zm12 4 5-3v8l-5-3z" fill="#fff"/></svg>';
+
+/**
  * A server-rendered page: no scripts, not framable. `formTarget` is where the form's answer will
  * redirect (browsers apply form-action to that redirect too); none: the form may only post here.
  */
@@ -44,9 +66,18 @@ function page(reply: FastifyReply, status: number, title: string, body: string, 
       `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'${formTarget ? ` ${formTarget}` : ''}`,
     )
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}button{font:inherit;padding:.5rem 1rem;margin-right:.5rem}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)} · vss</title><style>${STYLE}</style></head><body><main><div class="brand">${LOGO} vss</div><div class="card"><h1>${esc(title)}</h1>${body}</div></main></body></html>`,
     );
   return reply;
+}
+
+/** The `?…` part of a request URL, or nothing. */
+const querystring = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?')) : '');
+
+/** Links to sign in (or sign up) that bring the person back to `back`, a path on this server. */
+function signInLinks(back: string): string {
+  const next = encodeURIComponent(back);
+  return `<p class="actions"><a class="button" href="/login?next=${esc(next)}">Sign in</a><a class="button secondary" href="/signup?next=${esc(next)}">Create an account</a></p>`;
 }
 
 function oauthFailure(reply: FastifyReply, err: unknown) {
@@ -116,7 +147,9 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
             reply,
             200,
             'Sign in to continue',
-            `<p>${name} asks to use vss on your behalf. Sign in to vss in this browser, then reload this page.</p><p><a href="/">Sign in</a></p>`,
+            // After signing in, the dashboard sends the person straight back to this page with
+            // the same request (only its query is taken from the URL: the path is fixed here).
+            `<p>${name} asks to use vss on your behalf. Sign in to vss to continue: you will come back to this page.</p>${signInLinks(`/oauth/authorize${querystring(request.url)}`)}`,
           );
         const target = new URL(redirect);
         const where =
@@ -130,7 +163,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
           reply,
           200,
           'Allow an application to act for you?',
-          `<p>An application calling itself <strong>${name}</strong> (a name it chose itself: vss has not verified it) asks to act for you until you revoke it, and will be sent back to <strong>${esc(where)}</strong>. Allow it only if you started this from that application.</p><ul>${items}</ul><p>Every call it makes is recorded in the agent activity log.</p><form method="post" action="/oauth/authorize"><input type="hidden" name="consent" value="${esc(sealed)}"><p><label for="project">Project</label> <select id="project" name="project_id">${options}</select></p><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>`,
+          `<p>An application calling itself <strong>${name}</strong> (a name it chose itself: vss has not verified it) asks to act for you until you revoke it, and will be sent back to <strong>${esc(where)}</strong>. Allow it only if you started this from that application.</p><p>It may:</p><ul>${items}</ul><p class="muted">Every call it makes is recorded in the agent activity log; you can revoke it on the Agents page of the dashboard.</p><form method="post" action="/oauth/authorize"><input type="hidden" name="consent" value="${esc(sealed)}"><label for="project">Project it may act on</label><select id="project" name="project_id">${options}</select><p class="actions"><button type="submit" name="decision" value="allow">Allow</button><button type="submit" class="secondary" name="decision" value="deny">Deny</button></p></form>`,
           where,
         );
       } catch (err) {
@@ -160,7 +193,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
           reply,
           401,
           'Sign in to continue',
-          '<p>Your sign-in has ended. Sign in, then start again from the application.</p>',
+          `<p>Your sign-in has ended. Sign in, then start again from the application.</p><p class="actions"><a class="button" href="/login">Sign in</a></p>`,
         );
       try {
         const to = await oauth.decide(

@@ -1,0 +1,203 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { api } from '../../api';
+import { useAuth } from '../../auth';
+import { formatTime } from '../../ui/format';
+import { useAction, usePagedList } from '../../ui/hooks';
+import { ConfirmDialog, Empty, ErrorNote, Field, LoadMore, Loading, SecretOnce } from '../../ui/kit';
+import { ProjectSelect, useProjectName } from './project-select';
+import type { CreatedKey, KeyRecord } from './types';
+
+/** What differs between API keys and restricted keys. */
+export interface KeyKind {
+  /** "API key" or "restricted key", as written inside a sentence */
+  noun: string;
+  /** the list route, also the base of PATCH and DELETE */
+  base: string;
+  /** the create request for a project and a label */
+  create(projectId: string, label: string | null): Promise<CreatedKey>;
+}
+
+/** One kind of key: a form to create one (its secret shown once), the list, relabel and delete. */
+export function KeySection({ kind, title, children }: { kind: KeyKind; title: string; children: ReactNode }) {
+  const { project } = useAuth();
+  const projectName = useProjectName();
+  const list = usePagedList<KeyRecord>(kind.base, { query: { limit: 100 } });
+  const [projectId, setProjectId] = useState(project?.id ?? '');
+  const [label, setLabel] = useState('');
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [deleting, setDeleting] = useState<KeyRecord | null>(null);
+  const create = useAction(async () => {
+    const key = await kind.create(projectId || (project?.id ?? ''), label.trim() || null);
+    setCreated(key);
+    setLabel('');
+    list.reload();
+  });
+  const remove = useAction(async (key: KeyRecord) => {
+    await api('DELETE', `${kind.base}/${key.id}`);
+    setDeleting(null);
+    list.reload();
+  });
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    void create.run();
+  };
+  const slug = kind.noun.toLowerCase().replace(/\s+/g, '-');
+  const capitalised = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
+  return (
+    <section aria-labelledby={`${slug}-title`}>
+      <h2 id={`${slug}-title`}>{title}</h2>
+      {children}
+      {created ? (
+        <SecretOnce
+          label={`Secret of the new ${kind.noun}`}
+          secret={created.secret}
+          onDone={() => setCreated(null)}
+        />
+      ) : null}
+      <form className="card inline-form" aria-label={`New ${kind.noun}`} onSubmit={onSubmit}>
+        <ProjectSelect value={projectId || (project?.id ?? '')} onChange={setProjectId} />
+        <Field label={`${capitalised} label`} hint="Optional: to recognise it by, up to 200 characters">
+          {(id, hint) => (
+            <input
+              id={id}
+              maxLength={200}
+              aria-describedby={hint}
+              value={label}
+              onChange={(e) => setLabel(e.target.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" disabled={create.busy}>
+          {create.busy ? 'Creating…' : `Create ${kind.noun}`}
+        </button>
+        <ErrorNote error={create.error} />
+      </form>
+      <ErrorNote error={list.error} />
+      {list.loading && list.items.length === 0 ? (
+        <Loading />
+      ) : list.items.length === 0 && !list.error ? (
+        <Empty title={`No ${kind.noun}s yet`}>Create one above; its secret is shown once.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">{title}, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Label</th>
+                <th scope="col">Key</th>
+                <th scope="col">Project</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((k) => (
+                <KeyRow
+                  key={k.id}
+                  record={k}
+                  base={kind.base}
+                  project={projectName(k.project_id)}
+                  onChanged={list.reload}
+                  onDelete={() => {
+                    remove.setError(null);
+                    setDeleting(k);
+                  }}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+      {deleting ? (
+        <ConfirmDialog
+          open
+          title={`Delete this ${kind.noun}?`}
+          confirmLabel="Delete key"
+          busy={remove.busy}
+          error={remove.error}
+          onConfirm={() => void remove.run(deleting)}
+          onCancel={() => setDeleting(null)}
+        >
+          <p>
+            <code>{deleting.prefix}…</code> {deleting.label ? `(${deleting.label}) ` : ''}is refused from its
+            next request on. Whatever uses it stops working.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}
+
+/** One key: its label (editable in place), prefix, project, times, and a delete button. */
+function KeyRow(props: {
+  record: KeyRecord;
+  base: string;
+  project: string;
+  onChanged(): void;
+  onDelete(): void;
+}) {
+  const k = props.record;
+  const name = k.label ?? k.prefix;
+  const [editing, setEditing] = useState(false);
+  const [label, setLabel] = useState(k.label ?? '');
+  const relabel = useAction(async () => {
+    await api('PATCH', `${props.base}/${k.id}`, { body: { label: label.trim() || null } });
+    setEditing(false);
+    props.onChanged();
+  });
+  return (
+    <tr>
+      <td>
+        {editing ? (
+          <form
+            className="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void relabel.run();
+            }}
+          >
+            <input
+              aria-label={`New label for ${name}`}
+              value={label}
+              onChange={(e) => setLabel(e.target.value)}
+            />
+            <button type="submit" disabled={relabel.busy}>
+              Save
+            </button>
+            <button type="button" className="secondary" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+            <ErrorNote error={relabel.error} />
+          </form>
+        ) : (
+          (k.label ?? <span className="muted">no label</span>)
+        )}
+      </td>
+      <td>
+        <code>{k.prefix}…</code>
+      </td>
+      <td>{props.project}</td>
+      <td>{formatTime(k.created_at)}</td>
+      <td>{k.last_used_at ? formatTime(k.last_used_at) : 'never'}</td>
+      <td>
+        <div className="row">
+          {editing ? null : (
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Rename ${name}`}
+              onClick={() => setEditing(true)}
+            >
+              Rename
+            </button>
+          )}
+          <button type="button" className="danger" aria-label={`Delete ${name}`} onClick={props.onDelete}>
+            Delete
+          </button>
+        </div>
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,39 @@
+/** Webhooks as the API answers them (packages/server/src/modules/webhooks/schemas.ts). */
+
+/** The event types a webhook may subscribe to, with what each one means. */
+export const EVENT_TYPES = [
+  ['session.created', 'a session was created'],
+  ['session.started', 'its first participant joined'],
+  ['session.ended', 'its last participant left'],
+  ['recording.ready', 'its recording can be replayed'],
+  ['export.completed', 'an MP4 export finished (or failed)'],
+] as const;
+
+export interface Webhook {
+  id: string;
+  project_id: string;
+  url: string;
+  events: string[];
+  is_active: boolean;
+  description: string | null;
+  created_at: string;
+}
+
+/** The answer of a create or a secret rotation: the only time the secret is shown. */
+export interface WebhookWithSecret extends Webhook {
+  secret: string;
+}
+
+/** One attempt at delivering one event. */
+export interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: 'succeeded' | 'failed' | 'pending';
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: string;
+  next_attempt_at: string | null;
+}
