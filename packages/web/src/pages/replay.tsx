@@ -1,6 +1,45 @@
-import { PageHeader } from '../ui/kit';
+import { useMemo } from 'react';
+import { Link, useParams } from 'wouter';
+import { api } from '../api';
+import { Player } from '../player/player';
+import { userSource } from '../player/source';
+import type { Session } from '../types';
+import { sessionState } from '../types';
+import { ErrorNote, Loading, PageHeader } from '../ui/kit';
+import { useLoad } from '../ui/hooks';
+import { formatTime } from '../ui/format';
 
-/** Placeholder until this page is built. */
+/** `/sessions/:sessionId/replay`: a signed-in member plays back a session of their project. */
 export function ReplayPage() {
-  return <PageHeader title="ReplayPage" sub="Not built yet." />;
+  const { sessionId = '' } = useParams<{ sessionId: string }>();
+  const session = useLoad(
+    (signal) => api<Session>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`, { signal }),
+    [sessionId],
+  );
+  const source = useMemo(() => userSource(sessionId), [sessionId]);
+  const s = session.data;
+  return (
+    <>
+      <PageHeader
+        title={s ? `Replay: ${s.name || 'Untitled session'}` : 'Replay'}
+        sub={
+          s
+            ? `Recorded ${formatTime(s.started_at)}${s.ended_at ? ` to ${formatTime(s.ended_at)}` : ''}`
+            : null
+        }
+      >
+        <Link href={`/sessions/${sessionId}`} className="button secondary">
+          Back to session
+        </Link>
+      </PageHeader>
+      <ErrorNote error={session.error} />
+      {session.loading && !s ? <Loading /> : null}
+      {s && sessionState(s) === 'live' ? (
+        <p className="muted">
+          This session is still live: the replay holds what was recorded when it opened.
+        </p>
+      ) : null}
+      {s ? <Player source={source} /> : null}
+    </>
+  );
 }

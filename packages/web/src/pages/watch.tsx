@@ -1,14 +1,111 @@
-import { PageHeader } from '../ui/kit';
+import { useMemo, type ReactNode } from 'react';
+import { Link, useParams, useSearch } from 'wouter';
+import { Player } from '../player/player';
+import { linkSource, publicSource } from '../player/source';
+import { Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { usePagedList } from '../ui/hooks';
+import { formatTime } from '../ui/format';
+import './watch.css';
 
-/** Placeholder until this page is built. */
+/** A session of the public catalog. */
+interface PublicSession {
+  id: string;
+  name: string;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+/** The frame of the pages anybody may open: the brand and a way to sign in, no account needed. */
+function PublicFrame({ children }: { children: ReactNode }) {
+  return (
+    <div>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar public-header">
+        <Link href="/watch" className="brand" aria-label="vss public sessions">
+          <img src="/favicon.svg" alt="" width={24} height={24} /> vss
+        </Link>
+        <nav aria-label="Account">
+          <Link href="/login" className="button secondary">
+            Sign in
+          </Link>
+        </nav>
+      </header>
+      <main id="main" tabIndex={-1} className="public-main">
+        {children}
+      </main>
+    </div>
+  );
+}
+
+/** `/watch`: the catalog of public sessions, each opening its replay. */
 export function WatchListPage() {
-  return <PageHeader title="WatchListPage" sub="Not built yet." />;
+  const list = usePagedList<PublicSession>('/v1/public/sessions');
+  return (
+    <PublicFrame>
+      <PageHeader
+        title="Public sessions"
+        sub="Recorded sessions their owners made public. No account needed."
+      />
+      <ErrorNote error={list.error} />
+      {list.loading && !list.items.length ? <Loading /> : null}
+      {!list.loading && !list.error && !list.items.length ? (
+        <Empty title="No public sessions yet">
+          When an owner makes a recorded session public, it is listed here for anyone to watch.
+        </Empty>
+      ) : null}
+      {list.items.length ? (
+        <ul className="card watch-list">
+          {list.items.map((s) => (
+            <li key={s.id}>
+              <Link href={`/watch/${s.id}`}>{s.name || 'Untitled session'}</Link>{' '}
+              <span className="muted">
+                {s.ended_at
+                  ? `recorded ${formatTime(s.started_at)}`
+                  : s.started_at
+                    ? 'live now'
+                    : 'not started'}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+    </PublicFrame>
+  );
 }
-/** Placeholder until this page is built. */
+
+/** `/watch/:sessionId`: the replay of a public session, for anybody. */
 export function WatchPage() {
-  return <PageHeader title="WatchPage" sub="Not built yet." />;
+  const { sessionId = '' } = useParams<{ sessionId: string }>();
+  const source = useMemo(() => publicSource(sessionId), [sessionId]);
+  return (
+    <PublicFrame>
+      <PageHeader title="Session replay">
+        <Link href="/watch" className="button secondary">
+          All public sessions
+        </Link>
+      </PageHeader>
+      <Player source={source} />
+    </PublicFrame>
+  );
 }
-/** Placeholder until this page is built. */
+
+/**
+ * `/v1/public/sessions/:sessionId/replay?token=…`: a replay link opened in a browser. The server
+ * answers this page to a browser and the playback data to everything else; the player reads the
+ * same address as data.
+ */
 export function ReplayLinkPage() {
-  return <PageHeader title="ReplayLinkPage" sub="Not built yet." />;
+  const { sessionId = '' } = useParams<{ sessionId: string }>();
+  const token = new URLSearchParams(useSearch()).get('token');
+  const source = useMemo(() => linkSource(sessionId, token), [sessionId, token]);
+  return (
+    <PublicFrame>
+      <PageHeader title="Shared replay" sub="Shared through a replay link, valid until it expires." />
+      <Player source={source} />
+    </PublicFrame>
+  );
 }

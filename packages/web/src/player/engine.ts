@@ -1,0 +1,352 @@
+/**
+ * The replay engine: reads a recording ahead of the playhead, hands each video payload to its
+ * tile's decoder when the playhead reaches it, schedules audio on the same clock, and keeps the
+ * chat, the director's layout and the timeline for the page. The page draws `snapshot()`.
+ */
+import { errorMessage } from '../api';
+import { AudioOut } from '../media/audio-out';
+import { VideoTrackDecoder } from '../media/video-track';
+import { PlayClock } from './clock';
+import { WindowReader } from './reader';
+import type { PlaybackSource, SourceInfo } from './source';
+import { envelopeOf, fromBase64, Transcript } from './transcript';
+import {
+  parseMediaStream,
+  type MediaEvent,
+  type PlayerSnapshot,
+  type TileInfo,
+  type WireEvent,
+} from './types';
+
+/** Length of one playback window (ms): small enough to start fast, large enough to need few requests. */
+export const WINDOW_MS = 2000;
+/** How much recording is read ahead of the playhead: two windows. */
+const AHEAD_MS = 2 * WINDOW_MS;
+/** Audio is handed to the decoder this long before it is due, so it is decoded in time. */
+const AUDIO_LEAD_MS = 250;
+/** Frames of a tile whose canvas is not on the page yet, kept until it is (then drawn at once). */
+const MAX_WAITING_FRAMES = 120;
+const TICK_MS = 30;
+/** The page is redrawn when the playhead moved at least this much (or anything else changed). */
+const REDRAW_MS = 100;
+
+/** The speeds offered. Audio is heard at 1× only: other speeds mute it (see setSpeed). */
+export const SPEEDS = [0.5, 1, 1.5, 2, 4] as const;
+
+function merge(into: MediaEvent[], more: MediaEvent[]): void {
+  if (!more.length) return;
+  const sorted = !into.length || into.at(-1)!.ts <= more[0]!.ts;
+  into.push(...more);
+  if (!sorted) into.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+}
+
+/** Plays one recording; `destroy()` releases decoders, audio and requests. */
+export class ReplayEngine {
+  private readonly clock = new PlayClock();
+  private readonly reader: WindowReader;
+  private readonly transcript = new Transcript();
+  private readonly ctl = new AbortController();
+  private info: SourceInfo | null = null;
+  private error: string | null = null;
+  private readonly tiles = new Map<string, TileInfo>();
+  private readonly decoders = new Map<string, VideoTrackDecoder>();
+  private readonly canvases = new Map<string, HTMLCanvasElement>();
+  private readonly waiting = new Map<string, MediaEvent[]>();
+  private video: MediaEvent[] = [];
+  private audio: MediaEvent[] = [];
+  /** index in `audio` of the next payload not yet handed to AudioOut */
+  private audioNext = 0;
+  private ctx: AudioContext | null = null;
+  private out: AudioOut | null = null;
+  /** what the viewer asked for; the clock itself stops while buffering */
+  private wantPlay = false;
+  private stalled = false;
+  private readonly timer: ReturnType<typeof setInterval>;
+  private readonly listeners = new Set<() => void>();
+  private snap: PlayerSnapshot;
+
+  constructor(private readonly source: PlaybackSource) {
+    this.reader = new WindowReader(
+      source,
+      WINDOW_MS,
+      AHEAD_MS,
+      (e) => this.receive(e),
+      () => this.tick(),
+    );
+    this.snap = this.build();
+    source
+      .info(this.ctl.signal)
+      .then((info) => {
+        this.info = info;
+        for (const s of info.streams) this.track(s.streamId);
+        for (const m of info.markers) this.transcript.add('events', m);
+        this.clock.seek(info.start);
+        this.reader.restart(info.start);
+        this.tick();
+      })
+      .catch((err) => {
+        if (this.ctl.signal.aborted) return;
+        this.error = errorMessage(err);
+        this.emit(true);
+      });
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+  }
+
+  /** For useSyncExternalStore: called whenever the snapshot changes. */
+  subscribe = (fn: () => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  /** The current state for the page (a new object only when something shown changed). */
+  snapshot = (): PlayerSnapshot => this.snap;
+
+  /** Gives a tile's canvas (null when it leaves the page): its track is drawn there. */
+  attach(streamId: string, canvas: HTMLCanvasElement | null): void {
+    this.decoders.get(streamId)?.close();
+    this.decoders.delete(streamId);
+    this.canvases.delete(streamId);
+    if (!canvas) return;
+    this.canvases.set(streamId, canvas);
+    const decoder = new VideoTrackDecoder(canvas);
+    this.decoders.set(streamId, decoder);
+    for (const e of this.waiting.get(streamId) ?? []) decoder.push(e.payload);
+    this.waiting.delete(streamId);
+  }
+
+  /** Starts playing; must run in a click or key handler, where browsers let audio start. */
+  play(): void {
+    if (!this.info) return;
+    if (this.clock.now() >= this.info.end) this.seek(this.info.start);
+    this.startAudio();
+    this.wantPlay = true;
+    this.clock.play();
+    this.tick();
+  }
+
+  pause(): void {
+    this.wantPlay = false;
+    this.stalled = false;
+    this.clock.pause();
+    this.stopAudio();
+    this.emit(true);
+  }
+
+  /**
+   * Jumps to `ts`. Decoders are reset (they need a key frame again) and the tiles blanked (a
+   * picture from elsewhere in the recording would be wrong there, e.g. before someone joined).
+   * Reading starts over one window before the one holding `ts`: the frames from there to `ts` are
+   * decoded at once, so a key frame up to a window before `ts` is found and the picture at `ts`
+   * shows even while paused; with none there, the picture starts at the next key frame.
+   */
+  seek(ts: number): void {
+    if (!this.info) return;
+    const { start, end } = this.info;
+    const to = Math.min(Math.max(ts, start), end);
+    this.clock.seek(to);
+    this.reader.restart(start + Math.max(0, Math.floor((to - start) / WINDOW_MS) - 1) * WINDOW_MS);
+    this.video = [];
+    this.audio = [];
+    this.audioNext = 0;
+    this.waiting.clear();
+    for (const d of this.decoders.values()) d.reset();
+    for (const c of this.canvases.values()) c.getContext('2d')?.clearRect(0, 0, c.width, c.height);
+    this.out?.reset();
+    this.tick();
+  }
+
+  /**
+   * Changes the speed. Audio is muted at any speed but 1×: AudioOut plays decoded buffers at
+   * their own rate, and speeding them up would also shift their pitch; silence is clearer.
+   */
+  setSpeed(speed: number): void {
+    this.clock.setSpeed(speed);
+    this.stopAudio();
+    this.tick();
+  }
+
+  destroy(): void {
+    clearInterval(this.timer);
+    this.ctl.abort();
+    this.reader.close();
+    for (const d of this.decoders.values()) d.close();
+    this.decoders.clear();
+    this.canvases.clear();
+    this.out?.close();
+    void this.ctx?.close().catch(() => undefined);
+    this.listeners.clear();
+  }
+
+  private startAudio(): void {
+    if (this.ctx || typeof AudioContext === 'undefined') return;
+    const ctx = new AudioContext({ latencyHint: 'playback' });
+    this.ctx = ctx;
+    this.out = new AudioOut(ctx);
+    // The playhead follows the audio clock once it runs (and the wall clock whenever it does not).
+    ctx.onstatechange = () => this.clock.useAudio(ctx);
+    this.clock.useAudio(ctx);
+    void ctx.resume().catch(() => undefined);
+  }
+
+  /** Drops the audio handed on but not yet heard; it is handed on again from the playhead. */
+  private stopAudio(): void {
+    this.out?.reset();
+    const t = this.clock.now();
+    this.audioNext = this.audio.findIndex((e) => e.ts >= t);
+    if (this.audioNext < 0) this.audioNext = this.audio.length;
+  }
+
+  private track(streamId: string): TileInfo | null {
+    const media = parseMediaStream(streamId);
+    if (!media || media.kind === 'mic') return null;
+    let tile = this.tiles.get(streamId);
+    if (!tile) {
+      tile = { streamId, userId: media.userId, kind: media.kind };
+      this.tiles.set(streamId, tile);
+    }
+    return tile;
+  }
+
+  private receive(events: WireEvent[]): void {
+    const video: MediaEvent[] = [];
+    const audio: MediaEvent[] = [];
+    for (const e of events) {
+      const payload = fromBase64(e.body_base64);
+      const media = parseMediaStream(e.stream_id);
+      if (!media) {
+        const env = envelopeOf(e.seq, payload);
+        if (env) this.transcript.add(e.stream_id, env);
+        continue;
+      }
+      const m = { seq: e.seq, ts: e.timestamp_ms, streamId: e.stream_id, payload };
+      if (media.kind === 'mic') audio.push(m);
+      else {
+        this.track(e.stream_id);
+        video.push(m);
+      }
+    }
+    merge(this.video, video);
+    merge(this.audio, audio);
+  }
+
+  private tick(): void {
+    const info = this.info;
+    if (!info || this.error) return this.emit(false);
+    let t = this.clock.now();
+    if (this.wantPlay && t >= info.end) {
+      this.wantPlay = false;
+      this.clock.pause();
+      this.clock.seek(info.end);
+      this.stopAudio();
+      t = info.end;
+    }
+    // Out of read-ahead: hold the playhead until the next answer arrives.
+    const short = !this.reader.done && t > this.reader.bufferedUntil;
+    if (this.wantPlay && short && !this.stalled) {
+      this.stalled = true;
+      this.clock.pause();
+      this.stopAudio();
+    } else if (this.stalled && (!short || !this.wantPlay)) {
+      this.stalled = false;
+      if (this.wantPlay) this.clock.play();
+    }
+    t = this.clock.now();
+    this.drawDue(t);
+    this.scheduleAudio(t);
+    this.reader.fill(t);
+    this.emit(false);
+  }
+
+  private drawDue(t: number): void {
+    let n = 0;
+    while (n < this.video.length && this.video[n]!.ts <= t) {
+      const e = this.video[n++]!;
+      const decoder = this.decoders.get(e.streamId);
+      if (decoder) decoder.push(e.payload);
+      else {
+        const list = this.waiting.get(e.streamId) ?? [];
+        if (list.length < MAX_WAITING_FRAMES) list.push(e);
+        this.waiting.set(e.streamId, list);
+      }
+    }
+    if (n) this.video.splice(0, n);
+  }
+
+  private scheduleAudio(t: number): void {
+    const audible = this.clock.playing && this.clock.speed === 1 && this.out !== null;
+    while (this.audioNext < this.audio.length && this.audio[this.audioNext]!.ts <= t + AUDIO_LEAD_MS) {
+      const e = this.audio[this.audioNext]!;
+      const when = audible ? this.clock.audioTime(e.ts) : null;
+      // Not following the audio clock (paused, muted, audio not started): payloads pass unheard.
+      if (when === null && e.ts > t) break;
+      // Payloads already due (read in a seek's lead-in) are skipped rather than decoded for nothing.
+      if (when !== null && e.ts >= t) this.out!.push(e.streamId, e.payload, when);
+      this.audioNext++;
+    }
+    // Forget what has been heard (kept a moment, for a pause that hands it on again).
+    let played = 0;
+    while (played < this.audioNext && this.audio[played]!.ts < t - 1000) played++;
+    if (played) {
+      this.audio.splice(0, played);
+      this.audioNext -= played;
+    }
+  }
+
+  private status(t: number): PlayerSnapshot['status'] {
+    if (this.error || this.reader.error) return 'error';
+    if (!this.info) return 'loading';
+    if (this.stalled) return 'buffering';
+    if (this.wantPlay) return 'playing';
+    return t >= this.info.end ? 'ended' : 'paused';
+  }
+
+  private build(): PlayerSnapshot {
+    const t = this.clock.now();
+    const info = this.info;
+    const old = this.snap as PlayerSnapshot | undefined;
+    const chatCount = this.transcript.chatCount(t);
+    const tiles = [...this.tiles.values()];
+    const direction = this.transcript.directionAt(t);
+    return {
+      status: this.status(t),
+      position: info ? Math.min(Math.max(t, info.start), info.end) : 0,
+      start: info?.start ?? 0,
+      end: info?.end ?? 0,
+      speed: this.clock.speed,
+      bufferedUntil: Math.min(this.reader.bufferedUntil, info?.end ?? 0),
+      tiles: old && old.tiles.length === tiles.length ? old.tiles : tiles,
+      direction:
+        old && old.direction.layout === direction.layout && old.direction.focus === direction.focus
+          ? old.direction
+          : direction,
+      chat: old && old.chat.length === chatCount ? old.chat : this.transcript.chatUntil(t),
+      markers:
+        old && old.markers.length === this.transcript.markers.length
+          ? old.markers
+          : [...this.transcript.markers],
+      error: this.error ?? this.reader.error,
+    };
+  }
+
+  /** Rebuilds the snapshot and tells the page when anything shown changed. */
+  private emit(force: boolean): void {
+    const next = this.build();
+    const old = this.snap;
+    const changed =
+      force ||
+      Math.abs(next.position - old.position) >= REDRAW_MS ||
+      (next.position !== old.position && next.status !== 'playing') ||
+      next.status !== old.status ||
+      next.speed !== old.speed ||
+      next.bufferedUntil !== old.bufferedUntil ||
+      next.tiles !== old.tiles ||
+      next.direction !== old.direction ||
+      next.chat !== old.chat ||
+      next.markers !== old.markers ||
+      next.error !== old.error ||
+      next.start !== old.start;
+    if (!changed) return;
+    this.snap = next;
+    for (const fn of this.listeners) fn();
+  }
+}

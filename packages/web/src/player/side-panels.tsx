@@ -1,0 +1,54 @@
+import { formatDuration } from '../ui/format';
+import { describeEvent } from './labels';
+import type { Envelope } from './types';
+
+/** The chat as it stood at the playhead: earlier messages only, newest last. */
+export function ChatLog({ chat, start }: { chat: Envelope[]; start: number }) {
+  return (
+    <section className="chat player-chat" aria-labelledby="player-chat-title">
+      <h2 id="player-chat-title">Chat</h2>
+      {chat.length === 0 ? (
+        <p className="muted">No messages up to this point.</p>
+      ) : (
+        <ol role="log" aria-label="Chat messages">
+          {chat.map((m) => (
+            <li key={m.seq}>
+              <span className="muted mono">{formatDuration(m.ts - start)}</span> <strong>{m.actor}</strong>{' '}
+              {typeof m.data.text === 'string' ? m.data.text : <em className="muted">(removed)</em>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+/** The timeline's events as a list: each one a button that jumps there. */
+export function EventList({
+  markers,
+  start,
+  onSeek,
+}: {
+  markers: Envelope[];
+  start: number;
+  onSeek(ts: number): void;
+}) {
+  return (
+    <section className="player-events" aria-labelledby="player-events-title">
+      <h2 id="player-events-title">Timeline</h2>
+      {markers.length === 0 ? (
+        <p className="muted">No events read yet.</p>
+      ) : (
+        <ol>
+          {markers.map((m) => (
+            <li key={m.seq}>
+              <button type="button" className="secondary event-jump" onClick={() => onSeek(m.ts)}>
+                <span className="mono">{formatDuration(m.ts - start)}</span> {describeEvent(m)}
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

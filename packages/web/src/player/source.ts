@@ -1,0 +1,140 @@
+/**
+ * Where a replay reads its recording: as a signed-in user, as anybody (public session), or
+ * through a replay link. Each gives the recording's bounds and known tracks, and playback windows.
+ */
+import { api, ApiError } from '../api';
+import type { Envelope, Manifest, MediaStream, PlaybackWindow } from './types';
+import { parseMediaStream } from './types';
+
+/** One playback request: the window grid starts at `fromTs`; `baseSeq` continues a read. */
+export interface WindowQuery {
+  fromTs: number;
+  windowSize: number;
+  baseSeq?: number;
+}
+
+/** What the player knows before it reads any window. */
+export interface SourceInfo {
+  /** first and last recorded timestamps, ms since 1970 */
+  start: number;
+  end: number;
+  /** media tracks known up front (more may be found while reading) */
+  streams: MediaStream[];
+  /** timeline events known up front (more are collected while reading) */
+  markers: Envelope[];
+}
+
+/** A recording the player can read. */
+export interface PlaybackSource {
+  info(signal: AbortSignal): Promise<SourceInfo>;
+  window(query: WindowQuery, signal: AbortSignal): Promise<PlaybackWindow>;
+}
+
+/** The message shown for a 401 from a replay link. */
+export const LINK_EXPIRED = 'This replay link has expired or was revoked.';
+/** The message shown for a 404 on public routes (private or unknown sessions look alike). */
+export const NOT_PUBLIC = 'This session is not public, or does not exist.';
+
+/** Rethrows an API error with the message a viewer of this source should read. */
+function explained(status: number, message: string) {
+  return (err: unknown): never => {
+    if (err instanceof ApiError && err.status === status) throw new ApiError(status, err.code, message);
+    throw err;
+  };
+}
+
+function streamsOf(manifest: Manifest): MediaStream[] {
+  return manifest.participants.flatMap((p) =>
+    p.tracks.map((t) => parseMediaStream(t.stream_id)).filter((s): s is MediaStream => s !== null),
+  );
+}
+
+function windowQuery(q: WindowQuery) {
+  return { from_ts: q.fromTs, window_size: q.windowSize, base_seq: q.baseSeq };
+}
+
+/** A session of the signed-in user's project: manifest, timeline and playback with the cookie. */
+export function userSource(sessionId: string): PlaybackSource {
+  const base = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+  return {
+    async info(signal) {
+      const [manifest, timeline] = await Promise.all([
+        api<Manifest>('GET', `${base}/manifest`, { signal }),
+        api<Envelope[]>('GET', `${base}/timeline`, { signal }),
+      ]);
+      return {
+        start: manifest.start_ts,
+        end: manifest.end_ts,
+        streams: streamsOf(manifest),
+        markers: timeline,
+      };
+    },
+    window: (q, signal) => api<PlaybackWindow>('GET', `${base}/playback`, { query: windowQuery(q), signal }),
+  };
+}
+
+/**
+ * A public session, read with no account. The public routes have no timeline, so its markers
+ * are collected from the windows as they are read.
+ */
+export function publicSource(sessionId: string): PlaybackSource {
+  const base = `/v1/public/sessions/${encodeURIComponent(sessionId)}`;
+  const notPublic = explained(404, NOT_PUBLIC);
+  return {
+    async info(signal) {
+      const manifest = await api<Manifest>('GET', `${base}/manifest`, { signal }).catch(notPublic);
+      return { start: manifest.start_ts, end: manifest.end_ts, streams: streamsOf(manifest), markers: [] };
+    },
+    window: (q, signal) =>
+      api<PlaybackWindow>('GET', `${base}/playback`, { query: windowQuery(q), signal }).catch(notPublic),
+  };
+}
+
+/** Does the recording hold anything at or after `ts`? A 1 ms window answers cheaply. */
+async function holdsFrom(read: PlaybackSource['window'], ts: number, signal: AbortSignal): Promise<boolean> {
+  const w = await read({ fromTs: ts, windowSize: 1 }, signal);
+  return w.events.length > 0 || w.next_base_seq !== null;
+}
+
+/** How close the end of a link's recording is found: finer costs more requests. */
+const END_PRECISION_MS = 100;
+
+/**
+ * A replay link (`?token=`), or the same route without a token for a public session. The token
+ * reads playback windows only (no manifest, no timeline), so the start is the first event of a
+ * read without `from_ts`, the end is found by bisection over 1 ms windows (a few dozen tiny
+ * requests instead of reading every byte), and tracks and markers are found while reading.
+ */
+export function linkSource(sessionId: string, token: string | null): PlaybackSource {
+  const path = `/v1/public/sessions/${encodeURIComponent(sessionId)}/replay`;
+  // With a token a 401 means the link ran out; without one the route serves public sessions only.
+  const why = token ? explained(401, LINK_EXPIRED) : explained(404, NOT_PUBLIC);
+  const read = (q: Partial<WindowQuery>, signal: AbortSignal) =>
+    api<PlaybackWindow>('GET', path, {
+      query: { token: token ?? undefined, from_ts: q.fromTs, window_size: q.windowSize, base_seq: q.baseSeq },
+      signal,
+    }).catch(why);
+  const window = (q: WindowQuery, signal: AbortSignal) => read(q, signal);
+  return {
+    async info(signal) {
+      const first = await read({ windowSize: 1 }, signal);
+      const start = first.events[0]?.timestamp_ms;
+      if (start === undefined) return { start: 0, end: 0, streams: [], markers: [] };
+      // Grow the step until nothing lies beyond, then halve the gap between "something" and "nothing".
+      let lo = start;
+      let step = 1000;
+      while (await holdsFrom(window, start + step, signal)) {
+        lo = start + step;
+        step *= 2;
+      }
+      let hi = start + step;
+      while (hi - lo > END_PRECISION_MS) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (await holdsFrom(window, mid, signal)) lo = mid;
+        else hi = mid;
+      }
+      return { start, end: hi, streams: [], markers: [] };
+    },
+    window,
+  };
+}

@@ -1,0 +1,103 @@
+/** The recording as the playback API returns it, and what the player makes of it. */
+
+/** One event of a playback answer, as sent. */
+export interface WireEvent {
+  seq: number;
+  timestamp_ms: number;
+  stream_id: string;
+  body_base64: string;
+}
+
+/** One playback answer: one window's events (or part of them), and where to go on. */
+export interface PlaybackWindow {
+  events: WireEvent[];
+  base_seq: number;
+  next_base_seq: number | null;
+}
+
+/** One recorded track of a participant (manifest). */
+export interface ManifestTrack {
+  kind: 'cam' | 'mic' | 'screen';
+  stream_id: string;
+  start_ts: number;
+  end_ts: number;
+}
+
+/** `GET …/manifest`: who published what, and the recording's time span. */
+export interface Manifest {
+  version: 1;
+  session_id: string;
+  epoch: number;
+  start_ts: number;
+  end_ts: number;
+  participants: Array<{ user_id: string; tracks: ManifestTrack[] }>;
+  streams: { events: string; chat: string; director: string };
+  capabilities: string[];
+}
+
+/** A chat, director or timeline envelope `{ v, type, ts, actor, data }` with its seq. */
+export interface Envelope {
+  seq: number;
+  v: number;
+  type: string;
+  ts: number;
+  actor: string;
+  data: Record<string, unknown>;
+}
+
+/** A media event with its bytes decoded. */
+export interface MediaEvent {
+  seq: number;
+  ts: number;
+  streamId: string;
+  payload: Uint8Array;
+}
+
+/** A media stream path `media/<user>/<kind>` taken apart; null for other streams. */
+export interface MediaStream {
+  streamId: string;
+  userId: string;
+  kind: 'cam' | 'mic' | 'screen';
+}
+
+/** Reads `media/<user>/<kind>`; user ids may themselves hold slashes, the kind is the last part. */
+export function parseMediaStream(streamId: string): MediaStream | null {
+  if (!streamId.startsWith('media/')) return null;
+  const cut = streamId.lastIndexOf('/');
+  const kind = streamId.slice(cut + 1);
+  const userId = streamId.slice('media/'.length, cut);
+  if (!userId || (kind !== 'cam' && kind !== 'mic' && kind !== 'screen')) return null;
+  return { streamId, userId, kind };
+}
+
+/** A tile of the player: one video track (camera or screen) of one participant. */
+export interface TileInfo {
+  streamId: string;
+  userId: string;
+  kind: 'cam' | 'screen';
+}
+
+/** The director's state at a moment: the layout and who is in focus. */
+export interface Direction {
+  layout: 'grid' | 'presenter';
+  focus: string | null;
+}
+
+/** Where the player is, what it shows, and why it cannot go on, for the page to draw. */
+export interface PlayerSnapshot {
+  status: 'loading' | 'paused' | 'playing' | 'buffering' | 'ended' | 'error';
+  /** the playhead, ms since 1970 */
+  position: number;
+  start: number;
+  end: number;
+  speed: number;
+  /** media read ahead of the playhead up to here (ms since 1970) */
+  bufferedUntil: number;
+  tiles: TileInfo[];
+  direction: Direction;
+  /** chat messages up to the playhead */
+  chat: Envelope[];
+  /** timeline events (joins, leaves, tracks) known so far, for markers */
+  markers: Envelope[];
+  error: string | null;
+}
