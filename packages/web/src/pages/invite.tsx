@@ -1,6 +1,65 @@
-import { PageHeader } from '../ui/kit';
+import { Link, useLocation, useSearch } from 'wouter';
+import { api } from '../api';
+import { useAuth } from '../auth';
+import { useAction } from '../ui/hooks';
+import { ErrorNote, Loading } from '../ui/kit';
 
-/** Placeholder until this page is built. */
+/**
+ * Where an invitation link leads (`/invite?token=…`). Signed out: sign in or create an account with
+ * the invited email, and come back here. Signed in: join the inviting organisation.
+ */
 export function InvitePage() {
-  return <PageHeader title="InvitePage" sub="Not built yet." />;
+  const { me, refresh } = useAuth();
+  const [, navigate] = useLocation();
+  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const back = encodeURIComponent(`/invite?token=${encodeURIComponent(token)}`);
+  const join = useAction(async () => {
+    await api('POST', '/v1/invitations/redeem', { body: { token } });
+    // The account now belongs to the inviting organisation: its projects replace the old ones.
+    await refresh();
+    navigate('/sessions');
+  });
+  return (
+    <main className="auth" id="main">
+      <h1>
+        <img src="/favicon.svg" alt="" width={32} height={32} /> Join an organisation on vss
+      </h1>
+      <div className="card">
+        {!token ? (
+          <ErrorNote error="This invitation link has no token: open the whole link you were sent." />
+        ) : me === undefined ? (
+          <Loading />
+        ) : me === null ? (
+          <>
+            <p>
+              You were invited to an organisation. Sign in, or create an account, with the email address the
+              invitation was sent to; you come back here to accept it.
+            </p>
+            <p className="row">
+              <Link className="button" href={`/login?next=${back}`}>
+                Sign in
+              </Link>
+              <Link className="button secondary" href={`/signup?next=${back}`}>
+                Create an account
+              </Link>
+            </p>
+          </>
+        ) : (
+          <>
+            <p>
+              You are signed in as <strong>{me.email}</strong>. Joining moves your account into the inviting
+              organisation, with the role you were invited with; you then see its projects and sessions.
+            </p>
+            <ErrorNote error={join.error} />
+            <button type="button" disabled={join.busy} onClick={() => void join.run()}>
+              {join.busy ? 'Joining…' : 'Join organisation'}
+            </button>
+          </>
+        )}
+      </div>
+      <p>
+        <a href="/watch">Public sessions</a>
+      </p>
+    </main>
+  );
 }

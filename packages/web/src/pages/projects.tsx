@@ -1,6 +1,115 @@
-import { PageHeader } from '../ui/kit';
+import { useState } from 'react';
+import { api } from '../api';
+import { useAuth } from '../auth';
+import type { Project } from '../types';
+import { formatTime } from '../ui/format';
+import { useAction, usePagedList } from '../ui/hooks';
+import { Badge, Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { ProjectForm } from './projects/project-form';
+import './projects/projects.css';
 
-/** Placeholder until this page is built. */
+/** One project's row: its name and environment, or the form that edits them. */
+function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSaved(p: Project): void }) {
+  const { project } = useAuth();
+  const [editing, setEditing] = useState(false);
+  const save = useAction(async (name: string, environment: Project['environment']) => {
+    const updated = await api<Project>('PATCH', `/v1/projects/${p.id}`, { body: { name, environment } });
+    setEditing(false);
+    onSaved(updated);
+  });
+  return (
+    <li className="card">
+      {editing ? (
+        <ProjectForm
+          label={`Edit ${p.name}`}
+          initial={p}
+          submitLabel="Save"
+          busy={save.busy}
+          error={save.error}
+          onSubmit={(name, env) => void save.run(name, env)}
+          onCancel={() => {
+            save.setError(null);
+            setEditing(false);
+          }}
+        />
+      ) : (
+        <div className="row">
+          <strong>{p.name}</strong>
+          {p.environment ? <Badge tone="idle">{p.environment}</Badge> : null}
+          {p.id === project?.id ? <Badge tone="ok">current</Badge> : null}
+          <span className="muted">created {formatTime(p.created_at)}</span>
+          <code className="muted">{p.id}</code>
+          {manage ? (
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Edit ${p.name}`}
+              onClick={() => setEditing(true)}
+            >
+              Edit
+            </button>
+          ) : null}
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** The organisation's projects: create one, rename one or change its environment. */
 export function ProjectsPage() {
-  return <PageHeader title="ProjectsPage" sub="Not built yet." />;
+  const { me, refresh } = useAuth();
+  const list = usePagedList<Project>('/v1/projects', { query: { limit: 100 } });
+  const [formKey, setFormKey] = useState(0);
+  const [done, setDone] = useState<string | null>(null);
+  const manage = me?.role === 'owner' || me?.role === 'admin';
+  const create = useAction(async (name: string, environment: Project['environment']) => {
+    const p = await api<Project>('POST', '/v1/projects', { body: { name, environment }, idempotent: true });
+    list.setItems((items) => [...items, p]);
+    setFormKey((k) => k + 1);
+    setDone(`Project ${p.name} created; choose it in the project switcher at the top.`);
+    // The switcher lists the projects the auth state holds.
+    await refresh();
+  });
+  return (
+    <>
+      <PageHeader title="Projects" sub="Each project has its own sessions, keys and webhooks." />
+      {manage ? (
+        <section className="card" aria-labelledby="new-project-title">
+          <h2 id="new-project-title">New project</h2>
+          <ProjectForm
+            key={formKey}
+            label="New project"
+            submitLabel="Create project"
+            busy={create.busy}
+            error={create.error}
+            onSubmit={(name, env) => void create.run(name, env)}
+          />
+        </section>
+      ) : (
+        <p className="muted">Only owners and admins create and edit projects.</p>
+      )}
+      {done ? <p role="status">{done}</p> : null}
+      <ErrorNote error={list.error} />
+      {list.loading && list.items.length === 0 ? (
+        <Loading label="Loading projects…" />
+      ) : list.items.length === 0 && !list.error ? (
+        <Empty title="No projects" />
+      ) : (
+        <ul className="plain-list" aria-label="Projects">
+          {list.items.map((p) => (
+            <ProjectRow
+              key={p.id}
+              p={p}
+              manage={manage}
+              onSaved={(u) => {
+                list.setItems((items) => items.map((x) => (x.id === u.id ? u : x)));
+                void refresh();
+              }}
+            />
+          ))}
+        </ul>
+      )}
+      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+    </>
+  );
 }

@@ -1,6 +1,117 @@
-import { PageHeader } from '../ui/kit';
+import { useEffect } from 'react';
+import { Link, useParams } from 'wouter';
+import { api } from '../api';
+import { sessionState, type Session } from '../types';
+import { formatTime } from '../ui/format';
+import { useLoad } from '../ui/hooks';
+import { Badge, ErrorNote, Loading, PageHeader } from '../ui/kit';
+import { DeleteSession, RedactPanel } from './session-detail/danger-zone';
+import { useExportJobs } from './session-detail/export-jobs';
+import { ExportPanel } from './session-detail/export-panel';
+import { ManifestSummary } from './session-detail/manifest-summary';
+import { ReplayLinks, Visibility } from './session-detail/sharing';
+import type { Manifest } from './session-detail/types';
+import './session-detail/session-detail.css';
 
-/** Placeholder until this page is built. */
+/** How often the session (and, while live, its manifest) is read again, so its state follows. */
+const REFRESH_MS = 4000;
+
+const STATE_LABEL = { created: 'not started', live: 'live', ended: 'ended' } as const;
+const STATE_TONE = { created: 'idle', live: 'live', ended: 'ok' } as const;
+
+/** One session: state, recording, sharing, export to MP4, redaction and deletion. */
 export function SessionDetailPage() {
-  return <PageHeader title="SessionDetailPage" sub="Not built yet." />;
+  const { sessionId = '' } = useParams<{ sessionId: string }>();
+  const session = useLoad(
+    (signal) => api<Session>('GET', `/v1/sessions/${sessionId}`, { signal }),
+    [sessionId],
+  );
+  const manifest = useLoad(
+    (signal) => api<Manifest>('GET', `/v1/sessions/${sessionId}/manifest`, { signal }),
+    [sessionId],
+  );
+  const exports = useExportJobs(sessionId);
+  const state = session.data ? sessionState(session.data) : undefined;
+
+  const { reload: reloadSession } = session;
+  const { reload: reloadManifest } = manifest;
+  useEffect(() => {
+    if (state === 'ended') return;
+    const t = setInterval(() => {
+      reloadSession();
+      reloadManifest();
+    }, REFRESH_MS);
+    return () => clearInterval(t);
+  }, [state, reloadSession, reloadManifest]);
+  // The manifest is read once more when the session ends: its last tracks are complete then.
+  useEffect(() => {
+    if (state === 'ended') reloadManifest();
+  }, [state, reloadManifest]);
+
+  if (!session.data)
+    return session.error ? <ErrorNote error={session.error} /> : <Loading label="Loading session…" />;
+  const s = session.data;
+  const st = sessionState(s);
+  const participants = manifest.data?.participants.map((p) => p.user_id) ?? [];
+  const recorded = participants.length > 0;
+  return (
+    <div className="session-page">
+      <p>
+        <Link href="/sessions">← Sessions</Link>
+      </p>
+      <PageHeader
+        title={s.name || 'Untitled session'}
+        sub={
+          <>
+            <Badge tone={STATE_TONE[st]}>{STATE_LABEL[st]}</Badge> <span className="mono">{s.id}</span>
+          </>
+        }
+      >
+        {st !== 'ended' ? (
+          <Link className="button" href={`/sessions/${s.id}/live`}>
+            Join live
+          </Link>
+        ) : null}
+        {recorded ? (
+          <Link className="button secondary" href={`/sessions/${s.id}/replay`}>
+            Replay
+          </Link>
+        ) : null}
+      </PageHeader>
+      <ErrorNote error={session.error} />
+      <dl className="facts">
+        <div>
+          <dt>Created</dt>
+          <dd>{formatTime(s.created_at)}</dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{formatTime(s.started_at)}</dd>
+        </div>
+        <div>
+          <dt>Ended</dt>
+          <dd>{formatTime(s.ended_at)}</dd>
+        </div>
+      </dl>
+
+      <section aria-labelledby="recording-title">
+        <h2 id="recording-title">Recording</h2>
+        <ErrorNote error={manifest.error} />
+        {manifest.data ? <ManifestSummary manifest={manifest.data} /> : manifest.error ? null : <Loading />}
+      </section>
+
+      <Visibility session={s} onChange={() => reloadSession()} />
+      <ReplayLinks sessionId={s.id} />
+      {recorded ? <ExportPanel sessionId={s.id} participants={participants} exports={exports} /> : null}
+      <RedactPanel
+        sessionId={s.id}
+        participants={participants}
+        onDone={() => {
+          reloadManifest();
+          void exports.refresh();
+        }}
+      />
+      <DeleteSession sessionId={s.id} name={s.name} />
+    </div>
+  );
 }

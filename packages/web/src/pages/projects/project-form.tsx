@@ -1,0 +1,55 @@
+import { useState, type FormEvent } from 'react';
+import type { Project } from '../../types';
+import { ErrorNote, Field } from '../../ui/kit';
+
+/** A project's environment as the form edits it: '' for none. */
+export type EnvChoice = '' | 'development' | 'staging' | 'production';
+
+/** The fields of a project, for creating one or editing it. */
+export function ProjectForm(props: {
+  label: string;
+  initial?: Pick<Project, 'name' | 'environment'>;
+  submitLabel: string;
+  busy: boolean;
+  error: string | null;
+  onSubmit(name: string, environment: Project['environment']): void;
+  onCancel?(): void;
+}) {
+  const [name, setName] = useState(props.initial?.name ?? '');
+  const [env, setEnv] = useState<EnvChoice>(props.initial?.environment ?? '');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    props.onSubmit(name, env === '' ? null : env);
+  };
+  return (
+    // noValidate: the API checks the name and its message is the one shown.
+    <form className="inline-form" onSubmit={submit} noValidate aria-label={props.label}>
+      <Field label="Project name" hint="1 to 200 characters">
+        {(id, hint) => (
+          <input id={id} value={name} aria-describedby={hint} onChange={(e) => setName(e.target.value)} />
+        )}
+      </Field>
+      <Field label="Environment">
+        {(id) => (
+          <select id={id} value={env} onChange={(e) => setEnv(e.target.value as EnvChoice)}>
+            <option value="">None</option>
+            <option value="development">Development</option>
+            <option value="staging">Staging</option>
+            <option value="production">Production</option>
+          </select>
+        )}
+      </Field>
+      <div className="row">
+        <button type="submit" disabled={props.busy}>
+          {props.busy ? 'Saving…' : props.submitLabel}
+        </button>
+        {props.onCancel ? (
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+      <ErrorNote error={props.error} />
+    </form>
+  );
+}

@@ -1,0 +1,124 @@
+import { useState } from 'react';
+import { useLocation } from 'wouter';
+import { api } from '../../api';
+import { useAction } from '../../ui/hooks';
+import { ConfirmDialog, ErrorNote, Field } from '../../ui/kit';
+
+/** Deletes one participant's media from the recording, after saying what goes. */
+export function RedactPanel(props: { sessionId: string; participants: string[]; onDone(): void }) {
+  const [who, setWho] = useState('');
+  const [includeChat, setIncludeChat] = useState(false);
+  const [open, setOpen] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+  const redact = useAction(async () => {
+    const r = await api<{ redacted: string; deletedStreams: number }>(
+      'DELETE',
+      `/v1/sessions/${props.sessionId}/participants/${encodeURIComponent(who)}`,
+      { query: { include_chat: includeChat } },
+    );
+    setOpen(false);
+    setWho('');
+    setResult(
+      `${r.redacted} redacted: ${r.deletedStreams} ${r.deletedStreams === 1 ? 'stream' : 'streams'} deleted.`,
+    );
+    props.onDone();
+  });
+  const selected = who || props.participants[0] || '';
+  return (
+    <section className="card" aria-labelledby="redact-title">
+      <h2 id="redact-title">Redact a participant</h2>
+      {props.participants.length === 0 ? (
+        <p className="muted">No participant with recorded media.</p>
+      ) : (
+        <div className="inline-form">
+          <Field label="Participant to redact">
+            {(id) => (
+              <select id={id} value={selected} onChange={(e) => setWho(e.target.value)}>
+                {props.participants.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <label className="check">
+            <input type="checkbox" checked={includeChat} onChange={(e) => setIncludeChat(e.target.checked)} />{' '}
+            Also redact their chat messages
+          </label>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              setWho(selected);
+              setResult(null);
+              setOpen(true);
+            }}
+          >
+            Redact…
+          </button>
+        </div>
+      )}
+      {result ? <p role="status">{result}</p> : null}
+      {/* Mounted only while open: one dialog at a time keeps its title id unique. */}
+      {open ? (
+        <ConfirmDialog
+          open
+          title={`Redact ${who}?`}
+          confirmLabel="Delete their media"
+          busy={redact.busy}
+          error={redact.error}
+          onConfirm={() => void redact.run()}
+          onCancel={() => setOpen(false)}
+        >
+          <p>
+            Every camera, microphone and screen-share stream of <strong>{who}</strong> is deleted from
+            storage: replays and new exports no longer show or play them, and exports made before are
+            withdrawn.
+            {includeChat
+              ? ' Their chat messages are replaced by a redaction marker.'
+              : ' Their chat stays.'}{' '}
+            This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}
+
+/** Deletes the session with its recording and exports, after asking. */
+export function DeleteSession({ sessionId, name }: { sessionId: string; name: string }) {
+  const [, navigate] = useLocation();
+  const [open, setOpen] = useState(false);
+  const del = useAction(async () => {
+    await api('DELETE', `/v1/sessions/${sessionId}`);
+    setOpen(false);
+    navigate('/sessions');
+  });
+  return (
+    <section className="card" aria-labelledby="delete-title">
+      <h2 id="delete-title">Delete this session</h2>
+      <p className="muted">Removes the session, its recording, replay links and exports.</p>
+      <button type="button" className="danger" onClick={() => setOpen(true)}>
+        Delete session…
+      </button>
+      <ErrorNote error={open ? null : del.error} />
+      {/* Mounted only while open: one dialog at a time keeps its title id unique. */}
+      {open ? (
+        <ConfirmDialog
+          open
+          title={`Delete ${name || 'this session'}?`}
+          confirmLabel="Delete session"
+          busy={del.busy}
+          error={del.error}
+          onConfirm={() => void del.run()}
+          onCancel={() => setOpen(false)}
+        >
+          <p>
+            The session and everything recorded for it are deleted for good. A live session cannot be deleted.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+import { api } from '../../api';
+import { formatBytes } from '../../ui/format';
+import { useAction, useLoad } from '../../ui/hooks';
+import { Badge, ErrorNote, Loading } from '../../ui/kit';
+
+/** `GET /v1/billing/summary` */
+interface Summary {
+  period_start: string;
+  period_end: string;
+  currency: 'usd';
+  streaming_minutes_used: number;
+  storage_bytes_used: number;
+  cost_breakdown: { streaming_cost: number; storage_cost: number; total_due: number };
+}
+
+/** `GET /v1/billing/limits` */
+interface Limits {
+  within_free_tier: boolean;
+  streaming_minutes_used: number;
+  storage_bytes_used_gb: number;
+  has_active_subscription: boolean;
+  is_blocked: boolean;
+  status_message: string;
+}
+
+const money = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' });
+const minutes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+const month = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/** Where the organisation stands against the free tier; its message first when there is one. */
+function LimitsCard({ limits }: { limits: Limits }) {
+  return (
+    <section className="card" aria-labelledby="limits-title">
+      <h2 id="limits-title">Limits</h2>
+      {limits.status_message ? (
+        <p className={`status-message ${limits.is_blocked ? 'blocked' : ''}`} role="alert">
+          {limits.status_message}
+        </p>
+      ) : null}
+      <div className="row">
+        {limits.is_blocked ? (
+          <Badge tone="bad">Blocked: new sessions and exports are refused</Badge>
+        ) : limits.within_free_tier ? (
+          <Badge tone="ok">Within the free tier</Badge>
+        ) : (
+          <Badge tone="warn">Beyond the free tier</Badge>
+        )}
+        <Badge tone={limits.has_active_subscription ? 'ok' : 'idle'}>
+          {limits.has_active_subscription ? 'Subscription active' : 'No subscription'}
+        </Badge>
+      </div>
+    </section>
+  );
+}
+
+/** This month's usage and cost, the limits, and the way to the payment provider's portal. */
+export function BillingPanel() {
+  const summary = useLoad((signal) => api<Summary>('GET', '/v1/billing/summary', { signal }), []);
+  const limits = useLoad((signal) => api<Limits>('GET', '/v1/billing/limits', { signal }), []);
+  const portal = useAction(async () => {
+    const { portal_url } = await api<{ portal_url: string }>('POST', '/v1/billing/portal', {
+      body: { return_url: location.href },
+    });
+    location.assign(portal_url);
+  });
+  const s = summary.data;
+  return (
+    <>
+      <ErrorNote error={limits.error} />
+      {limits.data ? <LimitsCard limits={limits.data} /> : limits.error ? null : <Loading />}
+      <section className="card" aria-labelledby="month-title">
+        <h2 id="month-title">
+          {s ? `This month (${month.format(new Date(s.period_start))})` : 'This month'}
+        </h2>
+        <ErrorNote error={summary.error} />
+        {s ? (
+          <dl className="figures">
+            <div>
+              <dt>Streaming</dt>
+              <dd>{minutes.format(s.streaming_minutes_used)} participant-minutes</dd>
+              <dd className="muted">{money.format(s.cost_breakdown.streaming_cost)}</dd>
+            </div>
+            <div>
+              <dt>Storage</dt>
+              <dd>{formatBytes(s.storage_bytes_used)} stored</dd>
+              <dd className="muted">{money.format(s.cost_breakdown.storage_cost)}</dd>
+            </div>
+            <div>
+              <dt>Total</dt>
+              <dd className="total">{money.format(s.cost_breakdown.total_due)}</dd>
+            </div>
+          </dl>
+        ) : summary.error ? null : (
+          <Loading />
+        )}
+        <div className="row">
+          <button type="button" disabled={portal.busy} onClick={() => void portal.run()}>
+            {portal.busy ? 'Opening the billing portal…' : 'Manage billing'}
+          </button>
+          <span className="muted">Payment method and subscription, at the payment provider.</span>
+        </div>
+        <ErrorNote error={portal.error} />
+      </section>
+    </>
+  );
+}

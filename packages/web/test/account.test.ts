@@ -1,0 +1,174 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  describeBrowser,
+  launchBrowser,
+  newContext,
+  screenshot,
+  signUp,
+  startVss,
+  type Vss,
+} from './support/browser.js';
+
+const path = (page: Page) => new URL(page.url()).pathname;
+
+/** Polls up to 15 s: the machine may be busy (the default is 1 s). */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+
+/** At phone width (375 px) the page's content needs no sideways scrolling (wide tables scroll in their frame). */
+async function fitsPhone(page: Page): Promise<boolean> {
+  await page.setViewportSize({ width: 375, height: 800 });
+  return page.evaluate(() => {
+    const main = document.querySelector('main')!;
+    return main.scrollWidth <= main.clientWidth;
+  });
+}
+
+describeBrowser('usage, members, invitations and projects', () => {
+  let vss: Vss;
+  let browser: Browser;
+  beforeAll(async () => {
+    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await vss?.stop();
+  });
+
+  it('shows a fresh account its daily usage, bill and limits; billing not configured', async () => {
+    const context = await newContext(browser, vss.base);
+    const page = await context.newPage();
+    await signUp(page);
+    await page.getByRole('link', { name: 'Usage & billing' }).click();
+    await page.getByRole('heading', { name: 'Usage & billing' }).waitFor();
+    await page.getByRole('img', { name: /^Streaming participant-minutes: nothing over 30 days/ }).waitFor();
+    await page.getByRole('img', { name: /^Storage at day end: nothing over 30 days/ }).waitFor();
+    // The numbers behind each chart, one row per day (plus the header row).
+    const table = page.getByRole('table', { name: 'Streaming participant-minutes, per day' });
+    expect(await table.getByRole('row').count()).toBe(31);
+    await page.getByLabel('Range').selectOption('7');
+    await poll(() => table.getByRole('row').count()).toBe(8);
+    const limits = page.getByRole('region', { name: 'Limits' });
+    await limits.getByText('Within the free tier').waitFor();
+    await limits.getByText('No subscription').waitFor();
+    const month = page.getByRole('region', { name: /^This month/ });
+    await month.getByText('$0.00').first().waitFor();
+    expect(await month.textContent()).toMatch(/0 participant-minutes/);
+    await month.getByRole('button', { name: 'Manage billing' }).click();
+    await poll(() => month.getByRole('alert').textContent()).toMatch(/billing is not configured/);
+    expect(path(page)).toBe('/usage');
+    await screenshot(page, 'usage');
+    expect(await fitsPhone(page)).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await context.close();
+  });
+
+  it(
+    'creates and renames projects, invites a member who joins, changes roles and removes them',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const ownerContext = await newContext(browser, vss.base);
+      const owner = await ownerContext.newPage();
+      const ownerEmail = await signUp(owner);
+
+      // Projects: an empty name is refused with the API's message; a new one reaches the switcher.
+      await owner.getByRole('link', { name: 'Projects' }).click();
+      await owner.getByRole('heading', { name: 'Projects' }).waitFor();
+      const newProject = owner.getByRole('form', { name: 'New project' });
+      await newProject.getByRole('button', { name: 'Create project' }).click();
+      await poll(() => newProject.getByRole('alert').textContent()).toMatch(/name/);
+      const projects = owner.getByRole('list', { name: 'Projects' });
+      expect(await projects.getByRole('listitem').count()).toBe(1);
+      await newProject.getByLabel('Project name').fill('Launch site');
+      await newProject.getByLabel('Environment').selectOption('production');
+      await newProject.getByRole('button', { name: 'Create project' }).click();
+      await projects.getByText('Launch site').waitFor();
+      await projects.getByText('production').waitFor();
+      const switcher = owner.getByLabel('Project', { exact: true });
+      await poll(() => switcher.locator('option').allTextContents()).toEqual(['Default', 'Launch site']);
+      await projects.getByRole('button', { name: 'Edit Launch site' }).click();
+      const edit = owner.getByRole('form', { name: 'Edit Launch site' });
+      await edit.getByLabel('Project name').fill('');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await poll(() => edit.getByRole('alert').textContent()).toMatch(/name/);
+      await edit.getByLabel('Project name').fill('Launch site v2');
+      await edit.getByLabel('Environment').selectOption('staging');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await projects.getByText('Launch site v2').waitFor();
+      await projects.getByText('staging').waitFor();
+      await poll(() => switcher.locator('option').allTextContents()).toEqual(['Default', 'Launch site v2']);
+
+      // Invite: a malformed address is refused; a good one shows the link once.
+      await owner.getByRole('link', { name: 'Members' }).click();
+      await owner.getByRole('heading', { name: 'Members' }).waitFor();
+      const invite = owner.getByRole('form', { name: 'Invite' });
+      await invite.getByLabel('Email to invite').fill('not an address');
+      await invite.getByRole('button', { name: 'Create invitation' }).click();
+      await poll(() => owner.getByRole('alert').first().textContent()).toMatch(/email/);
+      const memberEmail = `invited-${Date.now()}@example.com`;
+      await invite.getByLabel('Email to invite').fill(memberEmail);
+      await invite.getByRole('button', { name: 'Create invitation' }).click();
+      const secret = owner.getByRole('region', { name: `Invitation link for ${memberEmail}` });
+      const acceptUrl = (await secret.getByTestId('secret').textContent())!;
+      expect(acceptUrl).toMatch(new RegExp(`^${vss.base}/invite\\?token=.+`));
+      await owner.getByRole('table', { name: 'Invitations, newest first' }).getByText(memberEmail).waitFor();
+
+      // Someone signed in with another email is refused (403), the invitation stays usable.
+      const otherContext = await newContext(browser, vss.base);
+      const other = await otherContext.newPage();
+      await signUp(other);
+      await other.goto(acceptUrl);
+      await other.getByRole('button', { name: 'Join organisation' }).click();
+      await poll(() => other.getByRole('alert').textContent()).toMatch(/another email address/);
+      await otherContext.close();
+
+      // The invitee opens the link signed out, creates the account from it and joins.
+      const memberContext = await newContext(browser, vss.base);
+      const member = await memberContext.newPage();
+      await member.goto(acceptUrl);
+      await member.getByRole('link', { name: 'Create an account' }).click();
+      expect(path(member)).toBe('/signup');
+      await member.getByLabel('Email').fill(memberEmail);
+      await member.getByLabel('Password').fill('a long passphrase');
+      await member.getByRole('button', { name: 'Create account' }).click();
+      await member.getByRole('button', { name: 'Join organisation' }).click();
+      await poll(() => path(member)).toBe('/sessions');
+      await member.getByRole('link', { name: 'Projects' }).click();
+      await member.getByRole('list', { name: 'Projects' }).getByText('Launch site v2').waitFor();
+      expect(await member.getByText('Only owners and admins create and edit projects.').count()).toBe(1);
+      // The link is used up.
+      await member.goto(acceptUrl);
+      await member.getByRole('button', { name: 'Join organisation' }).click();
+      await poll(() => member.getByRole('alert').textContent()).toMatch(/already/);
+
+      // Roles: the owner makes the member an admin; the last owner cannot demote themselves.
+      await owner.reload();
+      const role = owner.getByLabel(`Role of ${memberEmail}`);
+      await role.selectOption('admin');
+      await poll(() => owner.getByRole('status').textContent()).toBe(`${memberEmail} is now an admin.`);
+      await owner.reload();
+      await poll(() => owner.getByLabel(`Role of ${memberEmail}`).inputValue()).toBe('admin');
+      await owner.getByLabel(`Role of ${ownerEmail}`).selectOption('member');
+      await poll(() => owner.getByRole('alert').first().textContent()).toMatch(/last owner/);
+      expect(await owner.getByLabel(`Role of ${ownerEmail}`).inputValue()).toBe('owner');
+      await screenshot(owner, 'members');
+      expect(await fitsPhone(owner)).toBe(true);
+      await owner.setViewportSize({ width: 1280, height: 800 });
+
+      // Removal, confirmed: the member is gone and signed out.
+      await owner.getByRole('button', { name: `Remove ${memberEmail}` }).click();
+      const dialog = owner.getByRole('dialog', { name: `Remove ${memberEmail}?` });
+      await dialog.getByRole('button', { name: 'Remove member' }).click();
+      const members = owner.getByRole('table', { name: 'Members of the organisation, oldest first' });
+      await poll(() => members.getByRole('cell', { name: memberEmail, exact: true }).count()).toBe(0);
+      await members.getByRole('cell', { name: `${ownerEmail} (you)` }).waitFor();
+      await member.goto('/projects');
+      await poll(() => path(member)).toBe('/login');
+      await ownerContext.close();
+      await memberContext.close();
+    },
+  );
+});
