@@ -1,6 +1,36 @@
-import { PageHeader } from '../ui/kit';
+import { useEffect, useRef, useState } from 'react';
+import { useLocation, useParams } from 'wouter';
+import { JoinForm, type Joined } from './live/join-form';
+import { RoomView } from './live/room-view';
+import './live/live.css';
 
-/** Placeholder until this page is built. */
+/** Joining a session live: a form first, then the room with everybody's video, sound and chat. */
 export function LivePage() {
-  return <PageHeader title="LivePage" sub="Not built yet." />;
+  const { sessionId = '' } = useParams<{ sessionId: string }>();
+  const [, navigate] = useLocation();
+  const [joined, setJoined] = useState<Joined | null>(null);
+  const current = useRef<Joined | null>(null);
+  current.current = joined;
+  // Leaving the page any other way than Leave (a link, the back button) leaves the room too.
+  useEffect(
+    () => () => {
+      const j = current.current;
+      if (!j) return;
+      void j.room.leave().finally(() => void j.audio?.close());
+    },
+    [],
+  );
+  if (!joined) return <JoinForm sessionId={sessionId} onJoined={setJoined} />;
+  return (
+    <RoomView
+      room={joined.room}
+      sessionId={sessionId}
+      onLeave={async () => {
+        await joined.room.leave();
+        await joined.audio?.close().catch(() => undefined);
+        current.current = null;
+        navigate(`/sessions/${sessionId}`);
+      }}
+    />
+  );
 }

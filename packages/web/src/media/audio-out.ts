@@ -1,0 +1,263 @@
+/**
+ * Plays audio tracks (live or recorded) through Web Audio: EVC1 `opus` through WebCodecs'
+ * `AudioDecoder`, EVC1 `pcm-s16` directly; every track is mixed into one gain node.
+ */
+import { decodeEvc1, isEvc1, type Evc1Chunk } from '@vss/client';
+
+/** Seconds of audio kept ahead of the clock for chunks played as soon as possible. */
+const JITTER_S = 0.12;
+/** A track further ahead than this has piled up (a stalled tab, a burst): drop to stay live. */
+const MAX_AHEAD_S = 1;
+
+interface TrackState {
+  decoder: AudioDecoder | null;
+  key: string | null;
+  /** where the next "as soon as possible" chunk of this track starts, in AudioContext time */
+  next: number;
+  /** requested start times of chunks in the decoder, by chunk timestamp */
+  when: Map<number, number>;
+  sources: Set<AudioBufferSourceNode>;
+  /** set when the track was reset: its decoder's late output is dropped */
+  gone: boolean;
+  /** the peak of the latest decoded chunk, and when it was decoded (performance.now()) */
+  peak: number;
+  peakAt: number;
+}
+
+/** A level older than this is silence: the track stopped sending. */
+const LEVEL_MAX_AGE_MS = 300;
+
+/** The largest absolute sample of a buffer's channels. */
+function peakOf(buffer: AudioBuffer): number {
+  let peak = 0;
+  for (let c = 0; c < buffer.numberOfChannels; c++)
+    for (const v of buffer.getChannelData(c)) peak = Math.max(peak, Math.abs(v));
+  return peak;
+}
+
+/** Opus channel count: from an OpusHead description, else the packet's TOC stereo bit. */
+function opusChannels(chunk: Evc1Chunk): number {
+  const d = chunk.description;
+  if (d.length >= 19 && String.fromCharCode(...d.subarray(0, 8)) === 'OpusHead') return d[9] || 1;
+  return chunk.data.length && chunk.data[0]! & 0x04 ? 2 : 1;
+}
+
+/** The pcm-s16 description, `{ sampleRate, numberOfChannels }`, or null when unusable. */
+function pcmFormat(chunk: Evc1Chunk): { sampleRate: number; channels: number } | null {
+  try {
+    const d = JSON.parse(new TextDecoder().decode(chunk.description)) as {
+      sampleRate?: unknown;
+      numberOfChannels?: unknown;
+    };
+    const sampleRate = Number(d.sampleRate);
+    const channels = Number(d.numberOfChannels);
+    if (!(sampleRate >= 3000 && sampleRate <= 768_000) || !(channels >= 1 && channels <= 32)) return null;
+    return { sampleRate, channels: Math.trunc(channels) };
+  } catch {
+    return null;
+  }
+}
+
+/** Mixes the audio of any number of tracks into an AudioContext's destination. */
+export class AudioOut {
+  private readonly gain: GainNode;
+  private readonly tracks = new Map<string, TrackState>();
+  private closed = false;
+
+  constructor(private readonly ctx: AudioContext) {
+    this.gain = ctx.createGain();
+    this.gain.connect(ctx.destination);
+  }
+
+  /** The mix's volume, 0 (muted) to 1. */
+  set volume(v: number) {
+    this.gain.gain.value = Math.max(0, Math.min(1, v));
+  }
+
+  get volume(): number {
+    return this.gain.gain.value;
+  }
+
+  /**
+   * Plays one EVC1 audio payload of a track; `when` is the AudioContext time it should start at.
+   * Without it the chunk follows the track's previous one, behind a small jitter buffer.
+   */
+  push(trackId: string, payload: Uint8Array, when?: number): void {
+    if (this.closed || !isEvc1(payload)) return;
+    let chunk: Evc1Chunk;
+    try {
+      chunk = decodeEvc1(payload);
+    } catch {
+      return;
+    }
+    const track = this.track(trackId);
+    if (chunk.codec === 'pcm-s16') return this.pushPcm(track, chunk, when);
+    if (chunk.codec !== 'opus' || typeof AudioDecoder === 'undefined') return;
+    const channels = opusChannels(chunk);
+    const key = `opus|${channels}|${chunk.description.length}`;
+    if (key !== track.key || !track.decoder || track.decoder.state === 'closed') {
+      if (!this.configure(track, chunk, channels, key)) return;
+    }
+    if (when !== undefined) track.when.set(chunk.timestampUs, when);
+    try {
+      track.decoder!.decode(
+        new EncodedAudioChunk({
+          type: 'key',
+          timestamp: chunk.timestampUs,
+          duration: chunk.durationUs || undefined,
+          data: chunk.data,
+        }),
+      );
+    } catch {
+      this.dropDecoder(track);
+    }
+  }
+
+  /** How loud a track is right now, 0..1: the peak of its latest sound, 0 once it has gone quiet. */
+  level(trackId: string): number {
+    const t = this.tracks.get(trackId);
+    return t && performance.now() - t.peakAt < LEVEL_MAX_AGE_MS ? t.peak : 0;
+  }
+
+  /** Stops and forgets one track's queued audio (or every track's). */
+  reset(trackId?: string): void {
+    const ids = trackId === undefined ? [...this.tracks.keys()] : [trackId];
+    for (const id of ids) {
+      const t = this.tracks.get(id);
+      if (!t) continue;
+      t.gone = true;
+      this.dropDecoder(t);
+      for (const s of t.sources) {
+        try {
+          s.stop();
+        } catch {
+          // not started yet or already ended
+        }
+      }
+      this.tracks.delete(id);
+    }
+  }
+
+  /** Stops everything and disconnects from the context (which the caller owns). */
+  close(): void {
+    this.reset();
+    this.closed = true;
+    this.gain.disconnect();
+  }
+
+  private track(id: string): TrackState {
+    let t = this.tracks.get(id);
+    if (!t) {
+      t = {
+        decoder: null,
+        key: null,
+        next: 0,
+        when: new Map(),
+        sources: new Set(),
+        gone: false,
+        peak: 0,
+        peakAt: 0,
+      };
+      this.tracks.set(id, t);
+    }
+    return t;
+  }
+
+  private configure(track: TrackState, chunk: Evc1Chunk, channels: number, key: string): boolean {
+    this.dropDecoder(track);
+    const isHead = chunk.description.length >= 19;
+    try {
+      const decoder = new AudioDecoder({
+        output: (data) => this.play(track, data),
+        error: () => this.dropDecoder(track),
+      });
+      decoder.configure({
+        codec: 'opus',
+        sampleRate: 48_000,
+        numberOfChannels: channels,
+        ...(isHead ? { description: chunk.description } : {}),
+      });
+      track.decoder = decoder;
+      track.key = key;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private dropDecoder(track: TrackState): void {
+    const d = track.decoder;
+    track.decoder = null;
+    track.key = null;
+    track.when.clear();
+    if (d && d.state !== 'closed') {
+      try {
+        d.close();
+      } catch {
+        // closed by an error already
+      }
+    }
+  }
+
+  private play(track: TrackState, data: AudioData): void {
+    try {
+      if (this.closed || track.gone) return;
+      const channels = data.numberOfChannels;
+      const buffer = this.ctx.createBuffer(channels, data.numberOfFrames, data.sampleRate);
+      for (let c = 0; c < channels; c++) {
+        const plane = new Float32Array(data.numberOfFrames);
+        data.copyTo(plane, { planeIndex: c, format: 'f32-planar' });
+        buffer.copyToChannel(plane, c);
+      }
+      const when = track.when.get(data.timestamp);
+      track.when.delete(data.timestamp);
+      this.schedule(track, buffer, when);
+    } finally {
+      data.close();
+    }
+  }
+
+  private pushPcm(track: TrackState, chunk: Evc1Chunk, when?: number): void {
+    const fmt = pcmFormat(chunk);
+    if (!fmt) return;
+    const frames = Math.floor(chunk.data.length / 2 / fmt.channels);
+    if (!frames) return;
+    const view = new DataView(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength);
+    const buffer = this.ctx.createBuffer(fmt.channels, frames, fmt.sampleRate);
+    for (let c = 0; c < fmt.channels; c++) {
+      const plane = new Float32Array(frames);
+      // Interleaved little-endian samples.
+      for (let i = 0; i < frames; i++) plane[i] = view.getInt16((i * fmt.channels + c) * 2, true) / 32768;
+      buffer.copyToChannel(plane, c);
+    }
+    this.schedule(track, buffer, when);
+  }
+
+  private schedule(track: TrackState, buffer: AudioBuffer, when?: number): void {
+    track.peak = peakOf(buffer);
+    track.peakAt = performance.now();
+    const now = this.ctx.currentTime;
+    let start: number;
+    let offset = 0;
+    if (when !== undefined) {
+      if (when + buffer.duration <= now) return;
+      start = Math.max(when, now);
+      offset = start - when;
+    } else {
+      // Why a jitter buffer: network chunks arrive unevenly; playing each the moment it lands
+      // would leave gaps. After an underrun the track starts again behind a fresh buffer.
+      start = track.next < now ? now + JITTER_S : track.next;
+      if (start - now > MAX_AHEAD_S) return;
+      track.next = start + buffer.duration;
+    }
+    const source = this.ctx.createBufferSource();
+    source.buffer = buffer;
+    source.connect(this.gain);
+    track.sources.add(source);
+    source.onended = () => {
+      track.sources.delete(source);
+      source.disconnect();
+    };
+    source.start(start, offset);
+  }
+}

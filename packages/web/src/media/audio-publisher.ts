@@ -1,0 +1,135 @@
+/**
+ * Encodes a microphone for publishing: Opus (48 kHz mono) in EVC1 through WebCodecs'
+ * `AudioEncoder` where the browser has it, 16-bit PCM in EVC1 (`pcm-s16`) otherwise.
+ */
+import { encodeEvc1 } from '@vss/client';
+import { micBlocks, type PcmBlock, type StopFrames } from './track-frames';
+
+const OPUS = { codec: 'opus', sampleRate: 48_000, numberOfChannels: 1, bitrate: 32_000 } as const;
+
+/** What the publisher needs from the connection. */
+export interface AudioSink {
+  /** false: skip this chunk (rate budget spent, or the socket's queue is long) */
+  ready(): boolean;
+  /** publishes one payload */
+  send(payload: Uint8Array): Promise<boolean>;
+}
+
+/** Encodes one microphone track and hands each payload to the sink. */
+export class AudioPublisher {
+  private readonly stopBlocks: StopFrames;
+  private encoder: AudioEncoder | null = null;
+  private description: Uint8Array = new Uint8Array(0);
+  /** the encoder's clock: µs of audio fed so far, so timestamps never jump backwards */
+  private fedUs = 0;
+  private stopped = false;
+
+  constructor(
+    track: MediaStreamTrack,
+    private readonly sink: AudioSink,
+    /** Opus (true) or PCM (false); see `AudioPublisher.canEncode` */
+    private readonly opus: boolean,
+  ) {
+    this.stopBlocks = micBlocks(track, (b) => this.onBlock(b));
+  }
+
+  /** True when this browser can encode Opus through WebCodecs. */
+  static async canEncode(): Promise<boolean> {
+    if (typeof AudioEncoder === 'undefined' || typeof AudioData === 'undefined') return false;
+    try {
+      return (await AudioEncoder.isConfigSupported(OPUS)).supported === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops reading and encoding. */
+  stop(): void {
+    this.stopped = true;
+    this.stopBlocks();
+    if (this.encoder && this.encoder.state !== 'closed') this.encoder.close();
+    this.encoder = null;
+  }
+
+  private onBlock(b: PcmBlock): void {
+    if (this.stopped || !b.samples.length) return;
+    const timestampUs = this.fedUs;
+    this.fedUs += Math.round((b.samples.length / b.sampleRate) * 1e6);
+    if (this.opus) this.encode(b, timestampUs);
+    else this.pcm(b, timestampUs);
+  }
+
+  private encode(b: PcmBlock, timestampUs: number): void {
+    if (!this.encoder || this.encoder.state === 'closed') {
+      this.encoder = new AudioEncoder({
+        output: (chunk, meta) => this.onChunk(chunk, meta),
+        error: () => {
+          // A failed encoder is closed; the next block starts a new one.
+          this.encoder = null;
+        },
+      });
+      // Why the block's rate: the encoder resamples to Opus's 48 kHz itself.
+      this.encoder.configure({ ...OPUS, sampleRate: b.sampleRate });
+    }
+    const data = new AudioData({
+      format: 'f32-planar',
+      sampleRate: b.sampleRate,
+      numberOfChannels: 1,
+      numberOfFrames: b.samples.length,
+      timestamp: timestampUs,
+      data: b.samples as Float32Array<ArrayBuffer>,
+    });
+    try {
+      this.encoder.encode(data);
+    } finally {
+      data.close();
+    }
+  }
+
+  private onChunk(chunk: EncodedAudioChunk, meta?: EncodedAudioChunkMetadata): void {
+    const d = meta?.decoderConfig?.description;
+    if (d)
+      // A copy: the encoder may reuse the buffer it handed out.
+      this.description = (
+        ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d)
+      ).slice();
+    // Why check here rather than before encoding: Opus frames are independent, so skipping one
+    // costs 20 ms of sound and nothing after it.
+    if (this.stopped || !this.sink.ready()) return;
+    const data = new Uint8Array(chunk.byteLength);
+    chunk.copyTo(data);
+    void this.sink.send(
+      encodeEvc1({
+        codec: 'opus',
+        key: true,
+        timestampUs: chunk.timestamp,
+        durationUs: chunk.duration ?? 20_000,
+        description: this.description,
+        data,
+      }),
+    );
+  }
+
+  private pcm(b: PcmBlock, timestampUs: number): void {
+    if (!this.sink.ready()) return;
+    const bytes = new Uint8Array(b.samples.length * 2);
+    const view = new DataView(bytes.buffer);
+    for (let i = 0; i < b.samples.length; i++) {
+      const s = Math.max(-1, Math.min(1, b.samples[i]!));
+      view.setInt16(i * 2, Math.round(s * 32767), true);
+    }
+    const description = new TextEncoder().encode(
+      JSON.stringify({ sampleRate: b.sampleRate, numberOfChannels: 1 }),
+    );
+    void this.sink.send(
+      encodeEvc1({
+        codec: 'pcm-s16',
+        key: true,
+        timestampUs,
+        durationUs: Math.round((b.samples.length / b.sampleRate) * 1e6),
+        description,
+        data: bytes,
+      }),
+    );
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * One participant's live room over LiveClient: who is present and what they publish, their
+ * video into canvases and their sound into one mix, chat, director state, and the local
+ * camera, microphone and screen published as `media/<self>/<kind>`.
+ */
+import {
+  LiveClient,
+  parseMediaStream,
+  type ControlFrame,
+  type LiveMessage,
+  type TrackKind,
+} from '@vss/client';
+import { AudioOut } from './audio-out';
+import { AudioPublisher } from './audio-publisher';
+import { capture } from './local-media';
+import { RateBudget } from './rate-budget';
+import { initialState, readEnvelope, withChat, withTrack, type Layout, type RoomState } from './room-state';
+import { PROFILES, VideoPublisher } from './video-publisher';
+import { VideoTrackDecoder } from './video-track';
+
+/** Queued bytes on the socket past which video frames are skipped (docs/protocol.md §6). */
+const VIDEO_QUEUE_BYTES = 256 * 1024;
+/** The same for audio: small chunks that matter more, so a longer queue is tolerated. */
+const AUDIO_QUEUE_BYTES = 1024 * 1024;
+const OPEN = 1;
+
+/** Options of a room. */
+export interface RoomOptions {
+  sessionId: string;
+  userId: string;
+  /** a fresh connection token; called for every (re)connect */
+  token: () => Promise<string>;
+  /** where the others' sound plays (created and resumed on a click); null: no sound */
+  audio: AudioContext | null;
+}
+
+interface Publishing {
+  track: MediaStreamTrack;
+  stop(): void;
+  requestKeyFrame(): void;
+}
+
+/** A live room; subscribe() and snapshot() make it a store for React's useSyncExternalStore. */
+export class LiveRoom {
+  private readonly client: LiveClient;
+  private readonly out: AudioOut | null;
+  private readonly budget = new RateBudget();
+  private readonly decoders = new Map<string, VideoTrackDecoder>();
+  private readonly pubs = new Map<TrackKind, Publishing>();
+  private readonly listeners = new Set<() => void>();
+  private state: RoomState;
+  private left = false;
+
+  constructor(private readonly opts: RoomOptions) {
+    this.state = initialState(opts.userId);
+    this.out = opts.audio ? new AudioOut(opts.audio) : null;
+    const origin = location.origin.replace(/^http/, 'ws');
+    this.client = new LiveClient({
+      url: origin,
+      session: opts.sessionId,
+      userId: opts.userId,
+      token: opts.token,
+      // Why binary: media arrives as raw bytes, without base64's third more and its decoding.
+      format: 'binary',
+      WebSocket,
+    });
+    this.client.on('control', (c) => this.onControl(c));
+    this.client.on('message', (m) => this.onMessage(m));
+    this.client.on('reconnecting', ({ attempt }) =>
+      this.set({ status: 'reconnecting', detail: `attempt ${attempt}` }),
+    );
+    this.client.on('reconnect', () => {
+      this.set({ status: 'live', detail: null, error: null });
+      this.keyFrames();
+    });
+    this.client.on('close', (ev) => {
+      if (this.left || ev.willReconnect) return;
+      this.set({ status: 'closed', detail: `closed (code ${ev.code}${ev.reason ? `: ${ev.reason}` : ''})` });
+    });
+    this.client.on('error', (err) => {
+      if (!this.left) this.set({ error: err.message });
+    });
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe = (fn: () => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => void this.listeners.delete(fn);
+  };
+
+  /** The current state (the same object until something changes). */
+  snapshot = (): RoomState => this.state;
+
+  /** Connects; rejects with the reason when the server refuses. */
+  async connect(): Promise<void> {
+    await this.client.connect();
+  }
+
+  /** Draws a participant's camera or screen into a canvas until the returned function is called. */
+  attachVideo(userId: string, kind: 'cam' | 'screen', canvas: HTMLCanvasElement): () => void {
+    const stream = `media/${userId}/${kind}`;
+    this.decoders.get(stream)?.close();
+    const decoder = new VideoTrackDecoder(canvas);
+    this.decoders.set(stream, decoder);
+    return () => {
+      decoder.close();
+      if (this.decoders.get(stream) === decoder) this.decoders.delete(stream);
+    };
+  }
+
+  /** How loud a participant is right now (0..1), from their decoded microphone. */
+  audioLevel(userId: string): number {
+    return this.out?.level(`media/${userId}/mic`) ?? 0;
+  }
+
+  /** Starts or stops publishing the camera, the microphone or a screen. */
+  async setPublishing(kind: TrackKind, on: boolean): Promise<void> {
+    if (this.left || this.state.switching || this.pubs.has(kind) === on) return;
+    if (!on) return this.stopPublishing(kind);
+    this.set({ switching: kind, notice: null });
+    try {
+      const got = await capture(kind);
+      if ('error' in got) return this.set({ notice: got.error });
+      if (this.left) return got.track.stop();
+      const pub = await this.publisher(kind, got.track);
+      this.pubs.set(kind, pub);
+      // Why: the browser's own "Stop sharing" button (or an unplugged camera) ends the track.
+      got.track.addEventListener('ended', () => void this.stopPublishing(kind));
+      const local =
+        kind === 'mic' ? this.state.local : { ...this.state.local, [kind]: new MediaStream([got.track]) };
+      this.set({ local, tracks: withTrack(this.state.tracks, this.opts.userId, kind, true) });
+    } finally {
+      this.set({ switching: null });
+    }
+  }
+
+  /** Sends a chat message; resolves once the server has written it, rejects with its reason. */
+  async sendChat(text: string): Promise<void> {
+    const seq = await this.client.publishChat(text, { ack: true });
+    const line = { key: `s${seq}`, actor: this.opts.userId, text, ts: Date.now(), own: true };
+    this.set({ chat: withChat(this.state.chat, line) });
+  }
+
+  /** Sets everybody's layout (stream `director`); shown at once, undone if the server refuses. */
+  async setLayout(layout: Layout): Promise<void> {
+    const was = this.state.layout;
+    this.set({ layout });
+    try {
+      await this.client.publishDirector({ type: 'director.layout', data: { layout } }, { ack: true });
+    } catch (err) {
+      if (this.state.layout === layout) this.set({ layout: was });
+      throw err;
+    }
+  }
+
+  /** Sets who everybody sees large in the presenter layout; shown at once, undone if refused. */
+  async setFocus(userId: string): Promise<void> {
+    const was = this.state.focus;
+    this.set({ focus: userId });
+    try {
+      await this.client.publishDirector({ type: 'director.focus', data: { user_id: userId } }, { ack: true });
+    } catch (err) {
+      if (this.state.focus === userId) this.set({ focus: was });
+      throw err;
+    }
+  }
+
+  /** Stops publishing, closes the connection and releases decoders; the room is done after. */
+  async leave(): Promise<void> {
+    if (this.left) return;
+    this.left = true;
+    for (const kind of [...this.pubs.keys()]) this.stopLocal(kind);
+    for (const d of this.decoders.values()) d.close();
+    this.decoders.clear();
+    this.out?.close();
+    await this.client.close().catch(() => undefined);
+    this.set({ status: 'closed', detail: 'left', local: {} });
+  }
+
+  private async publisher(kind: TrackKind, track: MediaStreamTrack): Promise<Publishing> {
+    const stream = `media/${this.opts.userId}/${kind}`;
+    const send = (payload: Uint8Array) =>
+      this.client.publish(stream, payload).then(
+        () => true,
+        () => false,
+      );
+    const ready = (max: number, use: 'video' | 'audio') => () =>
+      this.client.readyState === OPEN && this.client.bufferedAmount < max && this.budget.take(use);
+    if (kind === 'mic') {
+      const p = new AudioPublisher(
+        track,
+        { ready: ready(AUDIO_QUEUE_BYTES, 'audio'), send },
+        await AudioPublisher.canEncode(),
+      );
+      return { track, stop: () => p.stop(), requestKeyFrame: () => undefined };
+    }
+    const profile = PROFILES[kind];
+    const p = new VideoPublisher(
+      track,
+      profile,
+      { ready: ready(VIDEO_QUEUE_BYTES, 'video'), send },
+      await VideoPublisher.canEncode(profile),
+    );
+    return { track, stop: () => p.stop(), requestKeyFrame: () => p.requestKeyFrame() };
+  }
+
+  private stopLocal(kind: TrackKind): boolean {
+    const pub = this.pubs.get(kind);
+    if (!pub) return false;
+    this.pubs.delete(kind);
+    pub.stop();
+    pub.track.stop();
+    return true;
+  }
+
+  private async stopPublishing(kind: TrackKind): Promise<void> {
+    if (!this.stopLocal(kind) || this.left) return;
+    const local = { ...this.state.local };
+    if (kind !== 'mic') delete local[kind];
+    this.set({ local, tracks: withTrack(this.state.tracks, this.opts.userId, kind, false) });
+    // Not connected right now: the server unpublishes the track when the connection is gone.
+    await this.client.unpublish(`media/${this.opts.userId}/${kind}`).catch(() => undefined);
+  }
+
+  private keyFrames(): void {
+    for (const p of this.pubs.values()) p.requestKeyFrame();
+  }
+
+  private onControl(c: ControlFrame): void {
+    const s = this.state;
+    const d = c.data as {
+      participants?: unknown;
+      kind?: unknown;
+      code?: unknown;
+      message?: unknown;
+      id?: unknown;
+    };
+    switch (c.event) {
+      case 'welcome': {
+        const present = Array.isArray(d.participants) ? d.participants.map(String) : [];
+        const participants = [this.opts.userId, ...present.filter((u) => u !== this.opts.userId)];
+        const tracks = Object.fromEntries(Object.entries(s.tracks).filter(([u]) => participants.includes(u)));
+        return this.set({ status: 'live', detail: null, participants, tracks });
+      }
+      case 'join':
+        // A newcomer can only start decoding at a key frame: send one now rather than in 2 s.
+        this.keyFrames();
+        if (s.participants.includes(c.user_id)) return;
+        return this.set({ participants: [...s.participants, c.user_id] });
+      case 'leave': {
+        if (c.user_id === this.opts.userId) return;
+        for (const kind of ['mic', 'cam', 'screen'] as const) this.dropTrack(c.user_id, kind);
+        const tracks = { ...s.tracks };
+        delete tracks[c.user_id];
+        return this.set({ participants: s.participants.filter((u) => u !== c.user_id), tracks });
+      }
+      case 'track.published':
+      case 'track.unpublished': {
+        const kind = String(d.kind) as TrackKind;
+        if (!['cam', 'mic', 'screen'].includes(kind)) return;
+        const on = c.event === 'track.published';
+        if (!on) this.dropTrack(c.user_id, kind);
+        return this.set({ tracks: withTrack(s.tracks, c.user_id, kind, on) });
+      }
+      case 'error':
+        // An error with an id answers an acked chat or director publish: its caller shows it.
+        if (d.id !== undefined) return;
+        // A refused media frame leaves a gap in the chain of delta frames: start a new one.
+        this.keyFrames();
+        return this.set({ error: typeof d.message === 'string' ? d.message : String(d.code) });
+      default:
+        return;
+    }
+  }
+
+  private dropTrack(userId: string, kind: TrackKind): void {
+    const stream = `media/${userId}/${kind}`;
+    if (kind === 'mic') this.out?.reset(stream);
+    else this.decoders.get(stream)?.reset();
+  }
+
+  private onMessage(m: LiveMessage): void {
+    const media = parseMediaStream(m.streamType);
+    if (media) {
+      const s = this.state;
+      // Who published before we joined announced it before us: their media tells us.
+      if (!s.tracks[media.userId]?.includes(media.kind) || !s.participants.includes(media.userId))
+        this.set({
+          tracks: withTrack(s.tracks, media.userId, media.kind, true),
+          participants: s.participants.includes(media.userId)
+            ? s.participants
+            : [...s.participants, media.userId],
+        });
+      if (media.kind === 'mic') this.out?.push(m.streamType, m.payload);
+      else this.decoders.get(m.streamType)?.push(m.payload);
+      return;
+    }
+    const env = readEnvelope(m.payload);
+    if (!env) return;
+    if (m.streamType === 'chat' && env.type === 'chat.message' && typeof env.data.text === 'string') {
+      const line = { key: `m${m.seq}`, actor: env.actor, text: env.data.text, ts: env.ts, own: false };
+      this.set({ chat: withChat(this.state.chat, line) });
+    } else if (
+      env.type === 'director.layout' &&
+      (env.data.layout === 'grid' || env.data.layout === 'presenter')
+    ) {
+      this.set({ layout: env.data.layout });
+    } else if (env.type === 'director.focus' && typeof env.data.user_id === 'string') {
+      this.set({ focus: env.data.user_id });
+    }
+  }
+
+  private set(patch: Partial<RoomState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const fn of [...this.listeners]) fn();
+  }
+}

@@ -1,0 +1,110 @@
+/** What a live room shows: its connection, participants, tracks, chat and director state. */
+import type { TrackKind } from '@vss/client';
+
+/** The connection, as a person sees it. */
+export type RoomStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
+/** The tile layout set from the `director` stream. */
+export type Layout = 'grid' | 'presenter';
+
+/** One chat message. */
+export interface ChatLine {
+  key: string;
+  actor: string;
+  text: string;
+  ts: number;
+  own: boolean;
+}
+
+/** A snapshot of the room; a new object on every change (React compares them by identity). */
+export interface RoomState {
+  status: RoomStatus;
+  /** reconnect attempt, or why the connection closed */
+  detail: string | null;
+  self: string;
+  /** everybody present, the local participant first */
+  participants: string[];
+  /** the tracks each participant publishes (the local one's too) */
+  tracks: Record<string, TrackKind[]>;
+  /** the local camera and screen, for the own tiles */
+  local: Partial<Record<'cam' | 'screen', MediaStream>>;
+  /** a track being switched on or off right now */
+  switching: TrackKind | null;
+  chat: ChatLine[];
+  layout: Layout;
+  focus: string | null;
+  /** the latest error from the server or the connection */
+  error: string | null;
+  /** the latest notice about a device (e.g. camera denied) */
+  notice: string | null;
+}
+
+/** The state of a room that is about to connect. */
+export function initialState(self: string): RoomState {
+  return {
+    status: 'connecting',
+    detail: null,
+    self,
+    participants: [self],
+    tracks: {},
+    local: {},
+    switching: null,
+    chat: [],
+    layout: 'grid',
+    focus: null,
+    error: null,
+    notice: null,
+  };
+}
+
+/** At most this many chat lines are kept in the page. */
+const CHAT_KEEP = 500;
+
+/** Appends a chat line, keeping the newest lines. */
+export function withChat(chat: ChatLine[], line: ChatLine): ChatLine[] {
+  const next = [...chat, line];
+  return next.length > CHAT_KEEP ? next.slice(next.length - CHAT_KEEP) : next;
+}
+
+/** Adds or removes one track kind of a participant. */
+export function withTrack(
+  tracks: Record<string, TrackKind[]>,
+  userId: string,
+  kind: TrackKind,
+  on: boolean,
+): Record<string, TrackKind[]> {
+  const have = tracks[userId] ?? [];
+  if (have.includes(kind) === on) return tracks;
+  return { ...tracks, [userId]: on ? [...have, kind] : have.filter((k) => k !== kind) };
+}
+
+/** A recorded chat or director envelope `{ v, type, ts, actor, data }`. */
+export interface Envelope {
+  type: string;
+  ts: number;
+  actor: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads an envelope from a message payload (UTF-8 JSON), or null when it is not one. */
+export function readEnvelope(payload: Uint8Array): Envelope | null {
+  try {
+    const v = JSON.parse(new TextDecoder().decode(payload)) as Partial<Envelope> | null;
+    if (!v || typeof v !== 'object' || typeof v.type !== 'string') return null;
+    return {
+      type: v.type,
+      ts: typeof v.ts === 'number' ? v.ts : Date.now(),
+      actor: typeof v.actor === 'string' ? v.actor : 'system',
+      data: v.data && typeof v.data === 'object' ? v.data : {},
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The participant shown large in the presenter layout: the focus, else a screen, else the first other. */
+export function presenterOf(s: RoomState): string | null {
+  if (s.focus && s.participants.includes(s.focus)) return s.focus;
+  const sharing = s.participants.find((u) => s.tracks[u]?.includes('screen'));
+  return sharing ?? s.participants.find((u) => u !== s.self) ?? s.participants[0] ?? null;
+}

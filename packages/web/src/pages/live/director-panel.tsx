@@ -1,0 +1,63 @@
+import { useState } from 'react';
+import { errorMessage } from '../../api';
+import type { LiveRoom } from '../../media/live-room';
+import { presenterOf, type Layout, type RoomState } from '../../media/room-state';
+import { ErrorNote, Field } from '../../ui/kit';
+
+/** The director's controls: everybody's layout and who is shown large; recorded on the `director` stream. */
+export function DirectorPanel({ room, state }: { room: LiveRoom; state: RoomState }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const live = state.status === 'live';
+  const run = async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await fn();
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const focus = presenterOf(state) ?? '';
+  return (
+    <section className="card director" aria-labelledby="director-title">
+      <h2 id="director-title">Director</h2>
+      <p className="muted">Changes apply to everyone in the session and are kept in the recording.</p>
+      <fieldset disabled={!live || busy}>
+        <legend>Layout</legend>
+        {(['grid', 'presenter'] as Layout[]).map((l) => (
+          <label className="check" key={l}>
+            <input
+              type="radio"
+              name="layout"
+              value={l}
+              checked={state.layout === l}
+              onChange={() => void run(() => room.setLayout(l))}
+            />{' '}
+            {l === 'grid' ? 'Grid' : 'Presenter'}
+          </label>
+        ))}
+      </fieldset>
+      <Field label="Focus" hint="Shown large in the presenter layout.">
+        {(id, hint) => (
+          <select
+            id={id}
+            aria-describedby={hint}
+            value={focus}
+            disabled={!live || busy}
+            onChange={(e) => void run(() => room.setFocus(e.target.value))}
+          >
+            {state.participants.map((u) => (
+              <option key={u} value={u}>
+                {u === state.self ? `${u} (you)` : u}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <ErrorNote error={error} />
+    </section>
+  );
+}

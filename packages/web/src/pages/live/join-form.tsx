@@ -1,0 +1,125 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { api, errorMessage } from '../../api';
+import { useAuth } from '../../auth';
+import { LiveRoom } from '../../media/live-room';
+import { ErrorNote, Field, PageHeader, Progress } from '../../ui/kit';
+
+/** `POST /v1/sessions/{id}/connection` */
+interface ConnectionToken {
+  access_token: string;
+  expires_in: number;
+  session: string;
+}
+
+/** A joined room and the AudioContext its sound plays in (both the page's to close). */
+export interface Joined {
+  room: LiveRoom;
+  audio: AudioContext | null;
+}
+
+/** A default participant name: the email's local part, without what a user_id may not hold ("/", spaces). */
+function defaultName(email: string | undefined): string {
+  const local = (email ?? '').split('@')[0] ?? '';
+  return local.replace(/[/\s]+/g, '-').slice(0, 128);
+}
+
+/** An AudioContext started now, inside the click: browsers only let sound start from a gesture. */
+function startAudio(): AudioContext | null {
+  if (typeof AudioContext === 'undefined') return null;
+  const ctx = new AudioContext({ latencyHint: 'interactive' });
+  void ctx.resume().catch(() => undefined);
+  return ctx;
+}
+
+/** Before joining: the name to appear under, which devices to start, and the Join button. */
+export function JoinForm({ sessionId, onJoined }: { sessionId: string; onJoined(j: Joined): void }) {
+  const { me } = useAuth();
+  const [name, setName] = useState(() => defaultName(me?.email));
+  const [cam, setCam] = useState(true);
+  const [mic, setMic] = useState(true);
+  const [step, setStep] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (step) return;
+    setError(null);
+    const audio = startAudio();
+    const userId = name;
+    const fetchToken = async () =>
+      (
+        await api<ConnectionToken>('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/connection`, {
+          body: { user_id: userId },
+        })
+      ).access_token;
+    let room: LiveRoom | null = null;
+    try {
+      setStep('Getting a connection token…');
+      // Why fetch the first token here: the API's refusal (a bad name, an ended session) is
+      // shown in this form before anything connects.
+      let first: string | null = await fetchToken();
+      const token = async () => {
+        const t = first ?? (await fetchToken());
+        first = null;
+        return t;
+      };
+      setStep('Connecting…');
+      room = new LiveRoom({ sessionId, userId, token, audio });
+      await room.connect();
+    } catch (err) {
+      await room?.leave();
+      void audio?.close();
+      setError(errorMessage(err));
+      setStep(null);
+      return;
+    }
+    onJoined({ room, audio });
+    // One device after the other: each may ask the person for permission.
+    if (mic) await room.setPublishing('mic', true);
+    if (cam) await room.setPublishing('cam', true);
+  };
+
+  return (
+    <>
+      <p>
+        <Link href={`/sessions/${sessionId}`}>← Session</Link>
+      </p>
+      <PageHeader
+        title="Join live session"
+        sub="Others in the session see and hear you; everything is recorded."
+      />
+      <form className="card join-form" onSubmit={(e) => void onSubmit(e)} aria-label="Join live session">
+        <Field
+          label="Name in this session"
+          hint="Shown on your tile and in the recording; no “/” or spaces, up to 128 characters."
+        >
+          {(id, hint) => (
+            <input
+              id={id}
+              value={name}
+              required
+              autoComplete="nickname"
+              aria-describedby={hint}
+              onChange={(e) => setName(e.target.value)}
+            />
+          )}
+        </Field>
+        <fieldset>
+          <legend>Start with</legend>
+          <label className="check">
+            <input type="checkbox" checked={cam} onChange={(e) => setCam(e.target.checked)} /> Camera
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={mic} onChange={(e) => setMic(e.target.checked)} /> Microphone
+          </label>
+        </fieldset>
+        <button type="submit" disabled={step !== null}>
+          {step ? 'Joining…' : 'Join'}
+        </button>
+        {step ? <Progress label={step} /> : null}
+        <ErrorNote error={error} />
+      </form>
+    </>
+  );
+}

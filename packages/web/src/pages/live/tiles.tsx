@@ -1,0 +1,139 @@
+import { useEffect, useRef, useState, type CSSProperties } from 'react';
+import type { LiveRoom } from '../../media/live-room';
+import { presenterOf, type RoomState } from '../../media/room-state';
+
+const KIND_NAME = { cam: 'camera', screen: 'screen' } as const;
+/** A peak above this counts as speaking. */
+const SPEAKING_LEVEL = 0.01;
+/** Speaking stays shown this long after the last loud chunk, so that it does not flicker between words. */
+const SPEAKING_HOLD_MS = 1000;
+
+/** True while `userId` is heard: polls the room's level of their decoded microphone. */
+function useSpeaking(room: LiveRoom, userId: string, on: boolean): boolean {
+  const [speaking, setSpeaking] = useState(false);
+  useEffect(() => {
+    if (!on) return setSpeaking(false);
+    let last = -Infinity;
+    const t = setInterval(() => {
+      const now = performance.now();
+      if (room.audioLevel(userId) > SPEAKING_LEVEL) last = now;
+      setSpeaking(now - last < SPEAKING_HOLD_MS);
+    }, 150);
+    return () => clearInterval(t);
+  }, [room, userId, on]);
+  return speaking;
+}
+
+/** Someone else's camera or screen, decoded into a canvas. */
+function RemoteTile(props: {
+  room: LiveRoom;
+  userId: string;
+  kind: 'cam' | 'screen';
+  on: boolean;
+  mic: boolean;
+  main: boolean;
+}) {
+  const { room, userId, kind } = props;
+  const ref = useRef<HTMLCanvasElement>(null);
+  useEffect(() => room.attachVideo(userId, kind, ref.current!), [room, userId, kind]);
+  const speaking = useSpeaking(room, userId, kind === 'cam' && props.mic);
+  const cls = ['tile', props.main ? 'main' : '', speaking ? 'speaking' : ''].filter(Boolean).join(' ');
+  return (
+    <figure className={cls} data-user={userId} data-kind={kind}>
+      <canvas ref={ref} role="img" aria-label={`${userId}'s ${KIND_NAME[kind]}`} />
+      {props.on ? null : <div className="tile-off">Camera off</div>}
+      <figcaption>
+        <span className="label">{kind === 'cam' ? userId : `${userId} · screen`}</span>
+        {kind === 'cam' && !props.mic ? <span className="tile-muted">muted</span> : null}
+      </figcaption>
+    </figure>
+  );
+}
+
+/** The local camera or screen, straight from the capture (not through the server). */
+function OwnTile(props: {
+  userId: string;
+  kind: 'cam' | 'screen';
+  stream: MediaStream | undefined;
+  mic: boolean;
+  main: boolean;
+}) {
+  const ref = useRef<HTMLVideoElement>(null);
+  useEffect(() => {
+    const v = ref.current;
+    if (!v) return;
+    v.srcObject = props.stream ?? null;
+    if (props.stream) void v.play().catch(() => undefined);
+  }, [props.stream]);
+  return (
+    <figure
+      className={props.main ? 'tile main own' : 'tile own'}
+      data-user={props.userId}
+      data-kind={props.kind}
+    >
+      {/* muted: one's own voice is never played back */}
+      <video ref={ref} muted playsInline aria-label={`your ${KIND_NAME[props.kind]}`} />
+      {props.stream ? null : <div className="tile-off">Camera off</div>}
+      <figcaption>
+        <span className="label">{props.kind === 'cam' ? props.userId : `${props.userId} · screen`}</span>
+        <span className="tile-you">you</span>
+        {props.kind === 'cam' && !props.mic ? <span className="tile-muted">muted</span> : null}
+      </figcaption>
+    </figure>
+  );
+}
+
+interface TileSpec {
+  key: string;
+  userId: string;
+  kind: 'cam' | 'screen';
+}
+
+/** Every participant's camera tile, plus a tile per shared screen; presenter layout puts one first, large. */
+export function Tiles({ room, state }: { room: LiveRoom; state: RoomState }) {
+  const specs: TileSpec[] = [];
+  for (const u of state.participants) {
+    specs.push({ key: `${u}/cam`, userId: u, kind: 'cam' });
+    if (state.tracks[u]?.includes('screen')) specs.push({ key: `${u}/screen`, userId: u, kind: 'screen' });
+  }
+  const presenter = state.layout === 'presenter' ? presenterOf(state) : null;
+  // In the presenter layout the presenter's screen (else camera) is the large tile.
+  const mainKey = presenter
+    ? (
+        specs.find((t) => t.userId === presenter && t.kind === 'screen') ??
+        specs.find((t) => t.userId === presenter)
+      )?.key
+    : undefined;
+  const ordered = mainKey
+    ? [...specs.filter((t) => t.key === mainKey), ...specs.filter((t) => t.key !== mainKey)]
+    : specs;
+  const style = { '--rows': Math.max(1, ordered.length - 1) } as CSSProperties;
+  return (
+    <section aria-label="Participants" className={`tiles ${state.layout}`} style={style}>
+      {ordered.map((t) => {
+        const tracks = state.tracks[t.userId] ?? [];
+        const main = t.key === mainKey;
+        return t.userId === state.self ? (
+          <OwnTile
+            key={t.key}
+            userId={t.userId}
+            kind={t.kind}
+            stream={state.local[t.kind]}
+            mic={tracks.includes('mic')}
+            main={main}
+          />
+        ) : (
+          <RemoteTile
+            key={t.key}
+            room={room}
+            userId={t.userId}
+            kind={t.kind}
+            on={tracks.includes(t.kind)}
+            mic={tracks.includes('mic')}
+            main={main}
+          />
+        );
+      })}
+    </section>
+  );
+}

@@ -1,0 +1,202 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  CHROMIUM,
+  describeBrowser,
+  launchBrowser,
+  newContext,
+  screenshot,
+  signIn,
+  signUp,
+  startVss,
+  type Vss,
+} from './support/browser.js';
+
+/** Mean and spread of the luma of what a tile's canvas shows (read back from the page). */
+async function canvasStats(page: Page, user: string): Promise<{ width: number; mean: number; sd: number }> {
+  return page.evaluate((u) => {
+    const canvas = document.querySelector<HTMLCanvasElement>(
+      `.tile[data-user="${u}"][data-kind="cam"] canvas`,
+    );
+    if (!canvas || canvas.width < 16) return { width: canvas?.width ?? 0, mean: 0, sd: 0 };
+    const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    let sum = 0;
+    let sq = 0;
+    const n = data.length / 4;
+    for (let i = 0; i < data.length; i += 4) {
+      const y = 0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!;
+      sum += y;
+      sq += y * y;
+    }
+    const mean = sum / n;
+    return { width: canvas.width, mean, sd: Math.sqrt(Math.max(0, sq / n - mean * mean)) };
+  }, user);
+}
+
+/** The tile of `user` on `page`, found by its label as a person reads it. */
+function tileOf(page: Page, user: string) {
+  return page.locator('.tile').filter({ has: page.locator('.label', { hasText: new RegExp(`^${user}$`) }) });
+}
+
+/** Joins the live page under `name` with camera and microphone on. */
+async function join(page: Page, name: string): Promise<void> {
+  await page.getByLabel('Name in this session').fill(name);
+  await page.getByRole('button', { name: 'Join' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Connected as ${name}` })
+    .waitFor();
+}
+
+/** GET through the API with the page's login cookie; returns the envelope's data. */
+async function apiGet<T>(page: Page, path: string): Promise<T> {
+  const res = await page.request.get(path);
+  expect(res.status(), `${path}: ${await res.text()}`).toBe(200);
+  return ((await res.json()) as { data: T }).data;
+}
+
+describeBrowser('the live page, in two browsers', () => {
+  let vss: Vss;
+  let browser: Browser;
+  /** a browser without the fake permission prompt: what a person has not allowed is refused */
+  let strict: Browser | undefined;
+  beforeAll(async () => {
+    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await strict?.close();
+    await browser?.close();
+    await vss?.stop();
+  });
+
+  it('people see and hear each other, chat, direct the layout, leave; the recording has them all', async () => {
+    const ctxA = await newContext(browser, vss.base);
+    const ctxB = await newContext(browser, vss.base);
+    const a = await ctxA.newPage();
+    const b = await ctxB.newPage();
+    const email = await signUp(a);
+    await a.getByLabel('New session name').fill('Live check');
+    await a.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(() => new URL(a.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
+    const sessionPath = new URL(a.url()).pathname;
+    await a.getByRole('link', { name: 'Join live' }).click();
+    await expect.poll(() => new URL(a.url()).pathname).toBe(`${sessionPath}/live`);
+
+    // A name the API refuses: its message is shown and nothing is joined.
+    await a.getByLabel('Name in this session').fill('ali/ce');
+    await a.getByRole('button', { name: 'Join' }).click();
+    await expect.poll(() => a.getByRole('alert').textContent()).toMatch(/user_id/);
+    await expect(a.getByRole('button', { name: 'Leave' }).count()).resolves.toBe(0);
+
+    await join(a, 'alice');
+    await signIn(b, email);
+    await b.goto(`${sessionPath}/live`);
+    await join(b, 'bob');
+
+    // Each sees the other's tile with a real picture: decoded frames, not a black canvas.
+    for (const [page, other] of [
+      [a, 'bob'],
+      [b, 'alice'],
+    ] as const) {
+      await tileOf(page, other).waitFor();
+      await expect
+        .poll(() => canvasStats(page, other), { timeout: 20_000 })
+        .toSatisfy(
+          (s: { width: number; mean: number; sd: number }) => s.width >= 16 && s.mean > 8 && s.sd > 3,
+        );
+      await expect(page.getByRole('button', { name: 'Camera' }).getAttribute('aria-pressed')).resolves.toBe(
+        'true',
+      );
+      await expect(
+        page.getByRole('button', { name: 'Microphone' }).getAttribute('aria-pressed'),
+      ).resolves.toBe('true');
+    }
+
+    // A third person who has not allowed the camera (a browser without the fake permission
+    // prompt, microphone allowed): told so, and joins with the microphone only.
+    strict = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--use-fake-device-for-media-stream'],
+    });
+    const ctxC = await strict.newContext({ baseURL: vss.base, permissions: ['microphone'] });
+    ctxC.setDefaultTimeout(15_000);
+    const c = await ctxC.newPage();
+    await signIn(c, email);
+    await c.goto(`${sessionPath}/live`);
+    await join(c, 'carol');
+    await expect.poll(() => c.getByRole('alert').textContent()).toMatch(/Camera access was denied/);
+    await expect
+      .poll(() => c.getByRole('button', { name: 'Microphone' }).getAttribute('aria-pressed'))
+      .toBe('true');
+    await expect(c.getByRole('button', { name: 'Camera' }).getAttribute('aria-pressed')).resolves.toBe(
+      'false',
+    );
+    await tileOf(a, 'carol').getByText('Camera off').waitFor();
+    await c.getByRole('button', { name: 'Leave' }).click();
+    await expect.poll(() => new URL(c.url()).pathname).toBe(sessionPath);
+    await tileOf(a, 'carol').waitFor({ state: 'detached' });
+    await strict.close();
+
+    // Chat both ways.
+    await a.getByLabel('Message').fill('hello from alice');
+    await a.getByRole('button', { name: 'Send' }).click();
+    await b.getByRole('list', { name: 'Chat' }).getByText('hello from alice').waitFor();
+    await b.getByLabel('Message').fill('hi alice, bob here');
+    await b.getByRole('button', { name: 'Send' }).click();
+    await a.getByRole('list', { name: 'Chat' }).getByText('hi alice, bob here').waitFor();
+
+    // Turning the camera off shows on the other side; on again brings the picture back.
+    await b.getByRole('button', { name: 'Camera' }).click();
+    await expect
+      .poll(() => b.getByRole('button', { name: 'Camera' }).getAttribute('aria-pressed'))
+      .toBe('false');
+    await tileOf(a, 'bob').getByText('Camera off').waitFor();
+    await b.getByRole('button', { name: 'Camera' }).click();
+    await expect
+      .poll(() => b.getByRole('button', { name: 'Camera' }).getAttribute('aria-pressed'))
+      .toBe('true');
+    await tileOf(a, 'bob').getByText('Camera off').waitFor({ state: 'detached' });
+
+    // The director's layout reaches the other participant.
+    await a.getByRole('radio', { name: 'Presenter' }).check();
+    await expect.poll(() => b.getByRole('radio', { name: 'Presenter' }).isChecked()).toBe(true);
+    await expect
+      .poll(() => b.getByRole('region', { name: 'Participants' }).getAttribute('class'))
+      .toMatch(/\bpresenter\b/);
+    await b.getByLabel('Focus').selectOption('bob');
+    await expect.poll(() => a.getByLabel('Focus').inputValue()).toBe('bob');
+    await a.getByRole('radio', { name: 'Grid' }).check();
+    await expect.poll(() => b.getByRole('radio', { name: 'Grid' }).isChecked()).toBe(true);
+    await screenshot(a, 'live');
+
+    // Both leave and land on the session page; the session ends after its departure timeout.
+    await a.getByRole('button', { name: 'Leave' }).click();
+    await b.getByRole('button', { name: 'Leave' }).click();
+    for (const page of [a, b]) await expect.poll(() => new URL(page.url()).pathname).toBe(sessionPath);
+    const sessionId = sessionPath.split('/').pop()!;
+    await expect
+      .poll(
+        async () => (await apiGet<{ ended_at: string | null }>(a, `/v1/sessions/${sessionId}`)).ended_at,
+        {
+          timeout: 20_000,
+        },
+      )
+      .not.toBeNull();
+    const manifest = await apiGet<{ participants: { user_id: string; tracks: { kind: string }[] }[] }>(
+      a,
+      `/v1/sessions/${sessionId}/manifest`,
+    );
+    const kinds = Object.fromEntries(
+      manifest.participants.map((p) => [p.user_id, [...new Set(p.tracks.map((t) => t.kind))].sort()]),
+    );
+    expect(kinds).toEqual({ alice: ['cam', 'mic'], bob: ['cam', 'mic'], carol: ['mic'] });
+
+    // Joining an ended session: the API's refusal is shown.
+    await a.goto(`${sessionPath}/live`);
+    await a.getByLabel('Name in this session').fill('alice');
+    await a.getByRole('button', { name: 'Join' }).click();
+    await expect.poll(() => a.getByRole('alert').textContent()).toMatch(/session has ended/);
+    await ctxA.close();
+    await ctxB.close();
+  }, 120_000);
+});
