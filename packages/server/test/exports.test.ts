@@ -364,6 +364,28 @@ describe('MP4 export of a recording made by the live client', () => {
     await waitForJob(t, a.key, id);
   });
 
+  it("lists a session's exports newest first, as each job reads, and no other project's", async () => {
+    const before = await call(t, 'GET', `/v1/sessions/${sessionId}/exports`, { key: a.key });
+    expect(before.status).toBe(200);
+    const first = (await call(t, 'GET', `/v1/sessions/${sessionId}/export?layout=grid`, { key: a.key })).body
+      .data.job_id;
+    const second = (await call(t, 'GET', `/v1/sessions/${sessionId}/export?layout=presenter`, { key: a.key }))
+      .body.data.job_id;
+    await waitForJob(t, a.key, first);
+    await waitForJob(t, a.key, second);
+    const list = (await call(t, 'GET', `/v1/sessions/${sessionId}/exports`, { key: a.key })).body.data;
+    expect(list.length).toBe(before.body.data.length + 2);
+    expect(list.slice(0, 2).map((j: any) => j.job_id)).toEqual([second, first]);
+    expect(list[0]).toEqual((await call(t, 'GET', `/v1/exports/${second}`, { key: a.key })).body.data);
+    expectError(await call(t, 'GET', `/v1/sessions/${sessionId}/exports`, { key: b.key }), 404, 'NOT_FOUND');
+    expectError(
+      await call(t, 'GET', '/v1/sessions/0190b6f0-0000-7000-8000-000000000000/exports', { key: a.key }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(await call(t, 'GET', '/v1/sessions/not-a-uuid/exports', { key: a.key }), 400, 'BAD_REQUEST');
+  });
+
   it('answers 409 for a download before the job has completed, and for sessions with nothing to export yet', async () => {
     await t.runtime.jobs.stop();
     let id: string;

@@ -81,6 +81,22 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
   );
 
   app.get(
+    '/v1/sessions/:sessionId/exports',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        summary: "A session's exports",
+        description:
+          'Every export of the session, newest first, each as `GET /v1/exports/{jobId}` shows it (withdrawn ones after a redaction included, as `failed` with the reason). Not paged: a session has few exports. Another project’s session, like an unknown one, is 404.',
+        params: SessionParams,
+        response: { 200: envelope(Type.Array(ExportJob)) },
+      },
+    },
+    async (request) => ok(await exports.ofSession(request.principal!, request.params.sessionId)),
+  );
+
+  app.get(
     '/v1/exports/:jobId',
     {
       config: { auth: KEY_OR_USER },

@@ -5,30 +5,9 @@ import type { ExportJob } from './types';
 /** How often a job still queued or rendering is asked again. */
 const POLL_MS = 1000;
 
-/**
- * The API has no list of a session's exports, so the job ids started from this browser are kept
- * in localStorage per session: the page shows them again when reopened.
- */
-function storageKey(sessionId: string): string {
-  return `vss.exports.${sessionId}`;
-}
-
-function storedIds(sessionId: string): string[] {
-  try {
-    const v: unknown = JSON.parse(localStorage.getItem(storageKey(sessionId)) ?? '[]');
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function storeIds(sessionId: string, ids: string[]): void {
-  localStorage.setItem(storageKey(sessionId), JSON.stringify(ids.slice(0, 20)));
-}
-
 const pending = (j: ExportJob) => j.status === 'queued' || j.status === 'processing';
 
-/** The session's export jobs started here, newest first, polled until each completes or fails. */
+/** The session's export jobs, newest first, polled until each completes or fails. */
 export function useExportJobs(sessionId: string) {
   const [jobs, setJobs] = useState<ExportJob[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -43,23 +22,17 @@ export function useExportJobs(sessionId: string) {
     }
   }, []);
 
+  const list = useCallback(() => api<ExportJob[]>('GET', `/v1/sessions/${sessionId}/exports`), [sessionId]);
+
   useEffect(() => {
     let stop = false;
-    Promise.all(storedIds(sessionId).map(fetchJob))
-      .then((found) => {
-        if (stop) return;
-        const kept = found.filter((j): j is ExportJob => j !== null);
-        storeIds(
-          sessionId,
-          kept.map((j) => j.job_id),
-        );
-        setJobs(kept);
-      })
+    list()
+      .then((all) => !stop && setJobs(all))
       .catch((err: Error) => !stop && setError(err.message));
     return () => {
       stop = true;
     };
-  }, [sessionId, fetchJob]);
+  }, [list]);
 
   // The interval reads the latest list through a ref, so it is not restarted on every answer.
   const jobsRef = useRef(jobs);
@@ -82,21 +55,17 @@ export function useExportJobs(sessionId: string) {
     return () => clearInterval(t);
   }, [anyPending, fetchJob]);
 
-  /** Adds a job just queued, and remembers it for this session. */
+  /** Adds a job just queued. */
   const add = useCallback(
     async (jobId: string) => {
-      storeIds(sessionId, [jobId, ...storedIds(sessionId).filter((id) => id !== jobId)]);
       const job = await fetchJob(jobId);
-      if (job) setJobs((list) => [job, ...list.filter((x) => x.job_id !== jobId)]);
+      if (job) setJobs((old) => [job, ...old.filter((x) => x.job_id !== jobId)]);
     },
-    [sessionId, fetchJob],
+    [fetchJob],
   );
 
   /** Reads every job again (after a redaction withdrew some). */
-  const refresh = useCallback(async () => {
-    const found = await Promise.all(jobs.map((j) => fetchJob(j.job_id)));
-    setJobs(found.filter((j): j is ExportJob => j !== null));
-  }, [jobs, fetchJob]);
+  const refresh = useCallback(async () => setJobs(await list()), [list]);
 
   return { jobs, error, add, refresh };
 }
