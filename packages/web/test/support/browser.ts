@@ -59,7 +59,8 @@ export async function startVss(env: Record<string, string> = {}): Promise<Vss> {
     ...env,
   });
   try {
-    await waitForHttp(`${base}/health`);
+    // Generous: a server starting beside a browser decoding video on two cores can take a while.
+    await waitForHttp(`${base}/health`, 60_000);
   } catch (err) {
     proc.child.kill('SIGKILL');
     throw new Error(`${(err as Error).message}\n${proc.out()}`);
@@ -116,7 +117,7 @@ export async function signUp(
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('a long passphrase');
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/sessions');
+  await expect.poll(() => new URL(page.url()).pathname, { timeout: 15_000 }).toBe('/sessions');
   await page.getByRole('heading', { name: 'Sessions' }).waitFor();
   return email;
 }
