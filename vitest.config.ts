@@ -19,7 +19,23 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['packages/*/test/**/*.test.ts'],
+          exclude: ['packages/web/test/**'],
           env: { VSS_TEST_ENGINE: 'sqlite' },
+        },
+      },
+      // The dashboard in Chromium: after the other projects, one file at a time, so that a browser
+      // decoding live video never competes with the rest of the suite for the machine's cores. The
+      // dashboard talks to the API, not to a database, so it runs once, on the embedded default.
+      {
+        extends: true as const,
+        test: {
+          name: 'browser',
+          include: ['packages/web/test/**/*.test.ts'],
+          env: { VSS_TEST_ENGINE: 'sqlite' },
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
       ...(pg
@@ -29,7 +45,6 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['packages/*/test/**/*.test.ts'],
-                // The dashboard talks to the API, not to a database: its browser tests run once, on the default.
                 exclude: ['packages/web/test/**'],
                 env: { VSS_TEST_ENGINE: 'postgres' },
               },

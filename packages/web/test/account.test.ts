@@ -57,7 +57,6 @@ describeBrowser('usage, members, invitations and projects', () => {
     await month.getByRole('button', { name: 'Manage billing' }).click();
     await poll(() => month.getByRole('alert').textContent()).toMatch(/billing is not configured/);
     expect(path(page)).toBe('/usage');
-    await screenshot(page, 'usage');
     expect(await fitsPhone(page)).toBe(true);
     await page.setViewportSize({ width: 1280, height: 800 });
 

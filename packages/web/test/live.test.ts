@@ -191,6 +191,25 @@ describeBrowser('the live page, in two browsers', () => {
     );
     expect(kinds).toEqual({ alice: ['cam', 'mic'], bob: ['cam', 'mic'], carol: ['mic'] });
 
+    // The recording these browsers made replays in the player: both cameras drawn (most of each
+    // picture lit, where nothing drawn is black), the chat shown.
+    await a.goto(`${sessionPath}/replay`);
+    await a.getByRole('button', { name: 'Play', exact: true }).click();
+    const replayed = (user: string) =>
+      a.getByRole('img', { name: `Video of ${user}` }).evaluate((c: HTMLCanvasElement) => {
+        const ctx = c.getContext('2d');
+        if (!ctx || c.width < 16) return 0;
+        const { data } = ctx.getImageData(0, 0, c.width, c.height);
+        let bright = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i]! + data[i + 1]! + data[i + 2]! > 30) bright++;
+        return bright / (data.length / 4);
+      });
+    for (const user of ['alice', 'bob'])
+      await expect.poll(() => replayed(user), { timeout: 20_000 }).toBeGreaterThan(0.5);
+    const chat = a.getByRole('log', { name: 'Chat messages' });
+    await chat.getByText('hello from alice').waitFor({ timeout: 30_000 });
+    await chat.getByText('hi alice, bob here').waitFor({ timeout: 30_000 });
+
     // Joining an ended session: the API's refusal is shown.
     await a.goto(`${sessionPath}/live`);
     await a.getByLabel('Name in this session').fill('alice');

@@ -140,7 +140,7 @@ describeBrowser('the session page', () => {
       const download = page.getByRole('link', { name: 'Download MP4' });
       await download.waitFor({ timeout: 120_000 });
       expect(await jobs.textContent()).toMatch(/\d+(\.\d+)? KB|MB/);
-      await screenshot(page, 'session');
+      await screenshot(page, 'session', true);
       const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
       const saved = join(dir, 'export.mp4');
       await file.saveAs(saved);
@@ -149,6 +149,20 @@ describeBrowser('the session page', () => {
       expect(info.video).toMatch(/720x1280/);
       expect(info.audio).toMatch(/aac/);
       expect(info.durationS).toBeGreaterThan(1.5);
+
+      // The usage page counts what this recording used: today's participant-minutes and stored bytes.
+      await page.getByRole('link', { name: 'Usage & billing' }).click();
+      await page
+        .getByRole('img', {
+          name: /^Streaming participant-minutes: 30 days .*latest (0\.\d*[1-9]|[1-9][\d.]*) min/,
+        })
+        .waitFor();
+      await page
+        .getByRole('img', { name: /^Storage at day end: 30 days .*latest [1-9][\d.]* [KM]B/ })
+        .waitFor();
+      await screenshot(page, 'usage');
+      await page.goBack();
+      await page.getByRole('heading', { name: 'Recording' }).waitFor();
 
       // Public: the session enters the catalog, and its public address is offered to copy.
       await page.getByRole('checkbox', { name: 'Public', exact: true }).check();

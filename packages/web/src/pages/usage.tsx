@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api } from '../api';
-import { formatBytes } from '../ui/format';
+import { formatBytes, formatMinutes } from '../ui/format';
 import { useLoad } from '../ui/hooks';
 import { ErrorNote, Field, Loading, PageHeader } from '../ui/kit';
 import { BarChart } from './usage/bar-chart';
@@ -17,7 +17,6 @@ interface Day {
 const RANGES = [7, 30, 90] as const;
 const DAY_MS = 86_400_000;
 const dayLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
-const minutes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 
 /** The organisation's usage per day over a chosen range, this month's bill and its limits. */
 export function UsagePage() {
@@ -61,7 +60,7 @@ export function UsagePage() {
             <BarChart
               title="Streaming participant-minutes"
               data={daily.data.map((d) => ({ label: label(d), value: d.streaming_minutes }))}
-              format={(v) => `${minutes.format(v)} min`}
+              format={(v) => `${formatMinutes(v)} min`}
             />
             <BarChart
               title="Storage at day end"

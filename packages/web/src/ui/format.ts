@@ -27,3 +27,11 @@ export function formatDuration(ms: number): string {
   const ss = String(s % 60).padStart(2, '0');
   return h ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
+
+const wholeMinutes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+const smallMinutes = new Intl.NumberFormat(undefined, { maximumSignificantDigits: 2 });
+
+/** Participant-minutes: a tenth of a minute from 10 on, two significant digits below (0.05 is not 0). */
+export function formatMinutes(v: number): string {
+  return Math.abs(v) >= 10 || v === 0 ? wholeMinutes.format(v) : smallMinutes.format(v);
+}

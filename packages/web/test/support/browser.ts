@@ -131,8 +131,8 @@ export async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('heading', { name: 'Sessions' }).waitFor();
 }
 
-/** Writes `docs/screenshots/<name>.png` (shown in the README). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Writes `docs/screenshots/<name>.png` (shown in the README): the viewport, or the whole page. */
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }

@@ -1,5 +1,5 @@
 import { api } from '../../api';
-import { formatBytes } from '../../ui/format';
+import { formatBytes, formatMinutes } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/hooks';
 import { Badge, ErrorNote, Loading } from '../../ui/kit';
 
@@ -24,7 +24,6 @@ interface Limits {
 }
 
 const money = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' });
-const minutes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 const month = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 /** Where the organisation stands against the free tier; its message first when there is one. */
@@ -77,7 +76,7 @@ export function BillingPanel() {
           <dl className="figures">
             <div>
               <dt>Streaming</dt>
-              <dd>{minutes.format(s.streaming_minutes_used)} participant-minutes</dd>
+              <dd>{formatMinutes(s.streaming_minutes_used)} participant-minutes</dd>
               <dd className="muted">{money.format(s.cost_breakdown.streaming_cost)}</dd>
             </div>
             <div>
