@@ -1,6 +1,9 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { PAGE_PATHS, WEB_DIST } from '../src/modules/dashboard/routes.js';
+import { loadPage, PAGE_PATHS, WEB_DIST } from '../src/modules/dashboard/routes.js';
 import { call, createSession, useApp, type TestApp, type Tenant } from './support/app.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -74,5 +77,30 @@ describe('the dashboard, served by the server', () => {
     const bad = path.replace(/token=[^&]+/, 'token=not-a-token');
     expect((await call(t, 'GET', bad, { headers: { accept: 'application/json' } })).status).toBe(401);
     expect((await call(t, 'GET', bad, { headers: { accept: BROWSER_ACCEPT } })).status).toBe(200);
+  });
+});
+
+describe("the dashboard's page", () => {
+  it('is read again after a rebuild, and the last copy is served while the file is being replaced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vss-web-dist-'));
+    const file = join(dir, 'index.html');
+    writeFileSync(file, '<p>build one</p>');
+    const page = loadPage(dir)!;
+    const app = Fastify();
+    app.get('/', (_req, reply) => page(reply));
+    try {
+      expect((await app.inject('/')).body).toBe('<p>build one</p>');
+      writeFileSync(file, '<p>build two</p>');
+      utimesSync(file, new Date(), new Date(Date.now() + 5000));
+      expect((await app.inject('/')).body).toBe('<p>build two</p>');
+      rmSync(file);
+      const during = await app.inject('/');
+      expect(during.statusCode).toBe(200);
+      expect(during.body).toBe('<p>build two</p>');
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(loadPage(join(dir, 'missing'))).toBeNull();
   });
 });

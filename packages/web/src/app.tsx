@@ -3,6 +3,7 @@ import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AuthProvider, useAuth } from './auth';
 import { Shell } from './ui/shell';
 import { Loading } from './ui/kit';
+import { ErrorBoundary } from './ui/error-boundary';
 import { AuthPage } from './pages/auth';
 import { SessionsPage } from './pages/sessions';
 
@@ -71,18 +72,20 @@ function location_search(): string {
 /** The dashboard. Public pages (catalog, public replay, replay link) need no account. */
 export function App() {
   return (
-    <AuthProvider>
-      <Suspense fallback={<Loading />}>
-        <Switch>
-          <Route path="/login">{() => <AuthPage mode="login" />}</Route>
-          <Route path="/signup">{() => <AuthPage mode="signup" />}</Route>
-          <Route path="/invite" component={InvitePage} />
-          <Route path="/watch" component={WatchListPage} />
-          <Route path="/watch/:sessionId" component={WatchPage} />
-          <Route path="/v1/public/sessions/:sessionId/replay" component={ReplayLinkPage} />
-          <Route>{() => <SignedIn />}</Route>
-        </Switch>
-      </Suspense>
-    </AuthProvider>
+    <ErrorBoundary>
+      <AuthProvider>
+        <Suspense fallback={<Loading />}>
+          <Switch>
+            <Route path="/login">{() => <AuthPage mode="login" />}</Route>
+            <Route path="/signup">{() => <AuthPage mode="signup" />}</Route>
+            <Route path="/invite" component={InvitePage} />
+            <Route path="/watch" component={WatchListPage} />
+            <Route path="/watch/:sessionId" component={WatchPage} />
+            <Route path="/v1/public/sessions/:sessionId/replay" component={ReplayLinkPage} />
+            <Route>{() => <SignedIn />}</Route>
+          </Switch>
+        </Suspense>
+      </AuthProvider>
+    </ErrorBoundary>
   );
 }

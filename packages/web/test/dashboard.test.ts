@@ -64,4 +64,18 @@ describeBrowser('the dashboard, in a browser', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/password/i);
     await context.close();
   });
+
+  it('says a newer version is available, with a way to reload, when a page can no longer be loaded', async () => {
+    const context = await newContext(browser, vss.base);
+    const page = await context.newPage();
+    await signUp(page);
+    // As after an upgrade under an open tab: the page's code under its old name is gone.
+    await page.route(/\/assets\/webhooks-[^/]+\.js$/, (route) => route.fulfill({ status: 404, body: '' }));
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'A newer version of vss is available' }).waitFor();
+    await page.unroute(/\/assets\/webhooks-[^/]+\.js$/);
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await context.close();
+  });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
@@ -56,11 +56,28 @@ export interface DashboardOptions {
   dir?: string;
 }
 
-/** Loads the built page once; null when the dashboard was not built. */
+/**
+ * The built page; null when the dashboard was not built. It is read again when the file changes
+ * (a rebuild or an upgrade under the running server): the old page names asset files that a
+ * rebuild deletes. While the file is briefly missing during a rebuild, the last copy is served.
+ */
 export function loadPage(dir = WEB_DIST): HtmlPage | null {
   const file = `${dir}/index.html`;
   if (!existsSync(file)) return null;
-  const html = readFileSync(file);
+  let html = readFileSync(file);
+  let mtime = statSync(file).mtimeMs;
+  const current = (): Buffer => {
+    try {
+      const now = statSync(file).mtimeMs;
+      if (now !== mtime) {
+        html = readFileSync(file);
+        mtime = now;
+      }
+    } catch {
+      // being rebuilt: keep serving the last page
+    }
+    return html;
+  };
   return (reply: FastifyReply) =>
     reply
       .code(200)
@@ -70,7 +87,7 @@ export function loadPage(dir = WEB_DIST): HtmlPage | null {
       .header('x-frame-options', 'DENY')
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'same-origin')
-      .send(html);
+      .send(current());
 }
 
 /** The dashboard: its assets (hashed names, cached for a year) and its page at every app path. */
