@@ -362,10 +362,31 @@ describe('recordings', () => {
       'UNAUTHORIZED',
     );
 
+    // The link also opens the session's manifest and timeline metadata, which a player lays the
+    // recording out from; without it the session, being private, is not found there.
+    const q = `?token=${encodeURIComponent(link.token)}`;
+    const manifest = await call(t, 'GET', `/v1/public/sessions/${sessionId}/manifest${q}`);
+    expect(manifest.status).toBe(200);
+    expect(manifest.body.data).toEqual(
+      (await call(t, 'GET', `/v1/sessions/${sessionId}/manifest`, { key: a.key })).body.data,
+    );
+    const meta = await call(t, 'GET', `/v1/public/sessions/${sessionId}/playback/timeline${q}`);
+    expect(meta.body.data).toEqual(
+      (await call(t, 'GET', `/v1/sessions/${sessionId}/playback/timeline`, { key: a.key })).body.data,
+    );
+    expectError(await call(t, 'GET', `/v1/public/sessions/${sessionId}/manifest`), 404, 'NOT_FOUND');
+    expectError(await call(t, 'GET', `/v1/public/sessions/${other.id}/manifest${q}`), 401, 'UNAUTHORIZED');
+    expectError(
+      await call(t, 'GET', `/v1/public/sessions/${sessionId}/playback/timeline?token=forged`),
+      401,
+      'UNAUTHORIZED',
+    );
+
     // Revoked: refused.
     const revoked = await call(t, 'DELETE', `/v1/sessions/${sessionId}/replay-links`, { key: a.key });
     expect(revoked.body.data).toEqual({ session_id: sessionId, revoked: 2 });
     expectError(await call(t, 'GET', `${path}&from_ts=${T0}`), 401, 'UNAUTHORIZED');
+    expectError(await call(t, 'GET', `/v1/public/sessions/${sessionId}/manifest${q}`), 401, 'UNAUTHORIZED');
   });
 
   it('opens a replay link exactly as returned: the first window from the start of the recording', async () => {

@@ -90,51 +90,27 @@ export function publicSource(sessionId: string): PlaybackSource {
   };
 }
 
-/** Does the recording hold anything at or after `ts`? A 1 ms window answers cheaply. */
-async function holdsFrom(read: PlaybackSource['window'], ts: number, signal: AbortSignal): Promise<boolean> {
-  const w = await read({ fromTs: ts, windowSize: 1 }, signal);
-  return w.events.length > 0 || w.next_base_seq !== null;
-}
-
-/** How close the end of a link's recording is found: finer costs more requests. */
-const END_PRECISION_MS = 100;
-
 /**
  * A replay link (`?token=`), or the same route without a token for a public session. The token
- * reads playback windows only (no manifest, no timeline), so the start is the first event of a
- * read without `from_ts`, the end is found by bisection over 1 ms windows (a few dozen tiny
- * requests instead of reading every byte), and tracks and markers are found while reading.
+ * also opens the session's manifest (bounds and tracks); timeline markers are collected from the
+ * windows as they are read, as for a public session.
  */
 export function linkSource(sessionId: string, token: string | null): PlaybackSource {
-  const path = `/v1/public/sessions/${encodeURIComponent(sessionId)}/replay`;
-  // With a token a 401 means the link ran out; without one the route serves public sessions only.
+  const base = `/v1/public/sessions/${encodeURIComponent(sessionId)}`;
+  // With a token a 401 means the link ran out; without one the routes serve public sessions only.
   const why = token ? explained(401, LINK_EXPIRED) : explained(404, NOT_PUBLIC);
-  const read = (q: Partial<WindowQuery>, signal: AbortSignal) =>
-    api<PlaybackWindow>('GET', path, {
-      query: { token: token ?? undefined, from_ts: q.fromTs, window_size: q.windowSize, base_seq: q.baseSeq },
-      signal,
-    }).catch(why);
-  const window = (q: WindowQuery, signal: AbortSignal) => read(q, signal);
+  const tokenQuery = { token: token ?? undefined };
   return {
     async info(signal) {
-      const first = await read({ windowSize: 1 }, signal);
-      const start = first.events[0]?.timestamp_ms;
-      if (start === undefined) return { start: 0, end: 0, streams: [], markers: [] };
-      // Grow the step until nothing lies beyond, then halve the gap between "something" and "nothing".
-      let lo = start;
-      let step = 1000;
-      while (await holdsFrom(window, start + step, signal)) {
-        lo = start + step;
-        step *= 2;
-      }
-      let hi = start + step;
-      while (hi - lo > END_PRECISION_MS) {
-        const mid = Math.floor((lo + hi) / 2);
-        if (await holdsFrom(window, mid, signal)) lo = mid;
-        else hi = mid;
-      }
-      return { start, end: hi, streams: [], markers: [] };
+      const manifest = await api<Manifest>('GET', `${base}/manifest`, { query: tokenQuery, signal }).catch(
+        why,
+      );
+      return { start: manifest.start_ts, end: manifest.end_ts, streams: streamsOf(manifest), markers: [] };
     },
-    window,
+    window: (q, signal) =>
+      api<PlaybackWindow>('GET', `${base}/replay`, {
+        query: { ...tokenQuery, ...windowQuery(q) },
+        signal,
+      }).catch(why),
   };
 }

@@ -17,6 +17,7 @@ import {
   RedactQuery,
   Redacted,
   ReplayLink,
+  LinkQuery,
   ReplayQuery,
   RevokedLinks,
   TimelineEvent,
@@ -41,6 +42,9 @@ async function sendWindow(reply: FastifyReply, chunks: AsyncGenerator<Buffer>): 
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
+/** What a replay link's token adds to the public routes it opens besides the replay itself. */
+const WITH_LINK =
+  " With `token` (a replay link's): that session, public or not, while the link is valid (401 after), so that a player opened from a link can lay the recording out.";
 const KEY_OR_PUBLIC: RouteAuth = { accept: ['api_key', 'user'], anonymous: true };
 const KEY_RESTRICTED_OR_PUBLIC: RouteAuth = {
   accept: ['api_key', 'user', 'restricted_key'],
@@ -143,13 +147,16 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       schema: {
         tags: publicTags,
         summary: 'Manifest of a public session',
-        description: '404 unless the session is public.',
+        description: `404 unless the session is public.${WITH_LINK}`,
         params: SessionParams,
+        querystring: LinkQuery,
         response: { 200: envelope(Manifest) },
       },
     },
     async (request) =>
-      ok(await recordings.manifest(await recordings.publicSession(request.params.sessionId))),
+      ok(
+        await recordings.manifest(await recordings.replayable(request.params.sessionId, request.query.token)),
+      ),
   );
   app.get(
     '/v1/public/sessions/:sessionId/playback/timeline',
@@ -158,13 +165,18 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       schema: {
         tags: publicTags,
         summary: 'Timeline metadata of a public session',
-        description: '404 unless the session is public.',
+        description: `404 unless the session is public.${WITH_LINK}`,
         params: SessionParams,
+        querystring: LinkQuery,
         response: { 200: envelope(TimelineMeta) },
       },
     },
     async (request) =>
-      ok(await recordings.timelineMeta(await recordings.publicSession(request.params.sessionId))),
+      ok(
+        await recordings.timelineMeta(
+          await recordings.replayable(request.params.sessionId, request.query.token),
+        ),
+      ),
   );
   app.get(
     '/v1/public/sessions/:sessionId/playback',

@@ -17,6 +17,11 @@ export const PlaybackQuery = Type.Object({
   ),
 });
 
+/** A replay link's token, on the public routes that a link also opens. */
+export const LinkQuery = Type.Object({
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'replay link token' })),
+});
+
 export const ReplayQuery = Type.Composite([
   Type.Omit(PlaybackQuery, ['from_ts']),
   Type.Object({
