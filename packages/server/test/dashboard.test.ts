@@ -73,6 +73,22 @@ describe('the dashboard, served by the server', () => {
       expect(data.body.data.events).toEqual([]);
       expect(data.body.data.next_base_seq).toBeNull();
     }
+    expect(page.headers.vary).toBe('Accept');
+    expect((await call(t, 'GET', path, { headers: { accept: 'application/json' } })).headers.vary).toBe(
+      'Accept',
+    );
+    // Named but refused, or preferred less than JSON: data.
+    for (const accept of ['text/html;q=0, application/json', 'application/json, text/html;q=0.5']) {
+      const res = await call(t, 'GET', path, { headers: { accept } });
+      expect(String(res.headers['content-type']), accept).toMatch(/^application\/json/);
+    }
+    // A mangled link opened in a browser still gets the page, which explains it.
+    const mangled = await call(t, 'GET', `${path}&from_ts=yesterday`, {
+      headers: { accept: BROWSER_ACCEPT },
+    });
+    expect(mangled.status).toBe(200);
+    expect(mangled.raw).toContain('<div id="root"></div>');
+    expect((await call(t, 'GET', `${path}&from_ts=yesterday`)).status).toBe(400);
     // A bad token is still refused to API clients; the page explains it to a person.
     const bad = path.replace(/token=[^&]+/, 'token=not-a-token');
     expect((await call(t, 'GET', bad, { headers: { accept: 'application/json' } })).status).toBe(401);

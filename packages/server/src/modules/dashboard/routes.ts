@@ -33,18 +33,18 @@ export const PAGE_PATHS = [
 ] as const;
 
 /**
- * The page's security headers: scripts and styles from this origin only (nothing inline but
- * styles), media and images also from blob: and data: (decoded frames), WebSockets to this
- * origin, never framed.
+ * The page's security headers: scripts from this origin only; styles too, plus inline ones (the
+ * tiles and the time bar position themselves through style attributes); images also from blob:
+ * and data:; requests and WebSockets to this origin only; never framed.
  */
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
+  "media-src 'self'",
   "connect-src 'self'",
-  "worker-src 'self' blob:",
+  "worker-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -205,18 +205,22 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         tags: publicTags,
         summary: 'Replay through a link',
         description:
-          "With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*/*`, none) gets the playback window." +
+          "With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*/*`, none) gets the playback window. Both answers carry `Vary: Accept`." +
           PAGING,
         params: SessionParams,
         querystring: ReplayQuery,
         response: { 200: envelope(PlaybackWindow) },
       },
+      // A person who opens the link in a browser gets the player, which reads this same route as
+      // data and explains an expired, revoked or mangled link itself: decided before the query is
+      // validated, so a browser is never shown a raw JSON error.
+      preValidation: async (request, reply) => {
+        reply.header('vary', 'Accept');
+        if (deps.page && wantsHtml(request)) return deps.page(reply);
+      },
     },
     async (request, reply) => {
       const { from_ts, window_size, base_seq, token } = request.query;
-      // A person who opens the link in a browser gets the player, which reads this same route as
-      // data and explains an expired or revoked link itself.
-      if (deps.page && wantsHtml(request)) return deps.page(reply);
       const s = await recordings.replayable(request.params.sessionId, token);
       const from = from_ts ?? (await recordings.firstTs(s.id));
       return sendWindow(reply, recordings.window(s.id, from, window_size, base_seq));
