@@ -14,7 +14,10 @@ export default defineConfig({
   // server's own origin, which its same-origin rule for cookie writes expects.
   server: {
     proxy: {
-      '/v1': { target: 'http://127.0.0.1:8080', headers: { origin: 'http://127.0.0.1:8080' } },
+      '^/(v1|oauth|mcp|docs|health|\\.well-known)(/|$)': {
+        target: 'http://127.0.0.1:8080',
+        headers: { origin: 'http://127.0.0.1:8080' },
+      },
       '/ws': { target: 'ws://127.0.0.1:8080', ws: true },
     },
   },

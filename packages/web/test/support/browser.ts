@@ -131,8 +131,13 @@ export async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('heading', { name: 'Sessions' }).waitFor();
 }
 
-/** Writes `docs/screenshots/<name>.png` (shown in the README): the viewport, or the whole page. */
+/**
+ * Writes `docs/screenshots/<name>.png` (shown in the README), the viewport or the whole page, when
+ * VSS_SCREENSHOTS is set (`VSS_SCREENSHOTS=1 npm test` refreshes them); otherwise a test run leaves
+ * the tracked pictures alone.
+ */
 export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  if (!process.env.VSS_SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
