@@ -89,7 +89,29 @@ describeBrowser('the live page, in two browsers', () => {
     await expect(a.getByRole('button', { name: 'Leave' }).count()).resolves.toBe(0);
 
     await join(a, 'alice');
+    await expect(a.title()).resolves.toMatch(/^Live/);
+    await a.getByRole('group', { name: 'Your devices' }).getByRole('button', { name: 'Camera' }).waitFor();
     await signIn(b, email);
+
+    // Someone who leaves the page while still joining does not join behind its back: nobody
+    // appears, nothing is published. (The token answer is held back so that there is time to go.)
+    await b.goto(`${sessionPath}/live`);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await b.route('**/v1/sessions/*/connection', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await b.getByLabel('Name in this session').fill('ghost');
+    await b.getByRole('button', { name: 'Join' }).click();
+    await b.getByText('Getting a connection token…').waitFor();
+    await b.getByRole('link', { name: '← Session' }).click();
+    await expect.poll(() => new URL(b.url()).pathname).toBe(sessionPath);
+    release();
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await tileOf(a, 'ghost').count()).toBe(0);
+    await b.unroute('**/v1/sessions/*/connection');
+
     await b.goto(`${sessionPath}/live`);
     await join(b, 'bob');
 
@@ -163,7 +185,11 @@ describeBrowser('the live page, in two browsers', () => {
     await expect
       .poll(() => b.getByRole('region', { name: 'Participants' }).getAttribute('class'))
       .toMatch(/\bpresenter\b/);
+    // Picking in the focus list sends nothing (arrow keys walk it); Set focus sends it to everyone.
     await b.getByLabel('Focus').selectOption('bob');
+    await new Promise((r) => setTimeout(r, 1000));
+    await expect(a.getByLabel('Focus').inputValue()).resolves.not.toBe('bob');
+    await b.getByRole('button', { name: 'Set focus' }).click();
     await expect.poll(() => a.getByLabel('Focus').inputValue()).toBe('bob');
     await a.getByRole('radio', { name: 'Grid' }).check();
     await expect.poll(() => b.getByRole('radio', { name: 'Grid' }).isChecked()).toBe(true);
@@ -173,6 +199,8 @@ describeBrowser('the live page, in two browsers', () => {
     await a.getByRole('button', { name: 'Leave' }).click();
     await b.getByRole('button', { name: 'Leave' }).click();
     for (const page of [a, b]) await expect.poll(() => new URL(page.url()).pathname).toBe(sessionPath);
+    // The live page's title does not stay behind on the page that follows.
+    await expect(a.title()).resolves.not.toMatch(/^Live/);
     const sessionId = sessionPath.split('/').pop()!;
     await expect
       .poll(

@@ -173,6 +173,14 @@ describeBrowser('replay and the public pages, in a browser', () => {
     await page.getByRole('button', { name: 'Play', exact: true }).click();
     const chat = page.getByRole('log', { name: 'Chat messages' });
     await chat.getByText('Hello from Alice').waitFor();
+    // The time is shown, but not in a live region that would read it out ten times a second.
+    await page.getByText(/^\d+:\d\d \/ \d+:\d\d$/).waitFor();
+    expect(
+      await page
+        .getByRole('status')
+        .filter({ hasText: /\d:\d\d \/ / })
+        .count(),
+    ).toBe(0);
     await chat.getByText('Hi Alice, Bob here').waitFor();
     expect(await position(page)).toBeGreaterThanOrEqual(2500);
     await bothDrawn(page);
@@ -180,6 +188,10 @@ describeBrowser('replay and the public pages, in a browser', () => {
     // The director's switch at 4.5 s: presenter layout, bob in focus.
     await page.getByRole('group', { name: 'Participants, presenter layout' }).waitFor();
     await expect.poll(() => page.getByText('(in focus)').count()).toBe(1);
+    // bob's camera is the large tile (the rule the export follows: no screen shared, the focus).
+    await expect
+      .poll(() => page.locator('.tile.main').getByRole('img').getAttribute('aria-label'))
+      .toBe('Video of bob');
     // The timeline lists the joins, as markers and as buttons.
     await page.getByRole('button', { name: /alice joined/ }).waitFor();
     await page.getByRole('button', { name: /bob joined/ }).waitFor();

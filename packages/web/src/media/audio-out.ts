@@ -9,6 +9,9 @@ const JITTER_S = 0.12;
 /** A track further ahead than this has piled up (a stalled tab, a burst): drop to stay live. */
 const MAX_AHEAD_S = 1;
 
+/** Start times kept per track for chunks in its decoder; far more than a decoder holds. */
+const MAX_PENDING = 256;
+
 interface TrackState {
   decoder: AudioDecoder | null;
   key: string | null;
@@ -69,15 +72,6 @@ export class AudioOut {
     this.gain.connect(ctx.destination);
   }
 
-  /** The mix's volume, 0 (muted) to 1. */
-  set volume(v: number) {
-    this.gain.gain.value = Math.max(0, Math.min(1, v));
-  }
-
-  get volume(): number {
-    return this.gain.gain.value;
-  }
-
   /**
    * Plays one EVC1 audio payload of a track; `when` is the AudioContext time it should start at.
    * Without it the chunk follows the track's previous one, behind a small jitter buffer.
@@ -98,7 +92,11 @@ export class AudioOut {
     if (key !== track.key || !track.decoder || track.decoder.state === 'closed') {
       if (!this.configure(track, chunk, channels, key)) return;
     }
-    if (when !== undefined) track.when.set(chunk.timestampUs, when);
+    if (when !== undefined) {
+      track.when.set(chunk.timestampUs, when);
+      // A bound for a decoder whose output timestamps match none of its input.
+      if (track.when.size > MAX_PENDING) track.when.delete(track.when.keys().next().value!);
+    }
     try {
       track.decoder!.decode(
         new EncodedAudioChunk({
@@ -210,7 +208,12 @@ export class AudioOut {
         buffer.copyToChannel(plane, c);
       }
       const when = track.when.get(data.timestamp);
-      track.when.delete(data.timestamp);
+      // Output comes in input order: what was handed in up to this chunk is done with, also
+      // entries whose output carried another timestamp (they would otherwise stay until reset).
+      for (const ts of track.when.keys()) {
+        if (ts > data.timestamp) break;
+        track.when.delete(ts);
+      }
       this.schedule(track, buffer, when);
     } finally {
       data.close();

@@ -13,6 +13,8 @@ export interface AudioSink {
   ready(): boolean;
   /** publishes one payload */
   send(payload: Uint8Array): Promise<boolean>;
+  /** sound keeps failing to encode: told once per run of failures */
+  failed(err: unknown): void;
 }
 
 /** Encodes one microphone track and hands each payload to the sink. */
@@ -30,7 +32,11 @@ export class AudioPublisher {
     /** Opus (true) or PCM (false); see `AudioPublisher.canEncode` */
     private readonly opus: boolean,
   ) {
-    this.stopBlocks = micBlocks(track, (b) => this.onBlock(b));
+    this.stopBlocks = micBlocks(
+      track,
+      (b) => this.onBlock(b),
+      (err) => sink.failed(err),
+    );
   }
 
   /** True when this browser can encode Opus through WebCodecs. */

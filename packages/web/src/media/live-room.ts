@@ -10,11 +10,13 @@ import {
   type LiveMessage,
   type TrackKind,
 } from '@vss/client';
+import { errorMessage } from '../api';
 import { AudioOut } from './audio-out';
 import { AudioPublisher } from './audio-publisher';
 import { capture } from './local-media';
 import { RateBudget } from './rate-budget';
-import { initialState, readEnvelope, withChat, withTrack, type Layout, type RoomState } from './room-state';
+import { readEnvelope } from './envelope';
+import { initialState, sharingOrder, withChat, withTrack, type Layout, type RoomState } from './room-state';
 import { PROFILES, VideoPublisher } from './video-publisher';
 import { VideoTrackDecoder } from './video-track';
 
@@ -23,6 +25,7 @@ const VIDEO_QUEUE_BYTES = 256 * 1024;
 /** The same for audio: small chunks that matter more, so a longer queue is tolerated. */
 const AUDIO_QUEUE_BYTES = 1024 * 1024;
 const OPEN = 1;
+const DEVICE: Record<TrackKind, string> = { cam: 'camera', mic: 'microphone', screen: 'screen share' };
 
 /** Options of a room. */
 export interface RoomOptions {
@@ -93,6 +96,8 @@ export class LiveRoom {
 
   /** Connects; rejects with the reason when the server refuses. */
   async connect(): Promise<void> {
+    // Why: a room left before it connected (the page went away) must not connect afterwards.
+    if (this.left) throw new Error('left before connecting');
     await this.client.connect();
   }
 
@@ -118,17 +123,28 @@ export class LiveRoom {
     if (this.left || this.state.switching || this.pubs.has(kind) === on) return;
     if (!on) return this.stopPublishing(kind);
     this.set({ switching: kind, notice: null });
+    let track: MediaStreamTrack | null = null;
     try {
       const got = await capture(kind);
       if ('error' in got) return this.set({ notice: got.error });
-      if (this.left) return got.track.stop();
-      const pub = await this.publisher(kind, got.track);
+      track = got.track;
+      if (this.left) return track.stop();
+      const pub = await this.publisher(kind, track);
+      // Why check again: leave() may have run while the encoder was being set up.
+      if (this.left) {
+        pub.stop();
+        return track.stop();
+      }
       this.pubs.set(kind, pub);
       // Why: the browser's own "Stop sharing" button (or an unplugged camera) ends the track.
-      got.track.addEventListener('ended', () => void this.stopPublishing(kind));
+      track.addEventListener('ended', () => void this.stopPublishing(kind));
       const local =
-        kind === 'mic' ? this.state.local : { ...this.state.local, [kind]: new MediaStream([got.track]) };
+        kind === 'mic' ? this.state.local : { ...this.state.local, [kind]: new MediaStream([track]) };
       this.set({ local, tracks: withTrack(this.state.tracks, this.opts.userId, kind, true) });
+    } catch (err) {
+      // Nothing half-started stays on: the capture (and the camera light with it) is stopped.
+      if (!this.stopLocal(kind)) track?.stop();
+      if (!this.left) this.set({ notice: `The ${DEVICE[kind]} could not be started: ${errorMessage(err)}` });
     } finally {
       this.set({ switching: null });
     }
@@ -184,12 +200,15 @@ export class LiveRoom {
         () => true,
         () => false,
       );
+    const failed = (err: unknown) => {
+      if (!this.left) this.set({ notice: `Your ${DEVICE[kind]} is not being sent: ${errorMessage(err)}` });
+    };
     const ready = (max: number, use: 'video' | 'audio') => () =>
       this.client.readyState === OPEN && this.client.bufferedAmount < max && this.budget.take(use);
     if (kind === 'mic') {
       const p = new AudioPublisher(
         track,
-        { ready: ready(AUDIO_QUEUE_BYTES, 'audio'), send },
+        { ready: ready(AUDIO_QUEUE_BYTES, 'audio'), send, failed },
         await AudioPublisher.canEncode(),
       );
       return { track, stop: () => p.stop(), requestKeyFrame: () => undefined };
@@ -198,7 +217,7 @@ export class LiveRoom {
     const p = new VideoPublisher(
       track,
       profile,
-      { ready: ready(VIDEO_QUEUE_BYTES, 'video'), send },
+      { ready: ready(VIDEO_QUEUE_BYTES, 'video'), send, failed },
       await VideoPublisher.canEncode(profile),
     );
     return { track, stop: () => p.stop(), requestKeyFrame: () => p.requestKeyFrame() };
@@ -311,7 +330,9 @@ export class LiveRoom {
   }
 
   private set(patch: Partial<RoomState>): void {
-    this.state = { ...this.state, ...patch };
+    const next = { ...this.state, ...patch };
+    if (patch.tracks) next.sharing = sharingOrder(next.sharing, patch.tracks);
+    this.state = next;
     for (const fn of [...this.listeners]) fn();
   }
 }

@@ -9,10 +9,10 @@ const RATE = 170;
 const BURST = 300;
 
 /** Who asks: video gives way first, so audio and chat keep flowing when the budget runs low. */
-export type BudgetUse = 'video' | 'audio' | 'other';
+export type BudgetUse = 'video' | 'audio';
 
 /** Tokens a use must leave in the bucket: what it cannot take is kept for the more important ones. */
-const RESERVE: Record<BudgetUse, number> = { video: 120, audio: 20, other: 0 };
+const RESERVE: Record<BudgetUse, number> = { video: 120, audio: 20 };
 
 /** A token bucket shared by everything one connection publishes. */
 export class RateBudget {

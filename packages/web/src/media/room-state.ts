@@ -26,6 +26,8 @@ export interface RoomState {
   participants: string[];
   /** the tracks each participant publishes (the local one's too) */
   tracks: Record<string, TrackKind[]>;
+  /** who shares a screen, in the order they started (the latest takes the presenter's large tile) */
+  sharing: string[];
   /** the local camera and screen, for the own tiles */
   local: Partial<Record<'cam' | 'screen', MediaStream>>;
   /** a track being switched on or off right now */
@@ -47,6 +49,7 @@ export function initialState(self: string): RoomState {
     self,
     participants: [self],
     tracks: {},
+    sharing: [],
     local: {},
     switching: null,
     chat: [],
@@ -78,33 +81,15 @@ export function withTrack(
   return { ...tracks, [userId]: on ? [...have, kind] : have.filter((k) => k !== kind) };
 }
 
-/** A recorded chat or director envelope `{ v, type, ts, actor, data }`. */
-export interface Envelope {
-  type: string;
-  ts: number;
-  actor: string;
-  data: Record<string, unknown>;
+/** Who the director's focus is, as shown: the one set, else the first participant (as the export does). */
+export function focusOf(s: RoomState): string | null {
+  return s.focus && s.participants.includes(s.focus) ? s.focus : (s.participants[0] ?? null);
 }
 
-/** Reads an envelope from a message payload (UTF-8 JSON), or null when it is not one. */
-export function readEnvelope(payload: Uint8Array): Envelope | null {
-  try {
-    const v = JSON.parse(new TextDecoder().decode(payload)) as Partial<Envelope> | null;
-    if (!v || typeof v !== 'object' || typeof v.type !== 'string') return null;
-    return {
-      type: v.type,
-      ts: typeof v.ts === 'number' ? v.ts : Date.now(),
-      actor: typeof v.actor === 'string' ? v.actor : 'system',
-      data: v.data && typeof v.data === 'object' ? v.data : {},
-    };
-  } catch {
-    return null;
-  }
-}
-
-/** The participant shown large in the presenter layout: the focus, else a screen, else the first other. */
-export function presenterOf(s: RoomState): string | null {
-  if (s.focus && s.participants.includes(s.focus)) return s.focus;
-  const sharing = s.participants.find((u) => s.tracks[u]?.includes('screen'));
-  return sharing ?? s.participants.find((u) => u !== s.self) ?? s.participants[0] ?? null;
+/** The people sharing a screen, in the order they started, from everybody's tracks. */
+export function sharingOrder(before: string[], tracks: Record<string, TrackKind[]>): string[] {
+  const on = (u: string) => tracks[u]?.includes('screen') ?? false;
+  const kept = before.filter(on);
+  const added = Object.keys(tracks).filter((u) => on(u) && !kept.includes(u));
+  return added.length || kept.length !== before.length ? [...kept, ...added] : before;
 }

@@ -16,7 +16,29 @@ export type StopFrames = () => void;
 /** A picture of the camera or screen: a WebCodecs frame, or an element to draw from. */
 export type Picture = { frame: VideoFrame } | { element: HTMLVideoElement };
 
-/** Reads a stream to its end, handing each value to `each`; returns the function that stops it. */
+/** Called once when handling frames keeps failing (e.g. the encoder refuses every frame). */
+export type FramesFailed = (err: unknown) => void;
+
+/** Failures in a row after which frame handling counts as broken and is reported. */
+const FAILURES_TO_REPORT = 10;
+
+/**
+ * `each`, made safe to call per frame: a throw skips that frame only (the next may well work,
+ * e.g. after the encoder is configured anew); a run of failures is reported once to `failed`.
+ */
+function guarded<T>(each: (value: T) => void, failed: FramesFailed): (value: T) => void {
+  let inRow = 0;
+  return (value) => {
+    try {
+      each(value);
+      inRow = 0;
+    } catch (err) {
+      if (++inRow === FAILURES_TO_REPORT) failed(err);
+    }
+  };
+}
+
+/** Reads a stream to its end, handing each value to `each` (which must not throw); returns the function that stops it. */
 function pump<T>(readable: ReadableStream<T>, each: (value: T) => void): StopFrames {
   const reader = readable.getReader();
   let stopped = false;
@@ -44,25 +66,33 @@ function pump<T>(readable: ReadableStream<T>, each: (value: T) => void): StopFra
  * Calls `each` with pictures of a video track, at most `fps` per second. A `{ frame }` must be
  * closed by the callee; an `{ element }` is only valid during the call.
  */
-export function videoPictures(track: MediaStreamTrack, fps: number, each: (p: Picture) => void): StopFrames {
+export function videoPictures(
+  track: MediaStreamTrack,
+  fps: number,
+  each: (p: Picture) => void,
+  failed: FramesFailed,
+): StopFrames {
   const P = processor<VideoFrame>();
   const minGapUs = 1_000_000 / fps - 2000;
   if (P) {
     let last = -Infinity;
-    return pump(new P({ track }).readable, (frame) => {
+    const thinned = (frame: VideoFrame) => {
       // Why thin out here: cameras deliver 30 fps; encoding fewer saves CPU and the rate budget.
       if (frame.timestamp - last < minGapUs) return frame.close();
       last = frame.timestamp;
       each({ frame });
-    });
+    };
+    return pump(new P({ track }).readable, guarded(thinned, failed));
   }
+  const handle = guarded(each, failed);
   const video = document.createElement('video');
   video.muted = true;
   video.playsInline = true;
   video.srcObject = new MediaStream([track]);
   void video.play().catch(() => undefined);
   const timer = setInterval(() => {
-    if (video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA && video.videoWidth) each({ element: video });
+    if (video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA && video.videoWidth)
+      handle({ element: video });
   }, 1000 / fps);
   return () => {
     clearInterval(timer);
@@ -91,17 +121,23 @@ function monoOf(data: AudioData): Float32Array {
 }
 
 /** Calls `each` with mono PCM blocks of an audio track, in order. */
-export function micBlocks(track: MediaStreamTrack, each: (b: PcmBlock) => void): StopFrames {
+export function micBlocks(
+  track: MediaStreamTrack,
+  each: (b: PcmBlock) => void,
+  failed: FramesFailed,
+): StopFrames {
   const P = processor<AudioData>();
   if (P) {
-    return pump(new P({ track }).readable, (data) => {
+    const mono = (data: AudioData) => {
       try {
         each({ samples: monoOf(data), sampleRate: data.sampleRate, timestampUs: data.timestamp });
       } finally {
         data.close();
       }
-    });
+    };
+    return pump(new P({ track }).readable, guarded(mono, failed));
   }
+  const handle = guarded(each, failed);
   // Why a ScriptProcessorNode: an AudioWorklet needs a module URL, and the dashboard's content
   // security policy allows scripts from its own origin only; this fallback serves browsers
   // without MediaStreamTrackProcessor, at a small latency cost.
@@ -110,7 +146,7 @@ export function micBlocks(track: MediaStreamTrack, each: (b: PcmBlock) => void):
   const node = ctx.createScriptProcessor(2048, 1, 1);
   node.onaudioprocess = (ev) => {
     const samples = new Float32Array(ev.inputBuffer.getChannelData(0));
-    each({ samples, sampleRate: ctx.sampleRate, timestampUs: Math.round(ev.playbackTime * 1e6) });
+    handle({ samples, sampleRate: ctx.sampleRate, timestampUs: Math.round(ev.playbackTime * 1e6) });
   };
   source.connect(node);
   // The node only runs while connected to the destination; it writes silence there.

@@ -30,6 +30,8 @@ export interface VideoSink {
   ready(): boolean;
   /** publishes one payload; resolves false when it could not be sent */
   send(payload: Uint8Array): Promise<boolean>;
+  /** frames keep failing to encode: told once per run of failures */
+  failed(err: unknown): void;
 }
 
 /** Fits width × height into the profile's box, keeping the aspect ratio; even sizes for the codec. */
@@ -60,7 +62,12 @@ export class VideoPublisher {
     /** EVC1 VP8 (true) or MJPEG (false); see `VideoPublisher.canEncode` */
     private readonly webCodecs: boolean,
   ) {
-    this.stopFrames = videoPictures(track, profile.fps, (p) => this.onPicture(p));
+    this.stopFrames = videoPictures(
+      track,
+      profile.fps,
+      (p) => this.onPicture(p),
+      (err) => sink.failed(err),
+    );
   }
 
   /** True when this browser can encode VP8 through WebCodecs. */

@@ -4,8 +4,22 @@
  */
 import { decodeEvc1, isEvc1, isJpeg, isVideoCodec, type Evc1Chunk } from '@vss/client';
 
-/** Decoded frames waiting beyond this mean the decoder cannot keep up: drop to the next key frame. */
+/** Decode requests pending beyond this mean the decoder cannot keep up: drop to the next key frame. */
 const MAX_DECODE_QUEUE = 24;
+
+/** True when this browser can decode EVC1 video (WebCodecs); JPEG works everywhere. */
+const webCodecs = () => typeof VideoDecoder !== 'undefined';
+
+/** True when a payload starts a picture on its own: an EVC1 key frame, or a JPEG. */
+export function isKeyPayload(payload: Uint8Array): boolean {
+  if (isJpeg(payload)) return true;
+  if (!isEvc1(payload)) return false;
+  try {
+    return decodeEvc1(payload).key;
+  } catch {
+    return false;
+  }
+}
 
 /** A key that changes whenever the decoder must be configured anew (codec or description). */
 function configKey(chunk: Evc1Chunk): string {
@@ -27,29 +41,20 @@ export class VideoTrackDecoder {
   private jpegDrawn = 0;
   private jpegPushed = 0;
   private closed = false;
-  private picture = false;
-  /** called after each picture is drawn */
-  onpicture: (() => void) | null = null;
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     this.ctx = canvas.getContext('2d');
   }
 
-  /** True once a picture has been drawn (since construction or the last reset). */
-  get hasPicture(): boolean {
-    return this.picture;
-  }
-
-  /** True when this browser can decode EVC1 video (WebCodecs); JPEG works everywhere. */
-  static get webCodecs(): boolean {
-    return typeof VideoDecoder !== 'undefined';
-  }
-
-  /** Takes one media payload: an EVC1 video chunk or a JPEG; anything else is ignored. */
-  push(payload: Uint8Array): void {
+  /**
+   * Takes one media payload: an EVC1 video chunk or a JPEG; anything else is ignored. `catchUp`
+   * marks frames handed on in a burst on purpose (a seek's lead-in, frames kept for a canvas not
+   * yet shown): they are all decoded, where live frames piling up are dropped to the next key frame.
+   */
+  push(payload: Uint8Array, catchUp = false): void {
     if (this.closed) return;
     if (isJpeg(payload)) return this.pushJpeg(payload);
-    if (!isEvc1(payload) || !VideoTrackDecoder.webCodecs) return;
+    if (!isEvc1(payload) || !webCodecs()) return;
     let chunk: Evc1Chunk;
     try {
       chunk = decodeEvc1(payload);
@@ -64,7 +69,7 @@ export class VideoTrackDecoder {
       if (!this.configure(chunk, key)) return;
     }
     const decoder = this.decoder!;
-    if (!chunk.key && (this.needKey || decoder.decodeQueueSize > MAX_DECODE_QUEUE)) {
+    if (!chunk.key && (this.needKey || (!catchUp && decoder.decodeQueueSize > MAX_DECODE_QUEUE))) {
       this.needKey = true;
       return;
     }
@@ -89,14 +94,12 @@ export class VideoTrackDecoder {
     this.gen++;
     this.jpegDrawn = this.jpegPushed;
     this.dropDecoder();
-    this.picture = false;
   }
 
   /** Releases the decoder; later pushes are ignored. */
   close(): void {
     this.reset();
     this.closed = true;
-    this.onpicture = null;
   }
 
   private configure(chunk: Evc1Chunk, key: string): boolean {
@@ -168,7 +171,5 @@ export class VideoTrackDecoder {
     if (this.canvas.width !== width) this.canvas.width = width;
     if (this.canvas.height !== height) this.canvas.height = height;
     this.ctx.drawImage(source, 0, 0, width, height);
-    this.picture = true;
-    this.onpicture?.();
   }
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useParams } from 'wouter';
-import { JoinForm, type Joined } from './live/join-form';
+import { JoinForm, release, type Joined } from './live/join-form';
 import { RoomView } from './live/room-view';
 import './live/live.css';
 
@@ -10,17 +10,25 @@ export function LivePage() {
   const [, navigate] = useLocation();
   const [joined, setJoined] = useState<Joined | null>(null);
   const current = useRef<Joined | null>(null);
-  current.current = joined;
   // Leaving the page any other way than Leave (a link, the back button) leaves the room too.
   useEffect(
     () => () => {
       const j = current.current;
-      if (!j) return;
-      void j.room.leave().finally(() => void j.audio?.close());
+      if (j) release(j);
     },
     [],
   );
-  if (!joined) return <JoinForm sessionId={sessionId} onJoined={setJoined} />;
+  if (!joined)
+    return (
+      <JoinForm
+        sessionId={sessionId}
+        onJoined={(j) => {
+          // Why the ref at once: the page may go away before it renders the room.
+          current.current = j;
+          setJoined(j);
+        }}
+      />
+    );
   return (
     <RoomView
       room={joined.room}

@@ -3,20 +3,17 @@
  * tile's decoder when the playhead reaches it, schedules audio on the same clock, and keeps the
  * chat, the director's layout and the timeline for the page. The page draws `snapshot()`.
  */
+import { fromBase64, parseMediaStream } from '@vss/client';
 import { errorMessage } from '../api';
 import { AudioOut } from '../media/audio-out';
-import { VideoTrackDecoder } from '../media/video-track';
+import { readEnvelope } from '../media/envelope';
+import { presenterTile } from '../media/presenter';
+import { isKeyPayload, VideoTrackDecoder } from '../media/video-track';
 import { PlayClock } from './clock';
 import { WindowReader } from './reader';
 import type { PlaybackSource, SourceInfo } from './source';
-import { envelopeOf, fromBase64, Transcript } from './transcript';
-import {
-  parseMediaStream,
-  type MediaEvent,
-  type PlayerSnapshot,
-  type TileInfo,
-  type WireEvent,
-} from './types';
+import { Transcript } from './transcript';
+import type { MediaEvent, PlayerSnapshot, TileInfo, WireEvent } from './types';
 
 /** Length of one playback window (ms): small enough to start fast, large enough to need few requests. */
 export const WINDOW_MS = 2000;
@@ -24,8 +21,11 @@ export const WINDOW_MS = 2000;
 const AHEAD_MS = 2 * WINDOW_MS;
 /** Audio is handed to the decoder this long before it is due, so it is decoded in time. */
 const AUDIO_LEAD_MS = 250;
-/** Frames of a tile whose canvas is not on the page yet, kept until it is (then drawn at once). */
-const MAX_WAITING_FRAMES = 120;
+/**
+ * Frames of a tile whose canvas is not on the page yet are kept from its latest key frame on,
+ * until it is (then decoded at once); a chain longer than this is dropped until the next key frame.
+ */
+const MAX_WAITING_FRAMES = 300;
 const TICK_MS = 30;
 /** The page is redrawn when the playhead moved at least this much (or anything else changed). */
 const REDRAW_MS = 100;
@@ -77,8 +77,10 @@ export class ReplayEngine {
     source
       .info(this.ctl.signal)
       .then((info) => {
+        // Why: destroy() may have come while the answer was on its way; nothing may start then.
+        if (this.ctl.signal.aborted) return;
         this.info = info;
-        for (const s of info.streams) this.track(s.streamId);
+        for (const id of info.streams) this.track(id);
         for (const m of info.markers) this.transcript.add('events', m);
         this.clock.seek(info.start);
         this.reader.restart(info.start);
@@ -110,7 +112,7 @@ export class ReplayEngine {
     this.canvases.set(streamId, canvas);
     const decoder = new VideoTrackDecoder(canvas);
     this.decoders.set(streamId, decoder);
-    for (const e of this.waiting.get(streamId) ?? []) decoder.push(e.payload);
+    for (const e of this.waiting.get(streamId) ?? []) decoder.push(e.payload, true);
     this.waiting.delete(streamId);
   }
 
@@ -135,9 +137,9 @@ export class ReplayEngine {
   /**
    * Jumps to `ts`. Decoders are reset (they need a key frame again) and the tiles blanked (a
    * picture from elsewhere in the recording would be wrong there, e.g. before someone joined).
-   * Reading starts over one window before the one holding `ts`: the frames from there to `ts` are
-   * decoded at once, so a key frame up to a window before `ts` is found and the picture at `ts`
-   * shows even while paused; with none there, the picture starts at the next key frame.
+   * Reading starts over one window before the one holding `ts`: of the frames from there to `ts`,
+   * each track's are decoded at once from its last key frame at or before `ts` (see drawDue), so
+   * the picture at `ts` shows even while paused; with none there, it starts at the next key frame.
    */
   seek(ts: number): void {
     if (!this.info) return;
@@ -214,11 +216,12 @@ export class ReplayEngine {
       const payload = fromBase64(e.body_base64);
       const media = parseMediaStream(e.stream_id);
       if (!media) {
-        const env = envelopeOf(e.seq, payload);
-        if (env) this.transcript.add(e.stream_id, env);
+        const env = readEnvelope(payload);
+        if (env) this.transcript.add(e.stream_id, { ...env, seq: e.seq });
         continue;
       }
-      const m = { seq: e.seq, ts: e.timestamp_ms, streamId: e.stream_id, payload };
+      const key = media.kind !== 'mic' && isKeyPayload(payload);
+      const m = { seq: e.seq, ts: e.timestamp_ms, streamId: e.stream_id, payload, key };
       if (media.kind === 'mic') audio.push(m);
       else {
         this.track(e.stream_id);
@@ -257,19 +260,38 @@ export class ReplayEngine {
     this.emit(false);
   }
 
+  /**
+   * Hands on the video frames the playhead has reached. Several of one track at once (a seek's
+   * lead-in, a stall) start from the last key frame among them: what lies before it would only be
+   * decoded to be painted over, and is what made a burst overrun the decoder's queue.
+   */
   private drawDue(t: number): void {
     let n = 0;
-    while (n < this.video.length && this.video[n]!.ts <= t) {
-      const e = this.video[n++]!;
+    while (n < this.video.length && this.video[n]!.ts <= t) n++;
+    if (!n) return;
+    const due = this.video.splice(0, n);
+    const from = new Map<string, number>();
+    due.forEach((e, i) => {
+      if (e.key) from.set(e.streamId, i);
+    });
+    const burst = new Map<string, number>();
+    for (const e of due) burst.set(e.streamId, (burst.get(e.streamId) ?? 0) + 1);
+    due.forEach((e, i) => {
+      if (i < (from.get(e.streamId) ?? 0)) return;
       const decoder = this.decoders.get(e.streamId);
-      if (decoder) decoder.push(e.payload);
-      else {
-        const list = this.waiting.get(e.streamId) ?? [];
-        if (list.length < MAX_WAITING_FRAMES) list.push(e);
-        this.waiting.set(e.streamId, list);
-      }
-    }
-    if (n) this.video.splice(0, n);
+      if (decoder) decoder.push(e.payload, burst.get(e.streamId)! > 1);
+      else this.keep(e);
+    });
+  }
+
+  /** Keeps a frame for a tile whose canvas is not on the page yet: its latest key frame and what follows. */
+  private keep(e: MediaEvent): void {
+    const list = this.waiting.get(e.streamId) ?? [];
+    if (e.key) list.length = 0;
+    // A delta frame with no key frame before it can never be decoded; a chain too long is let go.
+    if ((!e.key && list.length === 0) || list.length >= MAX_WAITING_FRAMES) list.length = 0;
+    else list.push(e);
+    this.waiting.set(e.streamId, list);
   }
 
   private scheduleAudio(t: number): void {
@@ -306,7 +328,12 @@ export class ReplayEngine {
     const old = this.snap as PlayerSnapshot | undefined;
     const chatCount = this.transcript.chatCount(t);
     const tiles = [...this.tiles.values()];
-    const direction = this.transcript.directionAt(t);
+    const direction = this.transcript.directionAt(t, (u) => tiles.some((x) => x.userId === u));
+    const main =
+      direction.layout === 'presenter' && tiles.length > 1
+        ? (presenterTile(tiles, direction.focus, (x) => this.transcript.screenSince(x.userId, t))?.streamId ??
+          null)
+        : null;
     return {
       status: this.status(t),
       position: info ? Math.min(Math.max(t, info.start), info.end) : 0,
@@ -319,6 +346,7 @@ export class ReplayEngine {
         old && old.direction.layout === direction.layout && old.direction.focus === direction.focus
           ? old.direction
           : direction,
+      main,
       chat: old && old.chat.length === chatCount ? old.chat : this.transcript.chatUntil(t),
       markers:
         old && old.markers.length === this.transcript.markers.length
@@ -341,6 +369,7 @@ export class ReplayEngine {
       next.bufferedUntil !== old.bufferedUntil ||
       next.tiles !== old.tiles ||
       next.direction !== old.direction ||
+      next.main !== old.main ||
       next.chat !== old.chat ||
       next.markers !== old.markers ||
       next.error !== old.error ||

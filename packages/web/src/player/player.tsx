@@ -53,7 +53,7 @@ function PlayerView({ engine, snap }: { engine: ReplayEngine; snap: PlayerSnapsh
     <section className="player" aria-label="Replay player">
       <div className="player-main">
         {snap.tiles.length ? (
-          <Tiles engine={engine} tiles={snap.tiles} direction={snap.direction} />
+          <Tiles engine={engine} tiles={snap.tiles} direction={snap.direction} main={snap.main} />
         ) : (
           <div className="player-empty">
             <p>{nothing ? 'Nothing was recorded in this session.' : 'No video at this point.'}</p>

@@ -20,6 +20,8 @@ export class WindowReader {
   private nextSeq: number | undefined;
   private busy = false;
   private ctl: AbortController | null = null;
+  /** set by close(): the reader never reads again */
+  private closed = false;
   /** the newest timestamp read so far: everything before it has arrived */
   bufferedUntil = 0;
   /** true once the recording has nothing further */
@@ -37,6 +39,7 @@ export class WindowReader {
 
   /** Starts over at `fromTs` (the start of a window), dropping whatever is being read. */
   restart(fromTs: number): void {
+    if (this.closed) return;
     this.gen++;
     this.ctl?.abort();
     this.ctl = null;
@@ -50,7 +53,8 @@ export class WindowReader {
 
   /** Reads the next answer when the buffer ahead of `position` is short; one request at a time. */
   fill(position: number): void {
-    if (this.busy || this.done || this.error || this.bufferedUntil >= position + this.aheadMs) return;
+    if (this.closed || this.busy || this.done || this.error || this.bufferedUntil >= position + this.aheadMs)
+      return;
     const gen = this.gen;
     const ctl = new AbortController();
     this.ctl = ctl;
@@ -87,6 +91,7 @@ export class WindowReader {
 
   /** Stops reading for good. */
   close(): void {
+    this.closed = true;
     this.gen++;
     this.ctl?.abort();
   }

@@ -2,9 +2,9 @@
  * Where a replay reads its recording: as a signed-in user, as anybody (public session), or
  * through a replay link. Each gives the recording's bounds and known tracks, and playback windows.
  */
+import { parseMediaStream } from '@vss/client';
 import { api, ApiError } from '../api';
-import type { Envelope, Manifest, MediaStream, PlaybackWindow } from './types';
-import { parseMediaStream } from './types';
+import type { Envelope, Manifest, PlaybackWindow } from './types';
 
 /** One playback request: the window grid starts at `fromTs`; `baseSeq` continues a read. */
 export interface WindowQuery {
@@ -18,8 +18,8 @@ export interface SourceInfo {
   /** first and last recorded timestamps, ms since 1970 */
   start: number;
   end: number;
-  /** media tracks known up front (more may be found while reading) */
-  streams: MediaStream[];
+  /** ids of the media streams known up front (more may be found while reading) */
+  streams: string[];
   /** timeline events known up front (more are collected while reading) */
   markers: Envelope[];
 }
@@ -43,9 +43,9 @@ function explained(status: number, message: string) {
   };
 }
 
-function streamsOf(manifest: Manifest): MediaStream[] {
+function streamsOf(manifest: Manifest): string[] {
   return manifest.participants.flatMap((p) =>
-    p.tracks.map((t) => parseMediaStream(t.stream_id)).filter((s): s is MediaStream => s !== null),
+    p.tracks.map((t) => t.stream_id).filter((id) => parseMediaStream(id) !== null),
   );
 }
 

@@ -2,14 +2,7 @@ import { useCallback, type CSSProperties } from 'react';
 import type { ReplayEngine } from './engine';
 import { tileLabel } from './labels';
 import type { Direction, TileInfo } from './types';
-
-/** The tile shown large in the presenter layout: the focus's screen, else their camera, else the first. */
-function mainTile(tiles: TileInfo[], focus: string | null): TileInfo | undefined {
-  const theirs = tiles.filter((t) => t.userId === focus);
-  return (
-    theirs.find((t) => t.kind === 'screen') ?? theirs[0] ?? tiles.find((t) => t.kind === 'screen') ?? tiles[0]
-  );
-}
+import './tiles.css';
 
 /**
  * The participants' video, one canvas per track, laid out as the director says. The tiles stay
@@ -20,13 +13,15 @@ export function Tiles({
   engine,
   tiles,
   direction,
+  main,
 }: {
   engine: ReplayEngine;
   tiles: TileInfo[];
   direction: Direction;
+  /** the stream shown large (the engine applies the presenter rule), or null */
+  main: string | null;
 }) {
-  const presenter = direction.layout === 'presenter' && tiles.length > 1;
-  const main = presenter ? mainTile(tiles, direction.focus) : undefined;
+  const presenter = main !== null;
   return (
     <div
       className={`tiles player-tiles ${presenter ? 'presenter' : 'grid'}`}
@@ -34,7 +29,7 @@ export function Tiles({
       aria-label={`Participants, ${presenter ? 'presenter' : 'grid'} layout`}
     >
       {tiles.map((t) => {
-        const big = t === main;
+        const big = t.streamId === main;
         // The large tile spans as many rows as the strip beside it holds (player.css).
         const style = big ? ({ '--strip': tiles.length - 1 } as CSSProperties) : undefined;
         const focused = direction.focus !== null && t.userId === direction.focus;

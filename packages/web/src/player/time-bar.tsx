@@ -85,9 +85,9 @@ export function TimeBar(props: {
         onChange={(e) => seekSoon(Number(e.target.value), SEEK_DELAY_MS)}
         onKeyDown={onKeyDown}
       />
-      <output className="timebar-time" aria-label="Time">
-        {text}
-      </output>
+      {/* Why not an <output>: its implicit live region would read the time out ten times a
+          second while playing; the slider's aria-valuetext says it when asked. */}
+      <span className="timebar-time">{text}</span>
     </div>
   );
 }

@@ -5,34 +5,6 @@
  */
 import type { Direction, Envelope } from './types';
 
-const utf8 = new TextDecoder();
-
-/** Decodes base64 to bytes. */
-export function fromBase64(b64: string): Uint8Array {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-/** An envelope from a recorded body; null when the body is not one. */
-export function envelopeOf(seq: number, body: Uint8Array): Envelope | null {
-  try {
-    const e = JSON.parse(utf8.decode(body)) as Partial<Envelope>;
-    if (typeof e.type !== 'string' || typeof e.ts !== 'number') return null;
-    return {
-      seq,
-      v: e.v ?? 1,
-      type: e.type,
-      ts: e.ts,
-      actor: typeof e.actor === 'string' ? e.actor : 'system',
-      data: e.data && typeof e.data === 'object' ? e.data : {},
-    };
-  } catch {
-    return null;
-  }
-}
-
 /** Inserts into a list kept in (ts, seq) order, once per seq; true when it was new. */
 function insert(list: Envelope[], seen: Set<number>, e: Envelope): boolean {
   if (seen.has(e.seq)) return false;
@@ -70,14 +42,36 @@ export class Transcript {
     return n;
   }
 
-  /** The layout and focus in force at `ts`: every director command up to then, in order. */
-  directionAt(ts: number): Direction {
+  /**
+   * When `userId`'s screen share in force at `ts` started (ms), by the timeline; null when it was
+   * off then; 0 when the timeline read so far does not tell (the share counts as on, oldest).
+   */
+  screenSince(userId: string, ts: number): number | null {
+    let since: number | null | undefined;
+    for (const e of this.markers) {
+      if (e.ts > ts) break;
+      const who = typeof e.data.user_id === 'string' ? e.data.user_id : e.actor;
+      if (who !== userId) continue;
+      if (e.type === 'participant.left') since = null;
+      else if (e.data.kind !== 'screen') continue;
+      else if (e.type === 'track.published') since = e.ts;
+      else if (e.type === 'track.unpublished') since = null;
+    }
+    return since === undefined ? 0 : since;
+  }
+
+  /**
+   * The layout and focus in force at `ts`: every director command up to then, in order. As in the
+   * export, a focus on someone without video (`hasVideo` false) is ignored.
+   */
+  directionAt(ts: number, hasVideo: (userId: string) => boolean): Direction {
     const d: Direction = { layout: 'grid', focus: null };
     for (const e of this.director) {
       if (e.ts > ts) break;
       if (e.type === 'director.layout' && (e.data.layout === 'grid' || e.data.layout === 'presenter'))
         d.layout = e.data.layout;
-      if (e.type === 'director.focus' && typeof e.data.user_id === 'string') d.focus = e.data.user_id;
+      if (e.type === 'director.focus' && typeof e.data.user_id === 'string' && hasVideo(e.data.user_id))
+        d.focus = e.data.user_id;
     }
     return d;
   }

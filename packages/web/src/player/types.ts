@@ -1,4 +1,5 @@
 /** The recording as the playback API returns it, and what the player makes of it. */
+import type { EnvelopeBody } from '../media/envelope';
 
 /** One event of a playback answer, as sent. */
 export interface WireEvent {
@@ -36,13 +37,8 @@ export interface Manifest {
 }
 
 /** A chat, director or timeline envelope `{ v, type, ts, actor, data }` with its seq. */
-export interface Envelope {
+export interface Envelope extends EnvelopeBody {
   seq: number;
-  v: number;
-  type: string;
-  ts: number;
-  actor: string;
-  data: Record<string, unknown>;
 }
 
 /** A media event with its bytes decoded. */
@@ -51,23 +47,8 @@ export interface MediaEvent {
   ts: number;
   streamId: string;
   payload: Uint8Array;
-}
-
-/** A media stream path `media/<user>/<kind>` taken apart; null for other streams. */
-export interface MediaStream {
-  streamId: string;
-  userId: string;
-  kind: 'cam' | 'mic' | 'screen';
-}
-
-/** Reads `media/<user>/<kind>`; user ids may themselves hold slashes, the kind is the last part. */
-export function parseMediaStream(streamId: string): MediaStream | null {
-  if (!streamId.startsWith('media/')) return null;
-  const cut = streamId.lastIndexOf('/');
-  const kind = streamId.slice(cut + 1);
-  const userId = streamId.slice('media/'.length, cut);
-  if (!userId || (kind !== 'cam' && kind !== 'mic' && kind !== 'screen')) return null;
-  return { streamId, userId, kind };
+  /** a video frame that starts a picture on its own (false for sound) */
+  key: boolean;
 }
 
 /** A tile of the player: one video track (camera or screen) of one participant. */
@@ -95,6 +76,8 @@ export interface PlayerSnapshot {
   bufferedUntil: number;
   tiles: TileInfo[];
   direction: Direction;
+  /** the stream shown large (presenter layout with more than one tile), else null */
+  main: string | null;
   /** chat messages up to the playhead */
   chat: Envelope[];
   /** timeline events (joins, leaves, tracks) known so far, for markers */

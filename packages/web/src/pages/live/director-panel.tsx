@@ -1,13 +1,15 @@
 import { useState } from 'react';
 import { errorMessage } from '../../api';
 import type { LiveRoom } from '../../media/live-room';
-import { presenterOf, type Layout, type RoomState } from '../../media/room-state';
+import { focusOf, type Layout, type RoomState } from '../../media/room-state';
 import { ErrorNote, Field } from '../../ui/kit';
 
 /** The director's controls: everybody's layout and who is shown large; recorded on the `director` stream. */
 export function DirectorPanel({ room, state }: { room: LiveRoom; state: RoomState }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** the focus picked in the list and not yet sent (null: the list shows the current focus) */
+  const [choice, setChoice] = useState<string | null>(null);
   const live = state.status === 'live';
   const run = async (fn: () => Promise<void>) => {
     setBusy(true);
@@ -20,7 +22,10 @@ export function DirectorPanel({ room, state }: { room: LiveRoom; state: RoomStat
       setBusy(false);
     }
   };
-  const focus = presenterOf(state) ?? '';
+  const focus = focusOf(state) ?? '';
+  // Why a button: a select fires a change on every arrow key, and each focus change goes to
+  // everyone and into the recording; the choice is only sent when the person confirms it.
+  const picked = choice !== null && state.participants.includes(choice) ? choice : focus;
   return (
     <section className="card director" aria-labelledby="director-title">
       <h2 id="director-title">Director</h2>
@@ -40,23 +45,34 @@ export function DirectorPanel({ room, state }: { room: LiveRoom; state: RoomStat
           </label>
         ))}
       </fieldset>
-      <Field label="Focus" hint="Shown large in the presenter layout.">
-        {(id, hint) => (
-          <select
-            id={id}
-            aria-describedby={hint}
-            value={focus}
-            disabled={!live || busy}
-            onChange={(e) => void run(() => room.setFocus(e.target.value))}
-          >
-            {state.participants.map((u) => (
-              <option key={u} value={u}>
-                {u === state.self ? `${u} (you)` : u}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <form
+        className="focus-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(() => room.setFocus(picked)).then(() => setChoice(null));
+        }}
+      >
+        <Field label="Focus" hint="Shown large in the presenter layout, unless a screen is shared.">
+          {(id, hint) => (
+            <select
+              id={id}
+              aria-describedby={hint}
+              value={picked}
+              disabled={!live || busy}
+              onChange={(e) => setChoice(e.target.value)}
+            >
+              {state.participants.map((u) => (
+                <option key={u} value={u}>
+                  {u === state.self ? `${u} (you)` : u}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <button type="submit" className="secondary" disabled={!live || busy || picked === state.focus}>
+          Set focus
+        </button>
+      </form>
       <ErrorNote error={error} />
     </section>
   );

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, errorMessage } from '../../api';
 import { useAuth } from '../../auth';
@@ -16,6 +16,14 @@ interface ConnectionToken {
 export interface Joined {
   room: LiveRoom;
   audio: AudioContext | null;
+}
+
+/** Leaves a room and closes its sound; never rejects (a page being left has nobody to tell). */
+export function release(j: Joined): void {
+  void j.room
+    .leave()
+    .catch(() => undefined)
+    .finally(() => j.audio?.close().catch(() => undefined));
 }
 
 /** A default participant name: the email's local part, without what a user_id may not hold ("/", spaces). */
@@ -41,6 +49,17 @@ export function JoinForm({ sessionId, onJoined }: { sessionId: string; onJoined(
   const [step, setStep] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  // A join still under way (token, connect): the form's to release if the page goes away first.
+  const pending = useRef<Joined | null>(null);
+  useEffect(
+    () => () => {
+      const p = pending.current;
+      pending.current = null;
+      if (p) release(p);
+    },
+    [],
+  );
+
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
     if (step) return;
@@ -53,29 +72,39 @@ export function JoinForm({ sessionId, onJoined }: { sessionId: string; onJoined(
           body: { user_id: userId },
         })
       ).access_token;
-    let room: LiveRoom | null = null;
+    // Why the first token is fetched apart: the API's refusal (a bad name, an ended session) is
+    // shown in this form before anything connects.
+    let first: string | null = null;
+    const token = async () => {
+      const t = first ?? (await fetchToken());
+      first = null;
+      return t;
+    };
+    const room = new LiveRoom({ sessionId, userId, token, audio });
+    const mine: Joined = { room, audio };
+    pending.current = mine;
+    // Left while waiting (unmounted): the cleanup above has released the room already.
+    const abandoned = () => pending.current !== mine;
     try {
       setStep('Getting a connection token…');
-      // Why fetch the first token here: the API's refusal (a bad name, an ended session) is
-      // shown in this form before anything connects.
-      let first: string | null = await fetchToken();
-      const token = async () => {
-        const t = first ?? (await fetchToken());
-        first = null;
-        return t;
-      };
+      first = await fetchToken();
+      if (abandoned()) return;
       setStep('Connecting…');
-      room = new LiveRoom({ sessionId, userId, token, audio });
       await room.connect();
+      if (abandoned()) return;
     } catch (err) {
-      await room?.leave();
-      void audio?.close();
+      if (abandoned()) return;
+      pending.current = null;
+      release(mine);
       setError(errorMessage(err));
       setStep(null);
       return;
     }
-    onJoined({ room, audio });
-    // One device after the other: each may ask the person for permission.
+    // From here the page owns the room (and leaves it when it goes away).
+    pending.current = null;
+    onJoined(mine);
+    // One device after the other: each may ask the person for permission. A room left meanwhile
+    // starts nothing (LiveRoom checks).
     if (mic) await room.setPublishing('mic', true);
     if (cam) await room.setPublishing('cam', true);
   };

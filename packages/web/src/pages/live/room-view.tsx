@@ -41,7 +41,12 @@ export function RoomView({
   const live = state.status === 'live';
   const screenShare = typeof navigator.mediaDevices?.getDisplayMedia === 'function';
   useEffect(() => {
+    const before = document.title;
     document.title = `Live · ${sessionId.slice(0, 8)} · vss`;
+    // The next page sets its own title; this one must not outlive the room.
+    return () => {
+      document.title = before;
+    };
   }, [sessionId]);
 
   return (
@@ -75,7 +80,7 @@ export function RoomView({
           {state.notice}
         </p>
       ) : null}
-      <div className="live-toolbar" role="toolbar" aria-label="Your devices">
+      <div className="live-toolbar" role="group" aria-label="Your devices">
         {TOGGLES.filter((t) => t.kind !== 'screen' || screenShare).map((t) => (
           <button
             key={t.kind}

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import type { LiveRoom } from '../../media/live-room';
-import { presenterOf, type RoomState } from '../../media/room-state';
+import { presenterTile } from '../../media/presenter';
+import type { RoomState } from '../../media/room-state';
+import '../../player/tiles.css';
 
 const KIND_NAME = { cam: 'camera', screen: 'screen' } as const;
 /** A peak above this counts as speaking. */
@@ -96,18 +98,19 @@ export function Tiles({ room, state }: { room: LiveRoom; state: RoomState }) {
     specs.push({ key: `${u}/cam`, userId: u, kind: 'cam' });
     if (state.tracks[u]?.includes('screen')) specs.push({ key: `${u}/screen`, userId: u, kind: 'screen' });
   }
-  const presenter = state.layout === 'presenter' ? presenterOf(state) : null;
-  // In the presenter layout the presenter's screen (else camera) is the large tile.
-  const mainKey = presenter
-    ? (
-        specs.find((t) => t.userId === presenter && t.kind === 'screen') ??
-        specs.find((t) => t.userId === presenter)
-      )?.key
-    : undefined;
+  // In the presenter layout one tile is large, by the rule the player and the export share.
+  const mainKey =
+    state.layout === 'presenter'
+      ? presenterTile(specs, state.focus, (t) => {
+          const at = state.sharing.indexOf(t.userId);
+          return at < 0 ? null : at;
+        })?.key
+      : undefined;
   const ordered = mainKey
     ? [...specs.filter((t) => t.key === mainKey), ...specs.filter((t) => t.key !== mainKey)]
     : specs;
-  const style = { '--rows': Math.max(1, ordered.length - 1) } as CSSProperties;
+  // The large tile spans as many rows as the strip beside it holds (player/tiles.css).
+  const style = { '--strip': Math.max(1, ordered.length - 1) } as CSSProperties;
   return (
     <section aria-label="Participants" className={`tiles ${state.layout}`} style={style}>
       {ordered.map((t) => {
