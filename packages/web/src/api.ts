@@ -104,7 +104,6 @@ export async function apiPage<T>(path: string, opts: RequestOptions = {}): Promi
 
 /** The message to show a person for any error. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -41,7 +41,8 @@ function SignedIn() {
   const { me } = useAuth();
   const [location] = useLocation();
   if (me === undefined) return <Loading />;
-  if (me === null) return <Redirect to={`/login?next=${encodeURIComponent(location + location_search())}`} />;
+  if (me === null)
+    return <Redirect to={`/login?next=${encodeURIComponent(location + window.location.search)}`} />;
   return (
     <Shell>
       <Switch>
@@ -63,10 +64,6 @@ function SignedIn() {
       </Switch>
     </Shell>
   );
-}
-
-function location_search(): string {
-  return typeof window === 'undefined' ? '' : window.location.search;
 }
 
 /** The dashboard. Public pages (catalog, public replay, replay link) need no account. */

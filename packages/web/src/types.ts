@@ -33,7 +33,28 @@ export interface Session {
 /** A session's state as people speak of it, from `started_at` and `ended_at`. */
 export type SessionState = 'created' | 'live' | 'ended';
 
+/** The state of a session, from its timestamps. */
 export function sessionState(s: Pick<Session, 'started_at' | 'ended_at'>): SessionState {
   if (s.ended_at) return 'ended';
   return s.started_at ? 'live' : 'created';
+}
+
+/** One recorded track of a participant (a manifest's). */
+export interface ManifestTrack {
+  kind: 'cam' | 'mic' | 'screen';
+  stream_id: string;
+  start_ts: number;
+  end_ts: number;
+}
+
+/** `GET /v1/sessions/{id}/manifest`: who published what, and the recording's time span. */
+export interface Manifest {
+  version: 1;
+  session_id: string;
+  epoch: number;
+  start_ts: number;
+  end_ts: number;
+  participants: Array<{ user_id: string; tracks: ManifestTrack[] }>;
+  streams: { events: string; chat: string; director: string };
+  capabilities: string[];
 }

@@ -88,8 +88,24 @@ describeBrowser('usage, members, invitations and projects', () => {
       await projects.getByText('production').waitFor();
       const switcher = owner.getByLabel('Project', { exact: true });
       await poll(() => switcher.locator('option').allTextContents()).toEqual(['Default', 'Launch site']);
+      // Switching applies with its button, not as the choice changes (arrow keys change it too).
+      await switcher.selectOption({ label: 'Launch site' });
+      await owner.waitForTimeout(300);
+      expect(path(owner)).toBe('/projects');
+      await owner.getByRole('button', { name: 'Switch' }).click();
+      await poll(() => path(owner)).toBe('/sessions');
+      await owner.getByText('Project Launch site').waitFor();
+      await switcher.selectOption({ label: 'Default' });
+      await owner.getByRole('button', { name: 'Switch' }).click();
+      await owner.getByText('Project Default').waitFor();
+      await owner.getByRole('link', { name: 'Projects' }).click();
+
+      // Editing in place: the name field takes focus, and the Edit button gets it back after.
       await projects.getByRole('button', { name: 'Edit Launch site' }).click();
       const edit = owner.getByRole('form', { name: 'Edit Launch site' });
+      await poll(() => edit.getByLabel('Project name').evaluate((e) => e === document.activeElement)).toBe(
+        true,
+      );
       await edit.getByLabel('Project name').fill('');
       await edit.getByRole('button', { name: 'Save' }).click();
       await poll(() => edit.getByRole('alert').textContent()).toMatch(/name/);
@@ -98,6 +114,11 @@ describeBrowser('usage, members, invitations and projects', () => {
       await edit.getByRole('button', { name: 'Save' }).click();
       await projects.getByText('Launch site v2').waitFor();
       await projects.getByText('staging').waitFor();
+      await poll(() =>
+        projects
+          .getByRole('button', { name: 'Edit Launch site v2' })
+          .evaluate((e) => e === document.activeElement),
+      ).toBe(true);
       await poll(() => switcher.locator('option').allTextContents()).toEqual(['Default', 'Launch site v2']);
 
       // Invite: a malformed address is refused; a good one shows the link once.
@@ -145,12 +166,22 @@ describeBrowser('usage, members, invitations and projects', () => {
 
       // Roles: the owner makes the member an admin; the last owner cannot demote themselves.
       await owner.reload();
+      // A role is applied with its button, not as the select changes (arrow keys change it too).
       const role = owner.getByLabel(`Role of ${memberEmail}`);
+      const roleOf = async (email: string) =>
+        (
+          (await (await owner.request.get('/v1/members')).json()).data as { email: string; role: string }[]
+        ).find((m) => m.email === email)?.role;
       await role.selectOption('admin');
+      await owner.waitForTimeout(300);
+      expect(await roleOf(memberEmail)).toBe('member');
+      await owner.getByRole('button', { name: `Change role for ${memberEmail}` }).click();
       await poll(() => owner.getByRole('status').textContent()).toBe(`${memberEmail} is now an admin.`);
+      expect(await roleOf(memberEmail)).toBe('admin');
       await owner.reload();
       await poll(() => owner.getByLabel(`Role of ${memberEmail}`).inputValue()).toBe('admin');
       await owner.getByLabel(`Role of ${ownerEmail}`).selectOption('member');
+      await owner.getByRole('button', { name: `Change role for ${ownerEmail}` }).click();
       await poll(() => owner.getByRole('alert').first().textContent()).toMatch(/last owner/);
       expect(await owner.getByLabel(`Role of ${ownerEmail}`).inputValue()).toBe('owner');
       await screenshot(owner, 'members');

@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   describeBrowser,
@@ -10,6 +10,13 @@ import {
   startVss,
   type Vss,
 } from './support/browser.js';
+
+/** Polls up to 15 s: the machine may be busy (the default is 1 s). */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+
+/** The focused element as a person would name it: its tag and its text. */
+const focused = (page: Page) =>
+  page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent?.trim()}`);
 
 describeBrowser('the dashboard, in a browser', () => {
   let vss: Vss;
@@ -33,13 +40,72 @@ describeBrowser('the dashboard, in a browser', () => {
     await page.getByLabel('New session name').fill('Design review');
     await page.getByRole('button', { name: 'Create session' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
+    // Each page names the tab, and after navigating focus starts at the new page's heading.
+    await poll(() => page.title()).toBe('Design review · vss');
+    await poll(() => focused(page)).toBe('H1 Design review');
     await page.getByRole('link', { name: 'Sessions', exact: true }).click();
     await page.getByRole('link', { name: 'Design review' }).waitFor();
+    await poll(() => page.title()).toBe('Sessions · vss');
+    await poll(() => focused(page)).toBe('H1 Sessions');
     await screenshot(page, 'sessions');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
     await signIn(page, email);
     await page.getByRole('link', { name: 'Design review' }).waitFor();
+    await context.close();
+  });
+
+  it('keeps the pages loaded with "Load more", and keyboard focus, while the sessions list refreshes', async () => {
+    const context = await newContext(browser, vss.base);
+    const page = await context.newPage();
+    await signUp(page);
+    const create = (name: string) =>
+      page.request.post('/v1/sessions', { data: { name }, headers: { origin: vss.base } });
+    // 110 sessions: two pages of 50 loaded leave a third to load.
+    for (let i = 0; i < 11; i++)
+      await Promise.all(Array.from({ length: 10 }, (_, j) => create(`Older ${i * 10 + j}`)));
+    await page.reload();
+    const rows = page.getByRole('table', { name: /Sessions of this project/ }).getByRole('row');
+    await poll(() => rows.count()).toBe(51);
+    const more = page.getByRole('button', { name: 'Load more' });
+    await more.focus();
+    await page.keyboard.press('Enter');
+    await poll(() => rows.count()).toBe(101);
+    // A session created meanwhile appears at the top at the next refresh (every 5 s); the second
+    // page stays, and so does focus on "Load more".
+    expect((await create('Newest')).status()).toBe(201);
+    await rows.nth(1).getByRole('link', { name: 'Newest' }).waitFor();
+    expect(await rows.count()).toBe(102);
+    await page.waitForTimeout(5_500);
+    expect(await rows.count()).toBe(102);
+    expect(await more.evaluate((b) => b === document.activeElement)).toBe(true);
+    // The third page follows the second, each session once.
+    await page.keyboard.press('Enter');
+    await poll(() => rows.count()).toBe(112);
+    const names = await rows.getByRole('link').allTextContents();
+    expect(new Set(names).size).toBe(111);
+    await context.close();
+  });
+
+  it('after signing in, follows a "next" on this site and nothing else', async () => {
+    const context = await newContext(browser, vss.base);
+    const page = await context.newPage();
+    const email = await signUp(page);
+    const signInTo = async (next: string) => {
+      await context.clearCookies();
+      await page.goto(`/login?next=${encodeURIComponent(next)}`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('a long passphrase');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    };
+    for (const elsewhere of ['/\\evil.example', '//evil.example', 'https://evil.example/x']) {
+      await signInTo(elsewhere);
+      await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+      expect(page.url()).toBe(`${vss.base}/sessions`);
+    }
+    await signInTo('/webhooks?from=mail#log');
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    expect(page.url()).toBe(`${vss.base}/webhooks?from=mail#log`);
     await context.close();
   });
 

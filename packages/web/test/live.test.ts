@@ -89,7 +89,7 @@ describeBrowser('the live page, in two browsers', () => {
     await expect(a.getByRole('button', { name: 'Leave' }).count()).resolves.toBe(0);
 
     await join(a, 'alice');
-    await expect(a.title()).resolves.toMatch(/^Live/);
+    await expect(a.title()).resolves.toMatch(/^Live · /);
     await a.getByRole('group', { name: 'Your devices' }).getByRole('button', { name: 'Camera' }).waitFor();
     await signIn(b, email);
 
@@ -200,7 +200,7 @@ describeBrowser('the live page, in two browsers', () => {
     await b.getByRole('button', { name: 'Leave' }).click();
     for (const page of [a, b]) await expect.poll(() => new URL(page.url()).pathname).toBe(sessionPath);
     // The live page's title does not stay behind on the page that follows.
-    await expect(a.title()).resolves.not.toMatch(/^Live/);
+    await expect(a.title()).resolves.not.toMatch(/^Live · /);
     const sessionId = sessionPath.split('/').pop()!;
     await expect
       .poll(

@@ -36,6 +36,12 @@ describeBrowser('webhooks, API keys and agent access, managed in a browser', () 
       method: 'tools/call',
       params: { name, arguments: {} },
     });
+  /** The focused element as a person would name it: its tag and its accessible label or text. */
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const e = document.activeElement;
+      return `${e?.tagName} ${e?.getAttribute('aria-label') ?? e?.textContent?.trim()}`;
+    });
   /** The secret shown once on the page. */
   const shownSecret = async (page: Page) => (await page.getByTestId('secret').textContent())!.trim();
 
@@ -135,6 +141,8 @@ describeBrowser('webhooks, API keys and agent access, managed in a browser', () 
     await keys.getByRole('button', { name: 'Create API key' }).click();
     const secret = await shownSecret(page);
     expect(secret).toMatch(/^sk_live_/);
+    // Focus moves to the secret as it appears, so that it is read out and "Copy" is next.
+    await expect.poll(() => focused(page), SOON).toBe('DIV Secret of the new API key');
     await screenshot(page, 'keys');
     const sessions = () => fetch(`${vss.base}/v1/sessions`, { headers: bearer(secret) });
     expect((await sessions()).status).toBe(200);
@@ -150,14 +158,25 @@ describeBrowser('webhooks, API keys and agent access, managed in a browser', () 
 
     // While renamed, the row is found by its prefix: the label is in the text field.
     const byPrefix = keys.getByRole('row').filter({ hasText: secret.slice(0, 12) });
+    // The field takes focus as it replaces the button; Cancel and Save give it back to the button.
+    await row.getByRole('button', { name: 'Rename backend' }).click();
+    await expect.poll(() => focused(page), SOON).toBe('INPUT New label for backend');
+    await byPrefix.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => focused(page), SOON).toBe('BUTTON Rename backend');
     await row.getByRole('button', { name: 'Rename backend' }).click();
     await byPrefix.getByLabel('New label for backend').fill('billing backend');
     await byPrefix.getByRole('button', { name: 'Save' }).click();
     const renamed = keys.getByRole('row').filter({ hasText: 'billing backend' });
     await renamed.waitFor();
+    await expect.poll(() => focused(page), SOON).toBe('BUTTON Rename billing backend');
+    // A dialog gives focus back to its opener; when that went with the deleted row, to the page's heading.
+    await renamed.getByRole('button', { name: 'Delete billing backend' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => focused(page), SOON).toBe('BUTTON Delete billing backend');
     await renamed.getByRole('button', { name: 'Delete billing backend' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
     await keys.getByText('No API keys yet').waitFor();
+    await expect.poll(() => focused(page), SOON).toBe('H1 API keys');
     expect((await sessions()).status).toBe(401);
 
     // A restricted key creates sessions and nothing more.

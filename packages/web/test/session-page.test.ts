@@ -106,6 +106,27 @@ describeBrowser('the session page', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('says a session is not found, and stops asking for it', async () => {
+    const context = await newContext(browser, vss.base);
+    const page = await context.newPage();
+    await signUp(page);
+    const id = '00000000-0000-4000-8000-000000000000';
+    let asked = 0;
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === `/v1/sessions/${id}`) asked++;
+    });
+    await page.goto(`/sessions/${id}`);
+    await page.getByRole('heading', { name: 'Session not found' }).waitFor();
+    expect(await page.title()).toBe('Session not found · vss');
+    const before = asked;
+    // The page used to read the session again every 4 s while it is not ended.
+    await page.waitForTimeout(5_000);
+    expect(asked).toBe(before);
+    await page.getByRole('link', { name: '← Sessions' }).click();
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    await context.close();
+  });
+
   it(
     'shows the recording, exports a vertical presenter MP4, shares and redacts',
     { timeout: 180_000 },
@@ -136,7 +157,10 @@ describeBrowser('the session page', () => {
       await page.getByRole('button', { name: 'Export MP4' }).click();
       const jobs = page.getByRole('list', { name: 'Exports' });
       await jobs.getByText('Presenter, vertical, focus bob').waitFor();
+      // What is read out is the job's state, never each percent of its progress.
       await jobs.getByRole('status').first().waitFor();
+      for (const said of await jobs.getByRole('status').allTextContents())
+        expect(said).toMatch(/^Export state: (Queued|Rendering|Ready)$/);
       const download = page.getByRole('link', { name: 'Download MP4' });
       await download.waitFor({ timeout: 120_000 });
       expect(await jobs.textContent()).toMatch(/\d+(\.\d+)? KB|MB/);
@@ -191,9 +215,20 @@ describeBrowser('the session page', () => {
       );
       await created.getByRole('button', { name: 'Copy link' }).click();
       await created.getByRole('button', { name: 'Copied' }).waitFor();
+      await created.getByText('Copied to the clipboard.').waitFor();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
         await created.locator('code').textContent(),
       );
+
+      // A dialog closed with Cancel gives focus back to the button that opened it.
+      await page.getByRole('button', { name: 'Revoke all links' }).click();
+      await page
+        .getByRole('dialog', { name: 'Revoke every replay link?' })
+        .getByRole('button', { name: 'Cancel' })
+        .click();
+      await poll(() =>
+        page.getByRole('button', { name: 'Revoke all links' }).evaluate((b) => b === document.activeElement),
+      ).toBe(true);
 
       // Redaction: confirmed in a dialog, then the manifest no longer lists bob.
       await page.getByLabel('Participant to redact').selectOption('bob');

@@ -1,13 +1,22 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import { ErrorNote, Field } from '../ui/kit';
 import { useAction } from '../ui/hooks';
 
-/** Only same-site paths are followed after signing in (never another origin). */
+/**
+ * Only same-origin places are followed after signing in. Resolved as the browser would resolve
+ * it, so that spellings which look like a path but lead elsewhere (`//host`, `/\host`) are refused.
+ */
 function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/sessions';
+  let u: URL;
+  try {
+    u = new URL(next || '/sessions', location.origin);
+  } catch {
+    return '/sessions';
+  }
+  return u.origin === location.origin ? u.pathname + u.search + u.hash : '/sessions';
 }
 
 /** Sign in, or create an account (a user, their organisation and a "Default" project). */
@@ -20,6 +29,9 @@ export function AuthPage({ mode }: { mode: 'login' | 'signup' }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signup = mode === 'signup';
+  useEffect(() => {
+    document.title = `${signup ? 'Create your account' : 'Sign in'} · vss`;
+  }, [signup]);
   const submit = useAction(async () => {
     await api('POST', signup ? '/v1/auth/register' : '/v1/auth/login', { body: { email, password } });
     await refresh();

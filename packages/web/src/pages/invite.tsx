@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api } from '../api';
 import { useAuth } from '../auth';
@@ -12,6 +13,9 @@ export function InvitePage() {
   const { me, refresh } = useAuth();
   const [, navigate] = useLocation();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  useEffect(() => {
+    document.title = 'Join an organisation · vss';
+  }, []);
   const back = encodeURIComponent(`/invite?token=${encodeURIComponent(token)}`);
   const join = useAction(async () => {
     await api('POST', '/v1/invitations/redeem', { body: { token } });

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import type { Me, Role } from '../types';
@@ -11,6 +11,51 @@ import { Invitations } from './members/invitations';
 type Member = Me;
 
 const ROLES: Role[] = ['owner', 'admin', 'member'];
+
+/**
+ * A member's role: picked in the select, applied with the button. Not applied on change: arrow
+ * keys on a closed select fire a change per option passed, and an owner arrowing past "admin"
+ * would demote themselves on the way.
+ */
+function RoleCell(props: {
+  member: Member;
+  roles: Role[];
+  busy: boolean;
+  apply(role: Role): Promise<boolean>;
+}) {
+  const m = props.member;
+  const [role, setRole] = useState<Role>(m.role);
+  useEffect(() => setRole(m.role), [m.role]);
+  return (
+    <div className="row">
+      <select
+        aria-label={`Role of ${m.email}`}
+        value={role}
+        onChange={(e) => setRole(e.target.value as Role)}
+      >
+        {props.roles.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="secondary"
+        aria-label={`Change role for ${m.email}`}
+        // aria-disabled rather than disabled: the button keeps focus after applying.
+        aria-disabled={props.busy || role === m.role}
+        onClick={async () => {
+          if (props.busy || role === m.role) return;
+          // Refused (the last owner): the select shows the role the member still has.
+          if (!(await props.apply(role))) setRole(m.role);
+        }}
+      >
+        Change role
+      </button>
+    </div>
+  );
+}
 
 /** The organisation's members; owners and admins change roles, remove members and invite. */
 export function MembersPage() {
@@ -26,12 +71,15 @@ export function MembersPage() {
     setSaved(`${updated.email} is now ${updated.role === 'admin' ? 'an' : 'a'} ${updated.role}.`);
     // One's own role decides what the dashboard offers.
     if (updated.id === me?.id) await refresh();
+    return true;
   });
   const remove = useAction(async (m: Member) => {
     await api('DELETE', `/v1/members/${m.id}`);
+    // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
+    list.setItems((items) => items.filter((x) => x.id !== m.id));
     setRemoving(null);
     setSaved(`${m.email} was removed.`);
-    list.reload();
+    void list.refresh();
   });
   // Only an owner may grant the owner role or change an owner.
   const canChange = (m: Member) => manage && (me?.role === 'owner' || m.role !== 'owner');
@@ -74,18 +122,12 @@ export function MembersPage() {
                   </td>
                   <td>
                     {canChange(m) ? (
-                      <select
-                        aria-label={`Role of ${m.email}`}
-                        value={m.role}
-                        disabled={setRole.busy}
-                        onChange={(e) => void setRole.run(m, e.target.value as Role)}
-                      >
-                        {ROLES.filter((r) => r !== 'owner' || me?.role === 'owner').map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
+                      <RoleCell
+                        member={m}
+                        roles={ROLES.filter((r) => r !== 'owner' || me?.role === 'owner')}
+                        busy={setRole.busy}
+                        apply={async (role) => (await setRole.run(m, role)) === true}
+                      />
                     ) : (
                       m.role
                     )}
@@ -114,7 +156,6 @@ export function MembersPage() {
       <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
       {removing ? (
         <ConfirmDialog
-          open
           title={`Remove ${removing.email}?`}
           confirmLabel="Remove member"
           busy={remove.busy}

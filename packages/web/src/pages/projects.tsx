@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import type { Project } from '../types';
@@ -12,6 +12,13 @@ import './projects/projects.css';
 function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSaved(p: Project): void }) {
   const { project } = useAuth();
   const [editing, setEditing] = useState(false);
+  // The Edit button is replaced by the form while editing: focus goes back to it after.
+  const editButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  useEffect(() => {
+    if (wasEditing.current && !editing) editButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
   const save = useAction(async (name: string, environment: Project['environment']) => {
     const updated = await api<Project>('PATCH', `/v1/projects/${p.id}`, { body: { name, environment } });
     setEditing(false);
@@ -24,6 +31,7 @@ function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSav
           label={`Edit ${p.name}`}
           initial={p}
           submitLabel="Save"
+          autoFocus
           busy={save.busy}
           error={save.error}
           onSubmit={(name, env) => void save.run(name, env)}
@@ -41,6 +49,7 @@ function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSav
           <code className="muted">{p.id}</code>
           {manage ? (
             <button
+              ref={editButton}
               type="button"
               className="secondary"
               aria-label={`Edit ${p.name}`}

@@ -1,53 +1,71 @@
 import { useEffect } from 'react';
 import { Link, useParams } from 'wouter';
-import { api } from '../api';
-import { sessionState, type Session } from '../types';
+import { ApiError, api } from '../api';
+import { sessionState, type Manifest, type Session } from '../types';
 import { formatTime } from '../ui/format';
 import { useLoad } from '../ui/hooks';
-import { Badge, ErrorNote, Loading, PageHeader } from '../ui/kit';
+import { ErrorNote, Loading, PageHeader } from '../ui/kit';
+import { SessionStateBadge } from '../ui/session-badge';
 import { DeleteSession, RedactPanel } from './session-detail/danger-zone';
 import { useExportJobs } from './session-detail/export-jobs';
 import { ExportPanel } from './session-detail/export-panel';
 import { ManifestSummary } from './session-detail/manifest-summary';
 import { ReplayLinks, Visibility } from './session-detail/sharing';
-import type { Manifest } from './session-detail/types';
 import './session-detail/session-detail.css';
 
 /** How often the session (and, while live, its manifest) is read again, so its state follows. */
 const REFRESH_MS = 4000;
 
-const STATE_LABEL = { created: 'not started', live: 'live', ended: 'ended' } as const;
-const STATE_TONE = { created: 'idle', live: 'live', ended: 'ok' } as const;
+/** Reads the session; null when there is none (a wrong address, or deleted meanwhile). */
+async function readSession(id: string, signal: AbortSignal): Promise<Session | null> {
+  try {
+    return await api<Session>('GET', `/v1/sessions/${id}`, { signal });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
 
 /** One session: state, recording, sharing, export to MP4, redaction and deletion. */
 export function SessionDetailPage() {
   const { sessionId = '' } = useParams<{ sessionId: string }>();
-  const session = useLoad(
-    (signal) => api<Session>('GET', `/v1/sessions/${sessionId}`, { signal }),
-    [sessionId],
-  );
+  const session = useLoad((signal) => readSession(sessionId, signal), [sessionId]);
   const manifest = useLoad(
     (signal) => api<Manifest>('GET', `/v1/sessions/${sessionId}/manifest`, { signal }),
     [sessionId],
   );
   const exports = useExportJobs(sessionId);
   const state = session.data ? sessionState(session.data) : undefined;
+  const missing = session.data === null;
 
   const { reload: reloadSession } = session;
   const { reload: reloadManifest } = manifest;
+  // Other failures (the network, the server) are read again: they may pass.
   useEffect(() => {
-    if (state === 'ended') return;
+    if (state === 'ended' || missing) return;
     const t = setInterval(() => {
       reloadSession();
       reloadManifest();
     }, REFRESH_MS);
     return () => clearInterval(t);
-  }, [state, reloadSession, reloadManifest]);
+  }, [state, missing, reloadSession, reloadManifest]);
   // The manifest is read once more when the session ends: its last tracks are complete then.
   useEffect(() => {
     if (state === 'ended') reloadManifest();
   }, [state, reloadManifest]);
 
+  if (missing)
+    return (
+      <>
+        <p>
+          <Link href="/sessions">← Sessions</Link>
+        </p>
+        <PageHeader
+          title="Session not found"
+          sub="There is no session at this address: it may have been deleted."
+        />
+      </>
+    );
   if (!session.data)
     return session.error ? <ErrorNote error={session.error} /> : <Loading label="Loading session…" />;
   const s = session.data;
@@ -63,7 +81,7 @@ export function SessionDetailPage() {
         title={s.name || 'Untitled session'}
         sub={
           <>
-            <Badge tone={STATE_TONE[st]}>{STATE_LABEL[st]}</Badge> <span className="mono">{s.id}</span>
+            <SessionStateBadge state={st} /> <span className="mono">{s.id}</span>
           </>
         }
       >
@@ -108,7 +126,7 @@ export function SessionDetailPage() {
         participants={participants}
         onDone={() => {
           reloadManifest();
-          void exports.refresh();
+          exports.refresh();
         }}
       />
       <DeleteSession sessionId={s.id} name={s.name} />

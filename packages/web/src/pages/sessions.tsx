@@ -1,33 +1,29 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import { sessionState, type Session } from '../types';
 import { formatTime } from '../ui/format';
 import { useAction, usePagedList } from '../ui/hooks';
-import { Badge, Empty, ErrorNote, Field, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { Empty, ErrorNote, Field, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { SessionStateBadge } from '../ui/session-badge';
 
-/** How often the list asks again, so that sessions going live or ending show without a reload. */
+/**
+ * How often the list is read again, so that sessions going live or ending show without a reload
+ * (merged into the loaded rows: pages loaded with "Load more" stay).
+ */
 const REFRESH_MS = 5000;
-
-const STATE_LABEL = { created: 'not started', live: 'live', ended: 'ended' } as const;
-const STATE_TONE = { created: 'idle', live: 'live', ended: 'ok' } as const;
 
 /** The project's sessions, newest first, with their live state; a form to create one. */
 export function SessionsPage() {
   const { project } = useAuth();
   const [, navigate] = useLocation();
-  const list = usePagedList<Session>('/v1/sessions', { query: { limit: 50 } });
+  const list = usePagedList<Session>('/v1/sessions', { query: { limit: 50 }, refreshMs: REFRESH_MS });
   const [name, setName] = useState('');
   const create = useAction(async () => {
     const s = await api<Session>('POST', '/v1/sessions', { body: { name }, idempotent: true });
     navigate(`/sessions/${s.id}`);
   });
-  const { reload } = list;
-  useEffect(() => {
-    const t = setInterval(reload, REFRESH_MS);
-    return () => clearInterval(t);
-  }, [reload]);
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -78,14 +74,13 @@ export function SessionsPage() {
             </thead>
             <tbody>
               {list.items.map((s) => {
-                const state = sessionState(s);
                 return (
                   <tr key={s.id}>
                     <td>
                       <Link href={`/sessions/${s.id}`}>{s.name || 'Untitled session'}</Link>
                     </td>
                     <td>
-                      <Badge tone={STATE_TONE[state]}>{STATE_LABEL[state]}</Badge>
+                      <SessionStateBadge state={sessionState(s)} />
                     </td>
                     <td>{formatTime(s.created_at)}</td>
                     <td>{formatTime(s.started_at)}</td>

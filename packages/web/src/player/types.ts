@@ -16,25 +16,7 @@ export interface PlaybackWindow {
   next_base_seq: number | null;
 }
 
-/** One recorded track of a participant (manifest). */
-export interface ManifestTrack {
-  kind: 'cam' | 'mic' | 'screen';
-  stream_id: string;
-  start_ts: number;
-  end_ts: number;
-}
-
-/** `GET …/manifest`: who published what, and the recording's time span. */
-export interface Manifest {
-  version: 1;
-  session_id: string;
-  epoch: number;
-  start_ts: number;
-  end_ts: number;
-  participants: Array<{ user_id: string; tracks: ManifestTrack[] }>;
-  streams: { events: string; chat: string; director: string };
-  capabilities: string[];
-}
+export type { Manifest, ManifestTrack } from '../types';
 
 /** A chat, director or timeline envelope `{ v, type, ts, actor, data }` with its seq. */
 export interface Envelope extends EnvelopeBody {

@@ -1,6 +1,10 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useReturnFocus } from './hooks';
 
-/** A page's heading row: the title, an optional line under it, actions on the right. */
+/**
+ * A page's heading row: the title, an optional line under it, actions on the right. The title is
+ * also the document's (tabs, history, screen readers' page announcements).
+ */
 export function PageHeader({
   title,
   sub,
@@ -10,10 +14,14 @@ export function PageHeader({
   sub?: ReactNode;
   children?: ReactNode;
 }) {
+  useEffect(() => {
+    document.title = `${title} · vss`;
+  }, [title]);
   return (
     <header className="page-header">
       <div>
-        <h1>{title}</h1>
+        {/* Focusable from script only: focus lands here after navigating and when a dialog's opener is gone. */}
+        <h1 tabIndex={-1}>{title}</h1>
         {sub ? <p className="muted">{sub}</p> : null}
       </div>
       {children ? <div className="actions">{children}</div> : null}
@@ -50,10 +58,14 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-/** A progress bar for a long action; `value` 0..1, or undefined while unknown. */
-export function Progress({ label, value }: { label: string; value?: number }) {
+/**
+ * A progress bar for a long action; `value` 0..1, or undefined while unknown. `live` (the default)
+ * reads the label out as it changes; turn it off where the label changes with every step and the
+ * state is announced elsewhere.
+ */
+export function Progress({ label, value, live = true }: { label: string; value?: number; live?: boolean }) {
   return (
-    <div className="progress" role="status" aria-live="polite">
+    <div className="progress" role={live ? 'status' : undefined} aria-live={live ? 'polite' : undefined}>
       <span>{label}</span>
       <progress max={1} value={value} aria-label={label} />
     </div>
@@ -87,32 +99,52 @@ export function Field(props: {
   );
 }
 
-/** Copies `text` to the clipboard and says so. */
+/** Copies `text` to the clipboard and says so, on the button and to screen readers. */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
-  const [done, setDone] = useState(false);
+  const [note, setNote] = useState<'' | 'copied' | 'failed'>('');
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
   return (
-    <button
-      type="button"
-      className="secondary"
-      onClick={async () => {
-        try {
-          await navigator.clipboard.writeText(text);
-          setDone(true);
-          setTimeout(() => setDone(false), 2000);
-        } catch {
-          // clipboard refused (insecure context, permission): the text is selectable on the page
-        }
-      }}
-    >
-      {done ? 'Copied' : label}
-    </button>
+    <>
+      <button
+        type="button"
+        className="secondary"
+        onClick={async () => {
+          window.clearTimeout(timer.current);
+          try {
+            await navigator.clipboard.writeText(text);
+            setNote('copied');
+            timer.current = window.setTimeout(() => setNote(''), 2000);
+          } catch {
+            // Refused (insecure context, permission): said, and the text stays selectable on the page.
+            setNote('failed');
+          }
+        }}
+      >
+        {note === 'copied' ? 'Copied' : label}
+      </button>
+      {/* Always rendered: a live region announces changes only once it is in the page. */}
+      <span className={note === 'failed' ? 'error' : 'visually-hidden'} aria-live="polite">
+        {note === 'copied'
+          ? 'Copied to the clipboard.'
+          : note === 'failed'
+            ? 'Could not copy: select the text and copy it.'
+            : ''}
+      </span>
+    </>
   );
 }
 
-/** A secret shown once, right after it was created, with a copy button and a warning. */
+/**
+ * A secret shown once, right after it was created, with a copy button and a warning. Focus moves
+ * to it as it appears (so that it is read out and the copy button is next), and back as it goes.
+ */
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone(): void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useReturnFocus();
+  useEffect(() => ref.current?.focus(), []);
   return (
-    <div className="secret" role="region" aria-label={label}>
+    <div className="secret" role="region" aria-label={label} tabIndex={-1} ref={ref}>
       <p>
         <strong>{label}.</strong> Copy it now: it is shown this once and cannot be read again.
       </p>
@@ -130,11 +162,12 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
 }
 
 /**
- * Asks before something that cannot be undone (a native modal dialog: focus is trapped in it
- * and Escape cancels). `onConfirm` runs on the confirm button.
+ * Asks before something that cannot be undone (a native modal dialog: focus is trapped in it and
+ * Escape cancels). Render it only while asking: it opens as it mounts and, as it unmounts, gives
+ * focus back to what had it (removing an open dialog does not). `onConfirm` runs on the confirm
+ * button.
  */
 export function ConfirmDialog(props: {
-  open: boolean;
   title: string;
   children: ReactNode;
   confirmLabel: string;
@@ -145,14 +178,21 @@ export function ConfirmDialog(props: {
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  useReturnFocus();
   useEffect(() => {
     const d = ref.current;
-    if (!d) return;
-    if (props.open && !d.open) d.showModal();
-    if (!props.open && d.open) d.close();
-  }, [props.open]);
+    if (d && !d.open) d.showModal();
+  }, []);
   return (
-    <dialog ref={ref} onCancel={props.onCancel} aria-labelledby={titleId}>
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        // Escape: the parent unmounts the dialog, rather than the browser closing it under it.
+        e.preventDefault();
+        props.onCancel();
+      }}
+    >
       <h2 id={titleId}>{props.title}</h2>
       <div>{props.children}</div>
       <ErrorNote error={props.error} />
@@ -179,7 +219,10 @@ export function Badge({
   return <span className={`badge ${tone}`}>{children}</span>;
 }
 
-/** "Load more" under a paged list, while there is a next page. */
+/**
+ * "Load more" under a paged list, while there is a next page. While loading it says so but stays
+ * enabled (aria-disabled, clicks ignored): disabling a focused button would drop keyboard focus.
+ */
 export function LoadMore({
   next,
   loading,
@@ -191,7 +234,7 @@ export function LoadMore({
 }) {
   if (!next) return null;
   return (
-    <button type="button" className="secondary" disabled={loading} onClick={onMore}>
+    <button type="button" className="secondary" aria-disabled={loading} onClick={() => loading || onMore()}>
       {loading ? 'Loading…' : 'Load more'}
     </button>
   );

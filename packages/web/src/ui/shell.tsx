@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useAuth } from '../auth';
 
@@ -12,11 +12,54 @@ const NAV: { href: string; label: string }[] = [
   { href: '/projects', label: 'Projects' },
 ];
 
+/**
+ * After a client-side navigation (not on the first load), focus moves to the new page's heading,
+ * as a full page load would start reading there. The page may still be loading: focus waits on
+ * <main> and moves to the heading once it is rendered, unless the person has moved it meanwhile.
+ */
+function useFocusOnNavigate(location: string): void {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const main = document.getElementById('main');
+    if (!main) return;
+    const heading = () => main.querySelector<HTMLElement>('h1');
+    const now = heading();
+    if (now) {
+      now.focus();
+      return;
+    }
+    main.focus();
+    const watch = new MutationObserver(() => {
+      const h = heading();
+      if (!h) return;
+      watch.disconnect();
+      if (document.activeElement === main) h.focus();
+    });
+    watch.observe(main, { childList: true, subtree: true });
+    return () => watch.disconnect();
+  }, [location]);
+}
+
 /** The signed-in frame: navigation, the project switcher, the user and sign-out; the page inside. */
 export function Shell({ children }: { children: ReactNode }) {
   const { me, projects, project, selectProject, signOut } = useAuth();
   const [location, navigate] = useLocation();
   const [open, setOpen] = useState(false);
+  // Applied with the Switch button, not on change: arrow keys on a closed select fire a change per
+  // option passed, which would reload the dashboard for each.
+  const [chosen, setChosen] = useState(project?.id ?? '');
+  useEffect(() => setChosen(project?.id ?? ''), [project?.id]);
+  useFocusOnNavigate(location);
+  const switchProject = (e: FormEvent) => {
+    e.preventDefault();
+    if (!chosen || chosen === project?.id) return;
+    selectProject(chosen);
+    navigate('/sessions');
+  };
   const current = (href: string) =>
     location === href || location.startsWith(`${href}/`) || (href === '/sessions' && location === '/');
   return (
@@ -37,23 +80,18 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           Menu
         </button>
-        <label className="project-switch">
-          <span className="visually-hidden">Project</span>
-          <select
-            aria-label="Project"
-            value={project?.id ?? ''}
-            onChange={(e) => {
-              selectProject(e.target.value);
-              navigate('/sessions');
-            }}
-          >
+        <form className="project-switch row" aria-label="Switch project" onSubmit={switchProject}>
+          <select aria-label="Project" value={chosen} onChange={(e) => setChosen(e.target.value)}>
             {projects.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
               </option>
             ))}
           </select>
-        </label>
+          <button type="submit" className="secondary">
+            Switch
+          </button>
+        </form>
         <span className="who muted" title={me?.role}>
           {me?.email}
         </span>

@@ -2,7 +2,7 @@ import { Link } from 'wouter';
 import { formatTime } from '../../ui/format';
 import { usePagedList } from '../../ui/hooks';
 import { Badge, Empty, ErrorNote, LoadMore } from '../../ui/kit';
-import { useProjectName } from '../keys/project-select';
+import { useProjectName } from '../../ui/project-select';
 import type { Activity } from './types';
 
 const TONE: Record<string, 'ok' | 'bad' | 'warn'> = { succeeded: 'ok', failed: 'bad', refused: 'warn' };
@@ -15,7 +15,7 @@ export function ActivityLog({ actorName }: { actorName(actor: string): string })
     <section aria-labelledby="activity-title">
       <div className="row">
         <h2 id="activity-title">Agent activity</h2>
-        <button type="button" className="secondary" onClick={list.reload}>
+        <button type="button" className="secondary" onClick={() => void list.refresh()}>
           Refresh
         </button>
       </div>

@@ -4,7 +4,7 @@ import { useAuth } from '../../auth';
 import { formatTime } from '../../ui/format';
 import { useAction } from '../../ui/hooks';
 import { ConfirmDialog, Empty, ErrorNote, Field, LoadMore, Loading, SecretOnce } from '../../ui/kit';
-import { ProjectSelect, useProjectName } from '../keys/project-select';
+import { ProjectSelect, useProjectName } from '../../ui/project-select';
 import { SCOPES, type AgentToken, type CreatedAgentToken, type PagedList } from './types';
 
 /** Agent tokens: create one (its secret shown once), the list, delete. */
@@ -35,8 +35,10 @@ export function AgentTokens({ list }: { list: PagedList<AgentToken> }) {
   });
   const remove = useAction(async (t: AgentToken) => {
     await api('DELETE', `/v1/agent-tokens/${t.id}`);
+    // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
+    list.setItems((items) => items.filter((x) => x.id !== t.id));
     setDeleting(null);
-    list.reload();
+    void list.refresh();
   });
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -166,7 +168,6 @@ export function AgentTokens({ list }: { list: PagedList<AgentToken> }) {
       <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
       {deleting ? (
         <ConfirmDialog
-          open
           title="Delete this agent token?"
           confirmLabel="Delete token"
           busy={remove.busy}

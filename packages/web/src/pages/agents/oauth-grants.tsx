@@ -3,7 +3,7 @@ import { api } from '../../api';
 import { formatTime } from '../../ui/format';
 import { useAction } from '../../ui/hooks';
 import { ConfirmDialog, Empty, ErrorNote, LoadMore, Loading } from '../../ui/kit';
-import { useProjectName } from '../keys/project-select';
+import { useProjectName } from '../../ui/project-select';
 import type { Grant, PagedList } from './types';
 
 /** The name an OAuth client gave itself, said to be unverified wherever it is shown. */
@@ -17,8 +17,10 @@ export function OAuthGrants({ list }: { list: PagedList<Grant> }) {
   const [revoking, setRevoking] = useState<Grant | null>(null);
   const revoke = useAction(async (g: Grant) => {
     await api('DELETE', `/v1/oauth/grants/${g.id}`);
+    // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
+    list.setItems((items) => items.filter((x) => x.id !== g.id));
     setRevoking(null);
-    list.reload();
+    void list.refresh();
   });
   return (
     <section aria-labelledby="grants-title">
@@ -77,7 +79,6 @@ export function OAuthGrants({ list }: { list: PagedList<Grant> }) {
       <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
       {revoking ? (
         <ConfirmDialog
-          open
           title="Revoke this application's access?"
           confirmLabel="Revoke access"
           busy={revoke.busy}

@@ -47,4 +47,4 @@ export interface Activity {
 }
 
 /** A paged list as `usePagedList` keeps it. */
-export type PagedList<T> = ReturnType<typeof usePagedList<T>>;
+export type PagedList<T extends { id: string }> = ReturnType<typeof usePagedList<T>>;

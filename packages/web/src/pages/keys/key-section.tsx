@@ -1,10 +1,10 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { api } from '../../api';
 import { useAuth } from '../../auth';
 import { formatTime } from '../../ui/format';
 import { useAction, usePagedList } from '../../ui/hooks';
 import { ConfirmDialog, Empty, ErrorNote, Field, LoadMore, Loading, SecretOnce } from '../../ui/kit';
-import { ProjectSelect, useProjectName } from './project-select';
+import { ProjectSelect, useProjectName } from '../../ui/project-select';
 import type { CreatedKey, KeyRecord } from './types';
 
 /** What differs between API keys and restricted keys. */
@@ -34,8 +34,10 @@ export function KeySection({ kind, title, children }: { kind: KeyKind; title: st
   });
   const remove = useAction(async (key: KeyRecord) => {
     await api('DELETE', `${kind.base}/${key.id}`);
+    // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
+    list.setItems((items) => items.filter((x) => x.id !== key.id));
     setDeleting(null);
-    list.reload();
+    void list.refresh();
   });
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -112,7 +114,6 @@ export function KeySection({ kind, title, children }: { kind: KeyKind; title: st
       <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
       {deleting ? (
         <ConfirmDialog
-          open
           title={`Delete this ${kind.noun}?`}
           confirmLabel="Delete key"
           busy={remove.busy}
@@ -144,9 +145,20 @@ function KeyRow(props: {
   const [label, setLabel] = useState(k.label ?? '');
   const relabel = useAction(async () => {
     await api('PATCH', `${props.base}/${k.id}`, { body: { label: label.trim() || null } });
-    setEditing(false);
+    stopEditing();
     props.onChanged();
   });
+  // The Rename button is replaced by the form while editing: focus goes back to it after.
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  useEffect(() => {
+    if (wasEditing.current && !editing) renameButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
+  const stopEditing = () => {
+    relabel.setError(null);
+    setEditing(false);
+  };
   return (
     <tr>
       <td>
@@ -160,13 +172,15 @@ function KeyRow(props: {
           >
             <input
               aria-label={`New label for ${name}`}
+              // Opened by the Rename button just pressed, which the form replaced.
+              autoFocus
               value={label}
               onChange={(e) => setLabel(e.target.value)}
             />
             <button type="submit" disabled={relabel.busy}>
               Save
             </button>
-            <button type="button" className="secondary" onClick={() => setEditing(false)}>
+            <button type="button" className="secondary" onClick={stopEditing}>
               Cancel
             </button>
             <ErrorNote error={relabel.error} />
@@ -185,10 +199,14 @@ function KeyRow(props: {
         <div className="row">
           {editing ? null : (
             <button
+              ref={renameButton}
               type="button"
               className="secondary"
               aria-label={`Rename ${name}`}
-              onClick={() => setEditing(true)}
+              onClick={() => {
+                setLabel(k.label ?? '');
+                setEditing(true);
+              }}
             >
               Rename
             </button>

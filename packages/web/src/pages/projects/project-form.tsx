@@ -14,6 +14,8 @@ export function ProjectForm(props: {
   error: string | null;
   onSubmit(name: string, environment: Project['environment']): void;
   onCancel?(): void;
+  /** focus the name as the form appears (it replaced the button that opened it) */
+  autoFocus?: boolean;
 }) {
   const [name, setName] = useState(props.initial?.name ?? '');
   const [env, setEnv] = useState<EnvChoice>(props.initial?.environment ?? '');
@@ -26,7 +28,14 @@ export function ProjectForm(props: {
     <form className="inline-form" onSubmit={submit} noValidate aria-label={props.label}>
       <Field label="Project name" hint="1 to 200 characters">
         {(id, hint) => (
-          <input id={id} value={name} aria-describedby={hint} onChange={(e) => setName(e.target.value)} />
+          <input
+            id={id}
+            value={name}
+            aria-describedby={hint}
+            // Only where the form replaced the button that opened it.
+            autoFocus={props.autoFocus}
+            onChange={(e) => setName(e.target.value)}
+          />
         )}
       </Field>
       <Field label="Environment">

@@ -60,10 +60,8 @@ export function RedactPanel(props: { sessionId: string; participants: string[]; 
         </div>
       )}
       {result ? <p role="status">{result}</p> : null}
-      {/* Mounted only while open: one dialog at a time keeps its title id unique. */}
       {open ? (
         <ConfirmDialog
-          open
           title={`Redact ${who}?`}
           confirmLabel="Delete their media"
           busy={redact.busy}
@@ -103,10 +101,8 @@ export function DeleteSession({ sessionId, name }: { sessionId: string; name: st
         Delete session…
       </button>
       <ErrorNote error={open ? null : del.error} />
-      {/* Mounted only while open: one dialog at a time keeps its title id unique. */}
       {open ? (
         <ConfirmDialog
-          open
           title={`Delete ${name || 'this session'}?`}
           confirmLabel="Delete session"
           busy={del.busy}

@@ -1,13 +1,24 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, api } from '../../api';
+import { ApiError, api, errorMessage } from '../../api';
 import type { ExportJob } from './types';
 
-/** How often a job still queued or rendering is asked again. */
+/** How long after an answer a job still queued or rendering is asked again. */
 const POLL_MS = 1000;
 
-const pending = (j: ExportJob) => j.status === 'queued' || j.status === 'processing';
+/** How far along a job is: answers arrive out of order, and one never takes a job back. */
+const STAGE = { queued: 0, processing: 1, completed: 2, failed: 2 } as const;
 
-/** The session's export jobs, newest first, polled until each completes or fails. */
+const pending = (j: ExportJob) => STAGE[j.status] < 2;
+
+/**
+ * `fresh` in place of `old`, unless it is older news: a late "processing" never undoes
+ * "completed". Between final states it is taken (a redaction withdraws a completed export).
+ */
+function newer(old: ExportJob, fresh: ExportJob): ExportJob {
+  return STAGE[fresh.status] < STAGE[old.status] ? old : fresh;
+}
+
+/** The session's export jobs, newest first, each polled (one request at a time) until it is done. */
 export function useExportJobs(sessionId: string) {
   const [jobs, setJobs] = useState<ExportJob[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -22,38 +33,58 @@ export function useExportJobs(sessionId: string) {
     }
   }, []);
 
-  const list = useCallback(() => api<ExportJob[]>('GET', `/v1/sessions/${sessionId}/exports`), [sessionId]);
+  /** Takes what the API answered for one job (null: gone). */
+  const merge = useCallback((id: string, fresh: ExportJob | null) => {
+    setJobs((list) =>
+      fresh ? list.map((x) => (x.job_id === id ? newer(x, fresh) : x)) : list.filter((x) => x.job_id !== id),
+    );
+  }, []);
 
-  useEffect(() => {
-    let stop = false;
-    list()
-      .then((all) => !stop && setJobs(all))
-      .catch((err: Error) => !stop && setError(err.message));
-    return () => {
-      stop = true;
-    };
-  }, [list]);
+  // A late answer for another session (the page was re-used for it) is dropped.
+  const shown = useRef(sessionId);
+  shown.current = sessionId;
+  /** Reads every job again (on opening, and after a redaction withdrew some). */
+  const refresh = useCallback(() => {
+    api<ExportJob[]>('GET', `/v1/sessions/${sessionId}/exports`)
+      .then((all) => {
+        if (shown.current !== sessionId) return;
+        setJobs((old) => all.map((j) => newer(old.find((x) => x.job_id === j.job_id) ?? j, j)));
+        setError(null);
+      })
+      .catch((err) => setError(errorMessage(err)));
+  }, [sessionId]);
+  useEffect(refresh, [refresh]);
 
-  // The interval reads the latest list through a ref, so it is not restarted on every answer.
+  // Each pending job is asked again POLL_MS after its last answer, never while a request for it is
+  // on its way. The interval reads the latest list through a ref, so it is not restarted per answer.
   const jobsRef = useRef(jobs);
   jobsRef.current = jobs;
+  const asking = useRef(new Map<string, number>());
   const anyPending = jobs.some(pending);
   useEffect(() => {
     if (!anyPending) return;
+    let live = true;
     const t = setInterval(() => {
-      for (const j of jobsRef.current.filter(pending))
+      const now = Date.now();
+      for (const j of jobsRef.current.filter(pending)) {
+        const since = asking.current.get(j.job_id);
+        if (since !== undefined && (since === 0 || now - since < POLL_MS)) continue;
+        asking.current.set(j.job_id, 0);
         fetchJob(j.job_id)
-          .then((fresh) =>
-            setJobs((list) =>
-              fresh
-                ? list.map((x) => (x.job_id === fresh.job_id ? fresh : x))
-                : list.filter((x) => x.job_id !== j.job_id),
-            ),
-          )
-          .catch((err: Error) => setError(err.message));
-    }, POLL_MS);
-    return () => clearInterval(t);
-  }, [anyPending, fetchJob]);
+          .then((fresh) => {
+            if (!live) return;
+            merge(j.job_id, fresh);
+            setError(null);
+          })
+          .catch((err) => live && setError(errorMessage(err)))
+          .finally(() => asking.current.set(j.job_id, Date.now()));
+      }
+    }, POLL_MS / 4);
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [anyPending, fetchJob, merge]);
 
   /** Adds a job just queued. */
   const add = useCallback(
@@ -63,9 +94,6 @@ export function useExportJobs(sessionId: string) {
     },
     [fetchJob],
   );
-
-  /** Reads every job again (after a redaction withdrew some). */
-  const refresh = useCallback(async () => setJobs(await list()), [list]);
 
   return { jobs, error, add, refresh };
 }

@@ -22,14 +22,24 @@ function JobItem({ job }: { job: ExportJob }) {
     <li className="card export-job">
       <div className="row">
         <strong>{what}</strong>
-        <Badge tone={job.status === 'failed' ? 'bad' : job.status === 'completed' ? 'ok' : 'warn'}>
-          {STATUS_LABEL[job.status]}
-        </Badge>
+        {/* The state is what is read out as it changes (queued, rendering, ready, failed), not every percent. */}
+        <span role="status">
+          <span className="visually-hidden">Export state: </span>
+          <Badge tone={job.status === 'failed' ? 'bad' : job.status === 'completed' ? 'ok' : 'warn'}>
+            {STATUS_LABEL[job.status]}
+          </Badge>
+        </span>
         <span className="muted">started {formatTime(job.created_at)}</span>
       </div>
-      {job.status === 'queued' ? <Progress label="Export queued: waiting for a worker…" /> : null}
+      {job.status === 'queued' ? (
+        <Progress live={false} label="Export queued: waiting for a worker…" />
+      ) : null}
       {job.status === 'processing' ? (
-        <Progress label={`Rendering the MP4: ${Math.round(job.progress * 100)}%`} value={job.progress} />
+        <Progress
+          live={false}
+          label={`Rendering the MP4: ${Math.round(job.progress * 100)}%`}
+          value={job.progress}
+        />
       ) : null}
       {job.status === 'completed' ? (
         <p className="row">
@@ -48,7 +58,7 @@ function JobItem({ job }: { job: ExportJob }) {
   );
 }
 
-/** Export the recording to MP4: layout, orientation, focus; the jobs started here. */
+/** Export the recording to MP4: layout, orientation, focus; every export of the session. */
 export function ExportPanel(props: {
   sessionId: string;
   participants: string[];
@@ -60,7 +70,6 @@ export function ExportPanel(props: {
   const start = useAction(async () => {
     const { job_id } = await api<{ job_id: string }>('GET', `/v1/sessions/${props.sessionId}/export`, {
       query: { layout, orientation, focus: layout === 'presenter' && focus ? focus : undefined },
-      idempotent: true,
     });
     await props.exports.add(job_id);
   });
@@ -127,7 +136,9 @@ export function ExportPanel(props: {
           ))}
         </ul>
       ) : (
-        <p className="muted">No export yet. Exports started here are listed with their download.</p>
+        <p className="muted">
+          No export yet. Every export of this session is listed here, with its download once ready.
+        </p>
       )}
     </section>
   );

@@ -1,6 +1,6 @@
 import { formatDuration } from '../../ui/format';
 import { Empty } from '../../ui/kit';
-import type { Manifest } from './types';
+import type { Manifest } from '../../types';
 
 const KIND_LABEL = { cam: 'camera', mic: 'microphone', screen: 'screen share' } as const;
 

@@ -126,10 +126,8 @@ export function ReplayLinks({ sessionId }: { sessionId: string }) {
           Revoke all links
         </button>
       </div>
-      {/* Mounted only while open: one dialog at a time keeps its title id unique. */}
       {confirm ? (
         <ConfirmDialog
-          open
           title="Revoke every replay link?"
           confirmLabel="Revoke all"
           busy={revoke.busy}

@@ -1,20 +1,4 @@
-/** The recording and export resources the session page reads (the fields it uses). */
-
-/** One recorded track of a participant (`GET /v1/sessions/{id}/manifest`). */
-export interface Track {
-  kind: 'cam' | 'mic' | 'screen';
-  stream_id: string;
-  start_ts: number;
-  end_ts: number;
-}
-
-/** The layout-agnostic description of what was recorded. */
-export interface Manifest {
-  session_id: string;
-  start_ts: number;
-  end_ts: number;
-  participants: Array<{ user_id: string; tracks: Track[] }>;
-}
+/** The sharing and export resources the session page reads (the fields it uses). */
 
 /** `POST /v1/sessions/{id}/replay-links` */
 export interface ReplayLink {

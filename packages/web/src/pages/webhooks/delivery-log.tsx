@@ -11,33 +11,25 @@ const TONE = { succeeded: 'ok', failed: 'bad', pending: 'warn' } as const;
 
 /** Every attempt at delivering events to one webhook, newest first, refreshed every few seconds. */
 export function DeliveryLog({ webhookId, version }: { webhookId: string; version: number }) {
-  const list = usePagedList<Delivery>(`/v1/webhooks/${webhookId}/deliveries`, { query: { limit: PAGE } }, [
-    version,
-  ]);
-  const { reload } = list;
-  // Refreshing reads the first page again: it stops once older pages were loaded, so that they
-  // do not vanish while being read.
-  const paged = list.items.length > PAGE;
+  const list = usePagedList<Delivery>(`/v1/webhooks/${webhookId}/deliveries`, {
+    query: { limit: PAGE },
+    refreshMs: REFRESH_MS,
+  });
+  const { refresh } = list;
+  // A new version (a test just sent): read at once rather than at the next refresh.
   useEffect(() => {
-    if (paged) return;
-    const t = setInterval(reload, REFRESH_MS);
-    return () => clearInterval(t);
-  }, [reload, paged]);
+    if (version > 0) void refresh();
+  }, [version, refresh]);
   return (
     <section aria-labelledby="log-title">
       <div className="log-head">
         <h2 id="log-title">Delivery log</h2>
-        {/* Not disabled while loading: the automatic refresh would make it flicker every few seconds. */}
-        <button type="button" className="secondary" onClick={reload}>
+        {/* Never disabled: the refresh runs in the background, and the button keeps its focus. */}
+        <button type="button" className="secondary" onClick={() => void refresh()}>
           Refresh
         </button>
       </div>
-      <p className="muted">
-        One row per attempt, kept 30 days.{' '}
-        {paged
-          ? 'Automatic refresh is paused while older attempts are shown.'
-          : 'Refreshed every few seconds.'}
-      </p>
+      <p className="muted">One row per attempt, kept 30 days. Refreshed every few seconds.</p>
       <ErrorNote error={list.error} />
       {list.items.length === 0 && !list.error ? (
         list.loading ? null : (

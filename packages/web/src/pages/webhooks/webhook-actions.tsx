@@ -67,10 +67,8 @@ export function WebhookActions(props: {
         {note}
       </p>
       <ErrorNote error={error} />
-      {/* Mounted only while open: one dialog at a time, so the dialog's title id stays unique. */}
       {asking === 'rotate' ? (
         <ConfirmDialog
-          open
           title="Rotate the signing secret?"
           confirmLabel="Rotate secret"
           busy={rotate.busy}
@@ -86,7 +84,6 @@ export function WebhookActions(props: {
       ) : null}
       {asking === 'delete' ? (
         <ConfirmDialog
-          open
           title="Delete this webhook?"
           confirmLabel="Delete webhook"
           busy={remove.busy}

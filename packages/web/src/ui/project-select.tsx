@@ -1,5 +1,5 @@
-import { useAuth } from '../../auth';
-import { Field } from '../../ui/kit';
+import { useAuth } from '../auth';
+import { Field } from './kit';
 
 /** A labelled choice among the organisation's projects (the current one first by default). */
 export function ProjectSelect({ value, onChange }: { value: string; onChange(id: string): void }) {
