@@ -222,6 +222,8 @@ describeBrowser('the live page, in two browsers', () => {
     // The recording these browsers made replays in the player: both cameras drawn (most of each
     // picture lit, where nothing drawn is black), the chat shown.
     await a.goto(`${sessionPath}/replay`);
+    // At 4x, so that the chat sent well into the session comes up soon.
+    await a.getByLabel('Speed').selectOption('4');
     await a.getByRole('button', { name: 'Play', exact: true }).click();
     const replayed = (user: string) =>
       a.getByRole('img', { name: `Video of ${user}` }).evaluate((c: HTMLCanvasElement) => {

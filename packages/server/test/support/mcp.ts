@@ -28,7 +28,9 @@ export async function redirectReceiver(): Promise<{
 }> {
   const hits: URLSearchParams[] = [];
   const server: Server = createServer((req, res) => {
-    hits.push(new URL(req.url!, 'http://127.0.0.1').searchParams);
+    const url = new URL(req.url!, 'http://127.0.0.1');
+    // Only the redirect itself: a browser landing here also asks for /favicon.ico.
+    if (url.pathname === '/callback') hits.push(url.searchParams);
     res.end('you may close this window');
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
