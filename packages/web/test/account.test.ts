@@ -1,13 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   describeBrowser,
-  launchBrowser,
   newContext,
   screenshot,
   signUp,
-  startVss,
   type Vss,
+  useBrowserApp,
 } from './support/browser.js';
 
 const path = (page: Page) => new URL(page.url()).pathname;
@@ -27,12 +26,9 @@ async function fitsPhone(page: Page): Promise<boolean> {
 describeBrowser('usage, members, invitations and projects', () => {
   let vss: Vss;
   let browser: Browser;
-  beforeAll(async () => {
-    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await vss?.stop();
+  useBrowserApp((v, b) => {
+    vss = v;
+    browser = b;
   });
 
   it('shows a fresh account its daily usage, bill and limits; billing not configured', async () => {

@@ -1,14 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   describeBrowser,
-  launchBrowser,
   newContext,
   screenshot,
   signIn,
   signUp,
-  startVss,
   type Vss,
+  useBrowserApp,
 } from './support/browser.js';
 
 /** Polls up to 15 s: the machine may be busy (the default is 1 s). */
@@ -21,12 +20,9 @@ const focused = (page: Page) =>
 describeBrowser('the dashboard, in a browser', () => {
   let vss: Vss;
   let browser: Browser;
-  beforeAll(async () => {
-    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await vss?.stop();
+  useBrowserApp((v, b) => {
+    vss = v;
+    browser = b;
   });
 
   it('signs a new user up, creates a session, signs out and back in', async () => {

@@ -1,15 +1,14 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import {
   CHROMIUM,
   describeBrowser,
-  launchBrowser,
   newContext,
   screenshot,
   signIn,
   signUp,
-  startVss,
   type Vss,
+  useBrowserApp,
 } from './support/browser.js';
 
 /** Mean and spread of the luma of what a tile's canvas shows (read back from the page). */
@@ -60,13 +59,12 @@ describeBrowser('the live page, in two browsers', () => {
   let browser: Browser;
   /** a browser without the fake permission prompt: what a person has not allowed is refused */
   let strict: Browser | undefined;
-  beforeAll(async () => {
-    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
+  useBrowserApp((v, b) => {
+    vss = v;
+    browser = b;
   });
   afterAll(async () => {
     await strict?.close();
-    await browser?.close();
-    await vss?.stop();
   });
 
   it('people see and hear each other, chat, direct the layout, leave; the recording has them all', async () => {

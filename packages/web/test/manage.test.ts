@@ -1,15 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pkce, postMcp, redirectReceiver } from '../../server/test/support/mcp.js';
 import { receiver, verifies, verifiesStandard } from '../../server/test/support/webhooks.js';
 import {
   describeBrowser,
-  launchBrowser,
   newContext,
   screenshot,
   signUp,
-  startVss,
   type Vss,
+  useBrowserApp,
 } from './support/browser.js';
 
 /** How long a poll waits for what the server does in the background (deliveries, navigation). */
@@ -18,12 +17,9 @@ const SOON = { timeout: 15_000 };
 describeBrowser('webhooks, API keys and agent access, managed in a browser', () => {
   let vss: Vss;
   let browser: Browser;
-  beforeAll(async () => {
-    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await vss?.stop();
+  useBrowserApp((v, b) => {
+    vss = v;
+    browser = b;
   });
 
   const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });

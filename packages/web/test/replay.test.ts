@@ -1,17 +1,16 @@
 import { LiveClient } from '@vss/client';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { evc1, opusPackets, vpxChunks } from '../../server/test/support/media.js';
 import { eventually } from '../../server/test/support/wait.js';
 import {
   describeBrowser,
-  launchBrowser,
   newContext,
   screenshot,
   signUp,
-  startVss,
   type Vss,
+  useBrowserApp,
 } from './support/browser.js';
 
 /** Seconds of media each participant publishes. */
@@ -140,12 +139,9 @@ describeBrowser('replay and the public pages, in a browser', () => {
   let key: string;
   let sessionId: string;
   let link: string;
-  beforeAll(async () => {
-    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await vss?.stop();
+  useBrowserApp((v, b) => {
+    vss = v;
+    browser = b;
   });
 
   it('plays a two-person recording: both tiles, chat, director, seeking and speed', async () => {

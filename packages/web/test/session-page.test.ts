@@ -10,12 +10,11 @@ import { evc1, opusPackets, vpxChunks } from '../../server/test/support/media.js
 import { eventually } from '../../server/test/support/wait.js';
 import {
   describeBrowser,
-  launchBrowser,
   newContext,
   screenshot,
   signUp,
-  startVss,
   type Vss,
+  useBrowserApp,
 } from './support/browser.js';
 
 /** A cookie request as the dashboard makes it: same origin, JSON. */
@@ -96,13 +95,14 @@ describeBrowser('the session page', () => {
   let vss: Vss;
   let browser: Browser;
   let dir: string;
-  beforeAll(async () => {
-    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
+  useBrowserApp((v, b) => {
+    vss = v;
+    browser = b;
+  });
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'vss-session-page-'));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await vss?.stop();
+  afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { describe, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { freePort, runServer, waitForHttp, type Proc } from '../../../server/test/support/process.js';
 import { WEB_DIST } from '../../../server/src/modules/dashboard/routes.js';
 
@@ -75,6 +75,23 @@ export async function startVss(env: Record<string, string> = {}): Promise<Vss> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The fixture of a describe block: a server process and a browser for its tests, started before
+ * them and stopped after (the server's data deleted). `bind` receives both once they run.
+ */
+export function useBrowserApp(bind: (vss: Vss, browser: Browser) => void): void {
+  let vss: Vss | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    [vss, browser] = await Promise.all([startVss(), launchBrowser()]);
+    bind(vss, browser);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await vss?.stop();
+  });
 }
 
 /** Launches headless Chromium with a fake camera and microphone that need no permission prompt. */
