@@ -15,6 +15,8 @@ import {
   signUp,
   type Vss,
   useBrowserApp,
+  poll,
+  fitsPhone,
 } from './support/browser.js';
 
 /** A cookie request as the dashboard makes it: same origin, JSON. */
@@ -77,18 +79,6 @@ async function recordSession(page: Page, base: string, name: string): Promise<st
     'the session to end',
   );
   return session.id;
-}
-
-/** Polls up to 15 s: the machine may be busy (the default is 1 s). */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
-
-/** At phone width (375 px) the page's content needs no sideways scrolling (wide tables scroll in their frame). */
-async function fitsPhone(page: Page): Promise<boolean> {
-  await page.setViewportSize({ width: 375, height: 800 });
-  return page.evaluate(() => {
-    const main = document.querySelector('main')!;
-    return main.scrollWidth <= main.clientWidth;
-  });
 }
 
 describeBrowser('the session page', () => {

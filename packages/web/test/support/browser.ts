@@ -158,3 +158,17 @@ export async function screenshot(page: Page, name: string, fullPage = false): Pr
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
+
+/** Polls up to 15 s: the machine may be busy (the default is 1 s). */
+export function poll<T>(fn: () => T | Promise<T>): ReturnType<typeof expect.poll<T>> {
+  return expect.poll(fn, { timeout: 15_000 });
+}
+
+/** At phone width (375 px) the page's content needs no sideways scrolling (wide tables scroll in their frame). */
+export async function fitsPhone(page: Page): Promise<boolean> {
+  await page.setViewportSize({ width: 375, height: 800 });
+  return page.evaluate(() => {
+    const main = document.querySelector('main')!;
+    return main.scrollWidth <= main.clientWidth;
+  });
+}
