@@ -1,0 +1,85 @@
+import { VssClient } from '@vss/client';
+import type { Command } from 'commander';
+import { checkBaseUrl, DEFAULT_BASE_URL, globals, settings } from '../context.js';
+import { UsageError } from '../errors.js';
+import { printDone } from '../output.js';
+import { profilePath, removeProfile, saveProfile } from '../profiles.js';
+
+/** Reads a key piped on stdin (`echo $KEY | vss login`), so it stays out of the shell history. */
+async function keyFromStdin(): Promise<string | null> {
+  if (process.stdin.isTTY) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const key = Buffer.concat(chunks).toString('utf8').trim();
+  return key || null;
+}
+
+export function register(program: Command): void {
+  program
+    .command('login')
+    .description('check an API key against the server and save it, with the server address, in a profile')
+    .addHelpText(
+      'after',
+      '\nThe key comes from --api-key, VSS_API_KEY, or standard input. Profiles are kept in\n' +
+        '~/.config/vss/config.json (VSS_CONFIG to move it), readable by you only (mode 0600).',
+    )
+    .action(async (_opts, cmd: Command) => {
+      const g = globals(cmd);
+      const profile = g.profile ?? process.env.VSS_PROFILE ?? 'default';
+      const baseUrl = (g.baseUrl ?? process.env.VSS_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+      checkBaseUrl(baseUrl);
+      const apiKey = g.apiKey ?? process.env.VSS_API_KEY ?? (await keyFromStdin());
+      if (!apiKey)
+        throw new UsageError('login: give the key with --api-key, VSS_API_KEY, or on standard input');
+      // One call proves the address and the key; a restricted key cannot list projects, which is said plainly.
+      const vss = new VssClient({ baseUrl, apiKey, retry: false });
+      const projects = await vss.get('/v1/projects', { params: { query: { limit: 200 } } });
+      const path = profilePath();
+      saveProfile(path, profile, {
+        base_url: baseUrl,
+        api_key: apiKey,
+        ...(g.project ? { project_id: g.project } : {}),
+      });
+      const names = projects.map((p) => p.name).join(', ');
+      printDone(
+        cmd,
+        `Logged in to ${baseUrl} as profile "${profile}" (projects: ${names}); saved in ${path}`,
+        {
+          profile,
+          base_url: baseUrl,
+          file: path,
+          projects,
+        },
+      );
+    });
+
+  program
+    .command('logout')
+    .description('forget the key of a profile')
+    .action((_opts, cmd: Command) => {
+      const g = globals(cmd);
+      const profile = g.profile ?? process.env.VSS_PROFILE ?? 'default';
+      const path = profilePath();
+      if (!removeProfile(path, profile)) throw new UsageError(`no profile "${profile}" in ${path}`);
+      printDone(cmd, `Removed profile "${profile}" from ${path}`, { profile, removed: true });
+    });
+
+  program
+    .command('whoami')
+    .description('the server, profile and project this command line would use')
+    .action((_opts, cmd: Command) => {
+      const s = settings(globals(cmd));
+      const key = s.apiKey ? `${s.apiKey.slice(0, 12)}…` : null;
+      printDone(
+        cmd,
+        `server   ${s.baseUrl}\nprofile  ${s.profileName} (${s.profileFile})\nkey      ${key ?? '(none)'}\nproject  ${s.projectId ?? '(the first)'}`,
+        {
+          base_url: s.baseUrl,
+          profile: s.profileName,
+          file: s.profileFile,
+          key_prefix: key,
+          project_id: s.projectId,
+        },
+      );
+    });
+}

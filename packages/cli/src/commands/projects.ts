@@ -1,0 +1,77 @@
+import type { Schemas } from '@vss/client';
+import { Option, type Command } from 'commander';
+import { client } from '../context.js';
+import { UsageError } from '../errors.js';
+import { paged, collect } from '../options.js';
+import { printList, printObject, type Column } from '../output.js';
+
+type Project = Schemas['Project'];
+const COLUMNS: Column<Project>[] = [
+  { key: 'id' },
+  { key: 'name' },
+  { key: 'environment' },
+  { key: 'created_at', label: 'CREATED' },
+];
+const ENVIRONMENTS = ['development', 'staging', 'production', 'none'] as const;
+
+const environment = () =>
+  new Option('--environment <env>', 'development, staging, production, or none').choices(ENVIRONMENTS);
+
+export function register(program: Command): void {
+  const projects = program.command('projects').description('projects of your organisation');
+
+  paged(projects.command('list').description('list projects')).action(async (_o, cmd: Command) => {
+    const vss = client(cmd);
+    printList(cmd, await collect(cmd, (query) => vss.page('/v1/projects', { params: { query } })), COLUMNS);
+  });
+
+  projects
+    .command('get <projectId>')
+    .description('one project')
+    .action(async (projectId: string, _o, cmd: Command) => {
+      printObject(
+        cmd,
+        await client(cmd).get('/v1/projects/{projectId}', { params: { path: { projectId } } }),
+      );
+    });
+
+  projects
+    .command('create <name>')
+    .description('create a project')
+    .addOption(environment())
+    .action(async (name: string, o: { environment?: (typeof ENVIRONMENTS)[number] }, cmd: Command) => {
+      const env = o.environment === 'none' ? null : o.environment;
+      printObject(
+        cmd,
+        await client(cmd).post('/v1/projects', {
+          body: { name, ...(env !== undefined ? { environment: env } : {}) },
+        }),
+      );
+    });
+
+  projects
+    .command('update <projectId>')
+    .description('rename a project or set its environment')
+    .option('--name <name>', 'new name')
+    .addOption(environment())
+    .action(
+      async (
+        projectId: string,
+        o: { name?: string; environment?: (typeof ENVIRONMENTS)[number] },
+        cmd: Command,
+      ) => {
+        if (o.name === undefined && o.environment === undefined)
+          throw new UsageError('projects update: give --name or --environment');
+        const body = {
+          ...(o.name !== undefined ? { name: o.name } : {}),
+          ...(o.environment !== undefined
+            ? { environment: o.environment === 'none' ? null : o.environment }
+            : {}),
+        };
+        printObject(
+          cmd,
+          await client(cmd).patch('/v1/projects/{projectId}', { params: { path: { projectId } }, body }),
+        );
+      },
+    );
+}

@@ -1,0 +1,67 @@
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { register as account } from './commands/account.js';
+import { register as bot } from './commands/bot.js';
+import { register as exportsCommands } from './commands/exports.js';
+import { register as invitations } from './commands/invitations.js';
+import { register as keys } from './commands/keys.js';
+import { register as login } from './commands/login.js';
+import { register as projects } from './commands/projects.js';
+import { register as recordings } from './commands/recordings.js';
+import { register as sessions } from './commands/sessions.js';
+import { register as webhooks } from './commands/webhooks.js';
+import { describeError, EXIT_OK, EXIT_USAGE } from './errors.js';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/** The `vss` program: global options, then each command family. */
+export function program(): Command {
+  const vss = new Command('vss')
+    .description(
+      'vss on the command line: sessions, recordings, exports, webhooks, keys and test participants',
+    )
+    .version(version, '-V, --version')
+    .option('--profile <name>', 'the profile `vss login` saved (default "default", or VSS_PROFILE)')
+    .option('--base-url <url>', 'the server (default: the profile, VSS_BASE_URL, or http://localhost:8080)')
+    .option('--api-key <key>', 'an API key (default: the profile, or VSS_API_KEY)')
+    .option(
+      '--project <id>',
+      'the project routes without one act on (default: the profile, VSS_PROJECT, or the first)',
+    )
+    .option('--json', 'print JSON for scripts instead of tables')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      // Commander's own errors ("unknown option", "missing required argument") as one line.
+      outputError: (text, write) => write(`vss: ${text.replace(/^error: /, '').trim()}\n`),
+    });
+  login(vss);
+  projects(vss);
+  sessions(vss);
+  recordings(vss);
+  exportsCommands(vss);
+  webhooks(vss);
+  account(vss);
+  keys(vss);
+  invitations(vss);
+  bot(vss);
+  return vss;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  try {
+    await program().parseAsync(argv, { from: 'user' });
+    return EXIT_OK;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, successfully; a bare `vss` shows the help as a usage error.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT_OK;
+      return EXIT_USAGE;
+    }
+    const { line, code } = describeError(err);
+    process.stderr.write(line + '\n');
+    return code;
+  }
+}
+
+process.exitCode = await run(process.argv.slice(2));

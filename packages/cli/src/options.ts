@@ -1,0 +1,79 @@
+import confirm from '@inquirer/confirm';
+import type { Page } from '@vss/client';
+import { InvalidArgumentError, type Command } from 'commander';
+import { UsageError } from './errors.js';
+import { note } from './output.js';
+
+/** A commander parser for an integer option within [min, max]. */
+export function integer(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got "${value}"`);
+    return n;
+  };
+}
+
+/** A commander parser for a number of seconds within [min, max] (fractions allowed). */
+export function seconds(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected seconds from ${min} to ${max}, got "${value}"`);
+    return n;
+  };
+}
+
+/** A commander parser for one of `values`. */
+export function oneOf<const T extends readonly string[]>(values: T): (value: string) => T[number] {
+  return (value) => {
+    if (!values.includes(value))
+      throw new InvalidArgumentError(`expected one of ${values.join(', ')}, got "${value}"`);
+    return value;
+  };
+}
+
+/** Adds --limit, --cursor and --all to a list command. */
+export function paged(cmd: Command): Command {
+  return cmd
+    .option('--limit <n>', 'items per page, 1 to 200 (the server defaults to 50)', integer(1, 200))
+    .option('--cursor <cursor>', 'start at this page (printed on stderr after a page when there are more)')
+    .option('--all', 'follow every page');
+}
+
+interface PagedOptions {
+  limit?: number;
+  cursor?: string;
+  all?: boolean;
+}
+
+/**
+ * One page, or every page with --all. When more pages remain, says how to get the next one on
+ * stderr, where it never mixes with the rows a script reads.
+ */
+export async function collect<T>(
+  cmd: Command,
+  fetchPage: (query: { limit?: number; cursor?: string }) => Promise<Page<T>>,
+): Promise<T[]> {
+  const { limit, cursor, all } = cmd.opts<PagedOptions>();
+  const rows: T[] = [];
+  let next: string | null | undefined = cursor;
+  do {
+    const page = await fetchPage({ ...(limit ? { limit } : {}), ...(next ? { cursor: next } : {}) });
+    rows.push(...page.items);
+    next = page.nextCursor;
+  } while (all && next);
+  if (next) note(`more: add --cursor ${next} (or --all)`);
+  return rows;
+}
+
+/**
+ * Asks before something that cannot be undone; --yes answers for scripts. Without a terminal to
+ * ask on, refuses rather than guessing.
+ */
+export async function confirmed(cmd: Command, question: string): Promise<boolean> {
+  if (cmd.opts<{ yes?: boolean }>().yes) return true;
+  if (!process.stdin.isTTY)
+    throw new UsageError(`${question.replace(/\?$/, '')}: confirm with --yes (no terminal to ask on)`);
+  return confirm({ message: question, default: false }, { output: process.stderr });
+}

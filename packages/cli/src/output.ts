@@ -1,0 +1,88 @@
+import Table from 'cli-table3';
+import type { Command } from 'commander';
+import { globals } from './context.js';
+
+/** A column of a table: the field, its heading, and how to show a value. */
+export interface Column<T> {
+  key: keyof T & string;
+  label?: string;
+  format?: (value: unknown, row: T) => string;
+}
+
+/** A value as a table cell: ISO timestamps shortened to the second, null as `-`. */
+export function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value))
+    return value.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  if (Array.isArray(value)) return value.map(cell).join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** A borderless, aligned table, as `kubectl get` prints them. */
+function table(head: string[], rows: string[][]): string {
+  const t = new Table({
+    head,
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
+    },
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+  });
+  t.push(...rows);
+  return t
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
+}
+
+/** Prints rows: JSON with --json, else a table (or a line saying there are none). */
+export function printList<T>(cmd: Command, rows: T[], columns: Column<T>[], none = 'none'): void {
+  if (globals(cmd).json) return printJson(rows);
+  if (rows.length === 0) {
+    process.stdout.write(`(${none})\n`);
+    return;
+  }
+  const head = columns.map((c) => c.label ?? c.key.toUpperCase().replace(/_/g, ' '));
+  const body = rows.map((r) => columns.map((c) => (c.format ? c.format(r[c.key], r) : cell(r[c.key]))));
+  process.stdout.write(table(head, body) + '\n');
+}
+
+/** Prints one object: JSON with --json, else `field  value` lines. */
+export function printObject(cmd: Command, value: object, fields?: string[]): void {
+  if (globals(cmd).json) return printJson(value);
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([k]) => !fields || fields.includes(k),
+  );
+  const width = Math.max(...entries.map(([k]) => k.length));
+  process.stdout.write(entries.map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n') + '\n');
+}
+
+/** Prints a message for people (stdout), or the given value as JSON with --json. */
+export function printDone(cmd: Command, message: string, json: unknown): void {
+  if (globals(cmd).json) return printJson(json);
+  process.stdout.write(message + '\n');
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** A note for people on stderr (progress, hints), never mixed into what scripts read. */
+export function note(message: string): void {
+  process.stderr.write(message + '\n');
+}

@@ -1,0 +1,6692 @@
+// Generated from the vss OpenAPI document (GET /v1/openapi.json) by
+// packages/client/scripts/generate.mjs: do not edit; run `npm run client:generate`.
+/* eslint-disable */
+
+export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth authorization server metadata (RFC 8414) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth protected resource metadata of /mcp (RFC 9728) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness and database reachability
+         * @description Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while storage was removed or replaced under the running server (`storage unavailable: DATA_DIR/… was removed or replaced…`). Watched, by device and inode, at most a second late: `DATA_DIR` itself; on the embedded default its database files `vss.sqlite` and `streams.sqlite`; and `secret.key` while the root secret is kept there (`SECRET_KEY` unset), since the next start needs it to recognize API keys. On PostgreSQL the metadata and recordings are not in `DATA_DIR`, so only the directory and the secret are watched (the directory also holds export files). While storage is unavailable every write (POST, PUT, PATCH, DELETE) is refused with 500 `SERVER_ERROR` and live publishes get an `error` instead of an `ack`, until the server is restarted on intact storage: what it would accept could not survive a restart. Reads keep answering.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Model Context Protocol (GET): not offered
+         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Model Context Protocol
+         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * Model Context Protocol (DELETE): not offered
+         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorize an OAuth client (consent page)
+         * @description Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Answer the consent page
+         * @description The consent form posts here (same origin only).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an OAuth client (RFC 7591)
+         * @description Dynamic client registration. `redirect_uris` (https, http on a loopback address, or a private-use scheme) are matched exactly at authorization. `token_endpoint_auth_method` `none` (public clients, the default) or `client_secret_post` (a secret, shown once). Errors in OAuth form: 400 `invalid_redirect_uri` or `invalid_client_metadata`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token (RFC 7009)
+         * @description Revokes the grant of the access or refresh token; 200 even for an unknown token.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OAuth token endpoint
+         * @description `grant_type=authorization_code` (with `code_verifier`) or `refresh_token`. Access tokens (`oat_…`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant. Errors in OAuth form (`invalid_grant`, `invalid_client`, `unsupported_grant_type`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Agent activity
+         * @description Every MCP tool call of the organisation, newest first: actor, tool, session, status, time.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `agent_token:<id>` or `oauth:<grant id>` */
+                                actor: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                error_code: string | null;
+                                id: string;
+                                project_id: string;
+                                session_id: string | null;
+                                /** @description `succeeded`, `failed` (the API refused: see error_code) or `refused` (scope) */
+                                status: string;
+                                tool: string;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agent tokens
+         * @description The organisation's agent tokens, oldest first; never a secret.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string | null;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                                /** @description `mcp:read`, `mcp:write` */
+                                scopes: string[];
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an agent token
+         * @description A `sat_…` secret for an AI agent to use the `/mcp` endpoint, shown once. It acts on one project (default the first) with member rights, limited to its scopes, until deleted or expired. Dashboard users only; the REST API never accepts it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description default: never */
+                        expires_in_days?: number;
+                        label?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description defaults to the user's first project
+                         */
+                        project_id?: string;
+                        /** @description `mcp:read` (read tools), `mcp:write` (tools that change things); at least one */
+                        scopes: ("mcp:read" | "mcp:write")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string | null;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                                /** @description `mcp:read`, `mcp:write` */
+                                scopes: string[];
+                                /** @description shown once, never again: `sat_…` */
+                                secret: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an agent token
+         * @description Refused by /mcp from the next call on.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tokenId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Metadata of the organisation's API keys, oldest first; never a secret. Owners, admins and API keys only.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                    /** @description only the keys of this project */
+                    project_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a key
+         * @description The key is refused from the next request on. A key may delete itself.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Relabel a key */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
+                        label: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in
+         * @description Sets the HTTP-only `service_session` cookie for 7 days, replacing (and revoking) any session the client held. Wrong email and wrong password answer the same 401; repeated failures for one email answer 429 with `Retry-After`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** User */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                email: string;
+                                id: string;
+                                org_id: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "member";
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Revokes the login session server-side and clears the cookie. Needs the cookie: 401 without it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                signed_out: boolean;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an account
+         * @description Creates a user, an organisation owned by them and a project named "Default", and signs them in (sets the `service_session` cookie). An email already registered answers 409. Not idempotent by key: a retry answers 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: email
+                         * @description compared case-insensitively
+                         */
+                        email: string;
+                        /** @description 8 to 256 characters, never truncated */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                email: string;
+                                id: string;
+                                org_id: string;
+                                /** @description the project created with the account, named "Default" */
+                                project_id: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "member";
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Free-tier limits and whether the organisation is blocked
+         * @description Over either free-tier limit (`FREE_TIER_STREAMING_MINUTES` per calendar month UTC, `FREE_TIER_STORAGE_GB` stored, 1 GB = 10⁹ bytes; exceeding means strictly more) and without an active subscription, session creation and export enqueue answer 503 `USAGE_LIMITS_EXCEEDED`, read from figures at most 5 seconds old. Live connections, connection tokens for existing sessions, replay and downloads keep working. `status_message` tells a person what to do when blocked (and notes usage beyond the free tier under a subscription); empty otherwise. Read fresh, not cached.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description a subscription of the organisation (or of one of its projects) is active, trialing or past due */
+                                has_active_subscription: boolean;
+                                /** @description over the free tier without a subscription: new sessions and exports are refused */
+                                is_blocked: boolean;
+                                /** @description what to do, for a person; empty when there is nothing to say */
+                                status_message: string;
+                                /** @description bytes stored now, in GB (10⁹ bytes) */
+                                storage_bytes_used_gb: number;
+                                /** @description participant-minutes this calendar month (UTC) */
+                                streaming_minutes_used: number;
+                                /** @description neither free-tier limit is exceeded */
+                                within_free_tier: boolean;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open the billing portal for the organisation's customer
+         * @description Makes the organisation's customer at the payment provider on first use (one per organisation, kept), then a portal session where a person adds a payment method and subscribes. Redirect them to `portal_url`. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider's message when it refuses or does not answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @description where the portal sends the person back (http or https); default `{PUBLIC_BASE_URL}/billing`
+                         */
+                        return_url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the payment provider's portal: redirect the person there */
+                                portal_url: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's webhook
+         * @description For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing); each event is applied once by its id (a redelivery answers 200 and changes nothing). For a subscription event the service asks Stripe for the subscription's current state rather than trusting the event's copy, since events arrive out of order and several in one second; when Stripe does not answer, the event gets 500 and Stripe delivers it again. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @enum {boolean} */
+                                received: true;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This month: usage and cost
+         * @description The organisation's current calendar month (UTC): participant-minutes, bytes stored now, and their cost at `PRICE_PER_STREAMING_MINUTE` and `PRICE_PER_GB_MONTH` (USD), each part rounded to cents and `total_due` their sum. The free tier is an allowance before a subscription is needed, not a discount: the costs count every minute and byte. Read fresh, not cached.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                cost_breakdown: {
+                                    /** @description storage_bytes_used in GB (10⁹ bytes) × PRICE_PER_GB_MONTH, rounded to cents: the month's charge if what is stored now stays stored */
+                                    storage_cost: number;
+                                    /** @description streaming_minutes_used × PRICE_PER_STREAMING_MINUTE, in dollars rounded to cents */
+                                    streaming_cost: number;
+                                    /** @description streaming_cost + storage_cost */
+                                    total_due: number;
+                                };
+                                /** @enum {string} */
+                                currency: "usd";
+                                /**
+                                 * Format: date-time
+                                 * @description the first instant of the next month (exclusive)
+                                 */
+                                period_end: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the first instant of the current calendar month (UTC)
+                                 */
+                                period_start: string;
+                                /** @description bytes stored now */
+                                storage_bytes_used: number;
+                                /** @description participant-minutes this month */
+                                streaming_minutes_used: number;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export job
+         * @description The job and where it stands. A failed job keeps `error` and, when ffmpeg failed, `error_log` (the end of its log). Another project’s job, like an unknown one, is 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    jobId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** ExportJob */
+                            data: {
+                                /** @description render attempts started so far */
+                                attempts: number;
+                                /**
+                                 * Format: date-time
+                                 * @description when it completed or failed
+                                 */
+                                completed_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description the download operation; it answers 409 until `completed` */
+                                download_url: string;
+                                /** @description of the MP4, once completed */
+                                duration_ms: number | null;
+                                /** @description why the job failed (or why the last attempt did) */
+                                error: string | null;
+                                /** @description the end of ffmpeg’s log when ffmpeg failed (paths under DATA_DIR shown as $DATA_DIR) */
+                                error_log: string | null;
+                                /** @description as asked; null when the layout follows the director */
+                                focus: string | null;
+                                /** Format: uuid */
+                                job_id: string;
+                                /** @enum {string} */
+                                layout: "grid" | "presenter";
+                                /** @enum {string} */
+                                orientation: "landscape" | "vertical";
+                                /** @description share of the current attempt rendered */
+                                progress: number;
+                                /** @description the session id */
+                                room_id: string;
+                                /** @description of the MP4, once completed */
+                                size_bytes: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description when the current (or last) attempt started
+                                 */
+                                started_at: string | null;
+                                /**
+                                 * @description `queued` → `processing` → `completed` | `failed`. A job whose worker stopped or died stays `processing` until another worker takes it up (after `EXPORT_LEASE_S`); at most 3 attempts.
+                                 * @enum {string}
+                                 */
+                                status: "queued" | "processing" | "completed" | "failed";
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{jobId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export
+         * @description The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and rename it into place when done.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    jobId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description the whole MP4 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "video/mp4": string;
+                    };
+                };
+                /** @description the requested byte range of the MP4 */
+                206: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "video/mp4": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invitations
+         * @description The organisation's invitations, newest first, without tokens. Owners and admins.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                accepted_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description the inviting user id, or "api_key" */
+                                created_by: string;
+                                email: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                id: string;
+                                org_id: string;
+                                role: string;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an invitation */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    invitationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem an invitation
+         * @description Signed-in users only. The user's email must be the invited one (403 otherwise). Moves the user into the inviting organisation with the invited role. Used or expired: 409. Unknown token: 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                org_id: string;
+                                role: string;
+                                user_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user
+         * @description Needs the `service_session` cookie: 401 without it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** User */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                email: string;
+                                id: string;
+                                org_id: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "member";
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Users of the organisation with their role, oldest first.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                email: string;
+                                id: string;
+                                org_id: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "member";
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Deletes the member and their login sessions. Owners and admins; only an owner may remove an owner; the last owner cannot be removed: 409.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Owners and admins (and API keys, as admins). Only an owner may grant the owner role or change an owner. The last owner cannot be demoted: 409.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** User */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                email: string;
+                                id: string;
+                                org_id: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "member";
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth grants
+         * @description What the signed-in user granted to OAuth clients and has not revoked, newest first.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                client_id: string;
+                                client_name: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                last_used_at: string | null;
+                                project_id: string;
+                                scopes: string[];
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/grants/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an OAuth grant
+         * @description Its access and refresh tokens are refused from the next call on.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    grantId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List projects
+         * @description The organisation's projects, oldest first. Paginated with `limit` and `cursor` (next page in the `Link` header).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                environment: string | null;
+                                id: string;
+                                name: string;
+                                org_id: string;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a project
+         * @description Owners and admins (and API keys) only. `name` is required (1 to 200 characters); `environment` is optional.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `development`, `staging`, `production`, or null when not set
+                         * @enum {string|null}
+                         */
+                        environment?: "development" | "staging" | "production" | null;
+                        /** @description 1 to 200 characters */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Project */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                environment: string | null;
+                                id: string;
+                                name: string;
+                                org_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a project
+         * @description 404 for a project outside the organisation.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Project */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                environment: string | null;
+                                id: string;
+                                name: string;
+                                org_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename a project or change its environment
+         * @description Owners and admins (and API keys) only. Send at least one of `name`, `environment`.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `development`, `staging`, `production`, or null when not set
+                         * @enum {string|null}
+                         */
+                        environment?: "development" | "staging" | "production" | null;
+                        /** @description 1 to 200 characters */
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Project */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                environment: string | null;
+                                id: string;
+                                name: string;
+                                org_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description Issues an `sk_live_` key for a project of the organisation. The `secret` is in this response only; it is stored as a peppered hash. Optional body `{ label }`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
+                        label?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                                /** @description shown once, never again: `sk_live_…` or `rk_live_…` */
+                                secret: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open the billing portal for a project's own customer
+         * @description As `POST /v1/billing/portal`, for a customer of the project's own (one per project, kept), so that a project can be paid for separately; its subscription lifts the organisation's limits too. 404 for a project outside the organisation. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider's message when it refuses or does not answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @description where the portal sends the person back (http or https); default `{PUBLIC_BASE_URL}/billing`
+                         */
+                        return_url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the payment provider's portal: redirect the person there */
+                                portal_url: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone into the organisation
+         * @description Owners and admins (and API keys). Roles `admin` or `member`. The response carries the `token` and `accept_url` once; deliver them to the invitee. Valid 7 days. An email already in the organisation: 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: email
+                         * @description compared case-insensitively
+                         */
+                        email: string;
+                        /** @enum {string} */
+                        role: "admin" | "member";
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description {base_url}/invite?token=…, for the caller to deliver */
+                                accept_url: string;
+                                /** Format: date-time */
+                                accepted_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description the inviting user id, or "api_key" */
+                                created_by: string;
+                                email: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                id: string;
+                                org_id: string;
+                                role: string;
+                                /** @description shown once; the invitee redeems it */
+                                token: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions
+         * @description Sessions of the project, newest first (`created_at` descending). Paginated with `limit` (default 50, at most 200) and `cursor`; the next page is announced in `Link: <…>; rel="next"`.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
+                                created_by: string;
+                                /** Format: date-time */
+                                ended_at: string | null;
+                                id: string;
+                                is_public: boolean;
+                                name: string;
+                                project_id: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a session
+         * @description Creates a session (`started_at` and `ended_at` null) and emits `session.created`. Accepts API keys, restricted keys and the dashboard cookie. Refused with 503 `USAGE_LIMITS_EXCEEDED` when the free tier is exceeded without a subscription. Body optional: `{ name }`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description at most 200 characters; default "" */
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Session */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
+                                created_by: string;
+                                /** Format: date-time */
+                                ended_at: string | null;
+                                id: string;
+                                is_public: boolean;
+                                name: string;
+                                project_id: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session of a project
+         * @description 404 when the session is missing or belongs to another project.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    projectId: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Session */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
+                                created_by: string;
+                                /** Format: date-time */
+                                ended_at: string | null;
+                                id: string;
+                                is_public: boolean;
+                                name: string;
+                                project_id: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's usage
+         * @description As `GET /v1/usage`, for one project of the caller's organisation (404 for any other). Streaming minutes are participant-minutes: each live connection (not replay) accrues from join to leave, fractionally, and is recorded per session when the participant leaves and every `USAGE_FLUSH_INTERVAL_S` (default 30 s) while connected, so a crash loses at most that much. Stored bytes are the recorded streams plus completed export files, recorded as changes (`storage_bytes` records, negative for deletions) when they change: while recording (same interval), at a session's end, after an export, a redaction, a session's deletion.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description only records at or after this time (ISO 8601, with a time zone) */
+                    from?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                    /** @description only the records of this session */
+                    session_id?: string;
+                    /** @description only records before this time (ISO 8601, with a time zone); must be after `from` */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description newest first; the next page is in the `Link` header */
+                                records: {
+                                    id: string;
+                                    project_id: string;
+                                    /** Format: date-time */
+                                    recorded_at: string;
+                                    session_id: string;
+                                    /** @description `streaming_minutes`: participant-minutes of live connections since the previous record of the same process (fractional); `storage_bytes`: the change of the session's stored bytes (recording and export files), negative when bytes were deleted */
+                                    usage_type: string;
+                                    value: number;
+                                }[];
+                                summary: {
+                                    /** @description bytes stored at the end of the range (storage is a level: `from` does not apply to it) */
+                                    storage_bytes_total: number;
+                                    /** @description participant-minutes recorded in the range */
+                                    streaming_minutes_total: number;
+                                };
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public catalog
+         * @description Sessions with `is_public` true, newest first, reduced to id, name, created_at, started_at, ended_at. No credentials. Paginated like every list. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                ended_at: string | null;
+                                id: string;
+                                name: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sessions/{sessionId}/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Manifest of a public session
+         * @description 404 unless the session is public. With `token` (a replay link's): that session, public or not, while the link is valid (401 after), so that a player opened from a link can lay the recording out. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description replay link token */
+                    token?: string;
+                };
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Manifest */
+                            data: {
+                                capabilities: string[];
+                                end_ts: number;
+                                epoch: number;
+                                participants: {
+                                    tracks: {
+                                        end_ts: number;
+                                        kind: "cam" | "mic" | "screen";
+                                        start_ts: number;
+                                        stream_id: string;
+                                    }[];
+                                    user_id: string;
+                                }[];
+                                session_id: string;
+                                start_ts: number;
+                                streams: {
+                                    chat: string;
+                                    director: string;
+                                    events: string;
+                                };
+                                /** @enum {number} */
+                                version: 1;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sessions/{sessionId}/playback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A playback window of a public session
+         * @description 404 unless the session is public. Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description continue from this seq: the `next_base_seq` of the previous answer */
+                    base_seq?: number;
+                    /** @description start of reading, ms since 1970 */
+                    from_ts: number;
+                    /** @description ms, 1 to 300000 (default 30000) */
+                    window_size: number;
+                };
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** PlaybackWindow */
+                            data: {
+                                /** @description the seq this read started from */
+                                base_seq: number;
+                                events: {
+                                    body_base64: string;
+                                    seq: number;
+                                    stream_id: string;
+                                    timestamp_ms: number;
+                                }[];
+                                /** @description pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further */
+                                next_base_seq: number | null;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sessions/{sessionId}/playback/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Timeline metadata of a public session
+         * @description 404 unless the session is public. With `token` (a replay link's): that session, public or not, while the link is valid (401 after), so that a player opened from a link can lay the recording out. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description replay link token */
+                    token?: string;
+                };
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** PlaybackTimeline */
+                            data: {
+                                max_ts: number;
+                                min_ts: number;
+                                /** @description participants with recorded media, as the manifest lists them: a redacted participant is not counted */
+                                participant_count: number;
+                                stream_ids: string[];
+                                total_events_estimated: number;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sessions/{sessionId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay through a link
+         * @description With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*\/*`, none) gets the playback window. Both answers carry `Vary: Accept`.Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description continue from this seq: the `next_base_seq` of the previous answer */
+                    base_seq?: number;
+                    /** @description start of reading, ms since 1970; default: the recording's first event, so that a replay link opens as returned */
+                    from_ts?: number;
+                    /** @description replay link token */
+                    token?: string;
+                    /** @description ms, 1 to 300000 (default 30000) */
+                    window_size: number;
+                };
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** PlaybackWindow */
+                            data: {
+                                /** @description the seq this read started from */
+                                base_seq: number;
+                                events: {
+                                    body_base64: string;
+                                    seq: number;
+                                    stream_id: string;
+                                    timestamp_ms: number;
+                                }[];
+                                /** @description pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further */
+                                next_base_seq: number | null;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/restricted-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List restricted keys
+         * @description Metadata of the organisation's restricted keys, oldest first; never a secret. Owners, admins and API keys only.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                    /** @description only the keys of this project */
+                    project_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a restricted key
+         * @description Issues an `rk_live_` key, limited to creating sessions, requesting connection tokens and reading manifests of one project (`project_id`, default the caller's project). Every other route answers it 403. The `secret` is shown once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
+                        label?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description defaults to the caller's project
+                         */
+                        project_id?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                                /** @description shown once, never again: `sk_live_…` or `rk_live_…` */
+                                secret: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/restricted-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a key
+         * @description The key is refused from the next request on. A key may delete itself.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Relabel a key */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
+                        label: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                label: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description updated at most once a minute
+                                 */
+                                last_used_at: string | null;
+                                /** @description the first 12 characters of the secret, for recognition */
+                                prefix: string;
+                                project_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions
+         * @description Sessions of the project, newest first (`created_at` descending). Paginated with `limit` (default 50, at most 200) and `cursor`; the next page is announced in `Link: <…>; rel="next"`. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
+                                created_by: string;
+                                /** Format: date-time */
+                                ended_at: string | null;
+                                id: string;
+                                is_public: boolean;
+                                name: string;
+                                project_id: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a session
+         * @description Creates a session (`started_at` and `ended_at` null) and emits `session.created`. Accepts API keys, restricted keys and the dashboard cookie. Refused with 503 `USAGE_LIMITS_EXCEEDED` when the free tier is exceeded without a subscription. Body optional: `{ name }`. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description at most 200 characters; default "" */
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Session */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
+                                created_by: string;
+                                /** Format: date-time */
+                                ended_at: string | null;
+                                id: string;
+                                is_public: boolean;
+                                name: string;
+                                project_id: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session
+         * @description 404 when the session is missing or belongs to another project. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Session */
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
+                                created_by: string;
+                                /** Format: date-time */
+                                ended_at: string | null;
+                                id: string;
+                                is_public: boolean;
+                                name: string;
+                                project_id: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a session
+         * @description Deletes the session and everything recorded for it. Refused with 409 while the session is live.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a connection token
+         * @description A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Accepts API keys, restricted keys and the dashboard cookie.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description replay only this stream (e.g. media/u1/cam) or this user's media */
+                        focus?: string;
+                        /** @description replay start, ms since 1970 */
+                        from_ts?: number;
+                        /** @description true for replay mode; omitted or false for live */
+                        replay?: boolean;
+                        /** @description replay speed, 0.25 to 16 (default 1) */
+                        speed?: number;
+                        /** @description the participant; 1 to 128 characters, no "/" or spaces (it names media streams) */
+                        user_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description JWT for /ws, valid 300 seconds */
+                                access_token: string;
+                                /** @description seconds until expiry: 300 */
+                                expires_in: number;
+                                session: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a session to MP4
+         * @description Queues an export job.
+         *
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track. Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently.
+         *
+         *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
+         *
+         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation` or `focus` (`focus` must be a participant with video, and is accepted with `layout=presenter` only); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key` (scope: the credential, the path and the query).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
+                    focus?: string;
+                    /** @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. */
+                    layout: "grid" | "presenter";
+                    /** @description `landscape` (1280x720) or `vertical` (720x1280) */
+                    orientation: "landscape" | "vertical";
+                };
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /**
+                                 * Format: uuid
+                                 * @description poll GET /v1/exports/{jobId}
+                                 */
+                                job_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's exports
+         * @description Every export of the session, newest first, each as `GET /v1/exports/{jobId}` shows it (withdrawn ones after a redaction included, as `failed` with the reason). Not paged: a session has few exports. Another project’s session, like an unknown one, is 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description render attempts started so far */
+                                attempts: number;
+                                /**
+                                 * Format: date-time
+                                 * @description when it completed or failed
+                                 */
+                                completed_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description the download operation; it answers 409 until `completed` */
+                                download_url: string;
+                                /** @description of the MP4, once completed */
+                                duration_ms: number | null;
+                                /** @description why the job failed (or why the last attempt did) */
+                                error: string | null;
+                                /** @description the end of ffmpeg’s log when ffmpeg failed (paths under DATA_DIR shown as $DATA_DIR) */
+                                error_log: string | null;
+                                /** @description as asked; null when the layout follows the director */
+                                focus: string | null;
+                                /** Format: uuid */
+                                job_id: string;
+                                /** @enum {string} */
+                                layout: "grid" | "presenter";
+                                /** @enum {string} */
+                                orientation: "landscape" | "vertical";
+                                /** @description share of the current attempt rendered */
+                                progress: number;
+                                /** @description the session id */
+                                room_id: string;
+                                /** @description of the MP4, once completed */
+                                size_bytes: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description when the current (or last) attempt started
+                                 */
+                                started_at: string | null;
+                                /**
+                                 * @description `queued` → `processing` → `completed` | `failed`. A job whose worker stopped or died stays `processing` until another worker takes it up (after `EXPORT_LEASE_S`); at most 3 attempts.
+                                 * @enum {string}
+                                 */
+                                status: "queued" | "processing" | "completed" | "failed";
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Session manifest
+         * @description The layout-agnostic reconstruction contract: participants and their tracks (listed once media reached them), streams, capabilities. Without credentials it answers for public sessions only (401 otherwise).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Manifest */
+                            data: {
+                                capabilities: string[];
+                                end_ts: number;
+                                epoch: number;
+                                participants: {
+                                    tracks: {
+                                        end_ts: number;
+                                        kind: "cam" | "mic" | "screen";
+                                        start_ts: number;
+                                        stream_id: string;
+                                    }[];
+                                    user_id: string;
+                                }[];
+                                session_id: string;
+                                start_ts: number;
+                                streams: {
+                                    chat: string;
+                                    director: string;
+                                    events: string;
+                                };
+                                /** @enum {number} */
+                                version: 1;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/participants/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Redact a participant
+         * @description Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.
+         */
+        delete: {
+            parameters: {
+                query: {
+                    /** @description also replace the participant's chat bodies with a redaction marker */
+                    include_chat: boolean;
+                };
+                header?: never;
+                path: {
+                    sessionId: string;
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                deletedStreams: number;
+                                redacted: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/playback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A playback window
+         * @description Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Without credentials it answers for public sessions only (401 otherwise).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description continue from this seq: the `next_base_seq` of the previous answer */
+                    base_seq?: number;
+                    /** @description start of reading, ms since 1970 */
+                    from_ts: number;
+                    /** @description ms, 1 to 300000 (default 30000) */
+                    window_size: number;
+                };
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** PlaybackWindow */
+                            data: {
+                                /** @description the seq this read started from */
+                                base_seq: number;
+                                events: {
+                                    body_base64: string;
+                                    seq: number;
+                                    stream_id: string;
+                                    timestamp_ms: number;
+                                }[];
+                                /** @description pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further */
+                                next_base_seq: number | null;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/playback/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Playback timeline metadata
+         * @description Streams, event count and time bounds. Without credentials it answers for public sessions only (401 otherwise).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** PlaybackTimeline */
+                            data: {
+                                max_ts: number;
+                                min_ts: number;
+                                /** @description participants with recorded media, as the manifest lists them: a redacted participant is not counted */
+                                participant_count: number;
+                                stream_ids: string[];
+                                total_events_estimated: number;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/replay-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a replay link
+         * @description Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 43200 (30 days); default 1440 (one day) */
+                        expires_in_minutes?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** @description {base_url}/v1/public/sessions/{sessionId}/replay?token={token} */
+                                link: string;
+                                token: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        /** Revoke every replay link of a session */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                revoked: number;
+                                session_id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session timeline
+         * @description Every event of the `events` stream, `{ seq, v, type, ts, actor, data }`, in order. For large sessions read windows instead.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                actor: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                seq: number;
+                                ts: number;
+                                type: string;
+                                v: number;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/visibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make a session public or private
+         * @description Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        is_public: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: boolean;
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's usage
+         * @description Usage records of every project of the caller's organisation (an API key acts for its whole organisation here, as on the other management routes), newest first and paged, with totals over the same filters. Minutes are dated when written and split at midnight UTC, so each record falls in the day and month it was used. Streaming minutes are participant-minutes: each live connection (not replay) accrues from join to leave, fractionally, and is recorded per session when the participant leaves and every `USAGE_FLUSH_INTERVAL_S` (default 30 s) while connected, so a crash loses at most that much. Stored bytes are the recorded streams plus completed export files, recorded as changes (`storage_bytes` records, negative for deletions) when they change: while recording (same interval), at a session's end, after an export, a redaction, a session's deletion. 400 naming the parameter for a malformed `from`, `to` or `session_id`, or `from` not before `to`.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description only records at or after this time (ISO 8601, with a time zone) */
+                    from?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                    /** @description only the records of this session */
+                    session_id?: string;
+                    /** @description only records before this time (ISO 8601, with a time zone); must be after `from` */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description newest first; the next page is in the `Link` header */
+                                records: {
+                                    id: string;
+                                    project_id: string;
+                                    /** Format: date-time */
+                                    recorded_at: string;
+                                    session_id: string;
+                                    /** @description `streaming_minutes`: participant-minutes of live connections since the previous record of the same process (fractional); `storage_bytes`: the change of the session's stored bytes (recording and export files), negative when bytes were deleted */
+                                    usage_type: string;
+                                    value: number;
+                                }[];
+                                summary: {
+                                    /** @description bytes stored at the end of the range (storage is a level: `from` does not apply to it) */
+                                    storage_bytes_total: number;
+                                    /** @description participant-minutes recorded in the range */
+                                    streaming_minutes_total: number;
+                                };
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily usage totals
+         * @description One entry per UTC day from `from`'s day to `to`'s day (default the last 30 days), oldest first, with every day present: the participant-minutes recorded that day and the bytes stored at its end. For charts: nothing to sum on the client. At most 366 days; 400 naming the parameter otherwise.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description first day: the UTC day holding this time (default: 30 days before `to`) */
+                    from?: string;
+                    /** @description only this project of the organisation */
+                    project_id?: string;
+                    /** @description last day: the UTC day holding this time (default: now); at most 366 days after `from` */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /**
+                                 * Format: date
+                                 * @description a UTC day
+                                 */
+                                date: string;
+                                /** @description bytes stored at the end of that day */
+                                storage_bytes: number;
+                                /** @description participant-minutes recorded that day */
+                                streaming_minutes: number;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description The active webhooks of the project, oldest first; `include_inactive=true` lists paused ones too. Never a secret. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation. Changes need the admin role (API keys have it).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description also list paused webhooks */
+                    include_inactive: boolean;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                description: string | null;
+                                events: string[];
+                                id: string;
+                                is_active: boolean;
+                                project_id: string;
+                                url: string;
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Registers a receiver for the listed event types of the project. The `secret` is in this response only. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation. Changes need the admin role (API keys have it).
+         *
+         *     Delivery: a POST of `{ id, type, timestamp, project_id, session_id, data }` with `X-Service-Signature` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole `whsec_…` secret), `X-Service-Event-Id`, `X-Service-Timestamp` (Unix seconds of this attempt), and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes of the secret's base64 part. Only a 2xx answer within `WEBHOOK_TIMEOUT_MS` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description see Idempotency */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description free text, up to 500 characters */
+                        description?: string | null;
+                        /** @description the event types to receive, at least one, each once */
+                        events: ("session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed")[];
+                        /** @default true */
+                        is_active?: boolean;
+                        /** @description receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting. */
+                        url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                description: string | null;
+                                events: string[];
+                                id: string;
+                                is_active: boolean;
+                                project_id: string;
+                                /** @description shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part */
+                                secret: string;
+                                url: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                description: string | null;
+                                events: string[];
+                                id: string;
+                                is_active: boolean;
+                                project_id: string;
+                                url: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes the webhook, its pending deliveries and its delivery log.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update, pause or resume a webhook
+         * @description Changes any of `url`, `events`, `is_active` (false pauses: pending deliveries are dropped and new events are not queued; true resumes) and `description`. At least one field.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description free text, up to 500 characters */
+                        description?: string | null;
+                        /** @description the event types to receive, at least one, each once */
+                        events?: ("session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed")[];
+                        is_active?: boolean;
+                        /** @description receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting. */
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                description: string | null;
+                                events: string[];
+                                id: string;
+                                is_active: boolean;
+                                project_id: string;
+                                url: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery log
+         * @description Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, and when the next attempt is due. Kept 30 days.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                    cursor?: string;
+                    /** @description page size, 1 to 200 */
+                    limit: number;
+                };
+                header?: never;
+                path: {
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description 1 for the first attempt at this event */
+                                attempt: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                duration_ms: number | null;
+                                /** @description why the attempt failed */
+                                error: string | null;
+                                event_id: string;
+                                event_type: string;
+                                id: string;
+                                /** Format: date-time */
+                                next_attempt_at: string | null;
+                                /** @description the receiver's HTTP status, null when none came */
+                                response_status: number | null;
+                                /**
+                                 * @description what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.
+                                 * @enum {string}
+                                 */
+                                status: "succeeded" | "failed" | "pending";
+                            }[];
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Issues a new secret, shown in this response only. Every attempt from now on, retries of earlier events included, is signed with it; the old one stops at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                description: string | null;
+                                events: string[];
+                                id: string;
+                                is_active: boolean;
+                                project_id: string;
+                                /** @description shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part */
+                                secret: string;
+                                url: string;
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook.test` event (`session_id` null, `data: { webhook_id }`) for this webhook alone, paused or not, delivered and retried like any other; its attempts appear in the delivery log.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every failure: data is null, error names the problem. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every failure: data is null, error names the problem. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: null;
+                            error: {
+                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
+                                code: string;
+                                /** @description human-readable; names the offending field where there is one */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                event_id: string;
+                                /** @enum {string} */
+                                type: "webhook.test";
+                            };
+                            error: null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;
+
+/** Operations that honour `Idempotency-Key`: the client sends one on these and may retry them. */
+export const idempotentOperations: ReadonlySet<string> = new Set([
+  "GET /v1/sessions/{sessionId}/export",
+  "POST /v1/projects",
+  "POST /v1/projects/{projectId}/api-keys",
+  "POST /v1/projects/{projectId}/invitations",
+  "POST /v1/projects/{projectId}/sessions",
+  "POST /v1/restricted-keys",
+  "POST /v1/sessions",
+  "POST /v1/sessions/{sessionId}/replay-links",
+  "POST /v1/webhooks",
+]);

@@ -1,0 +1,347 @@
+import createClient, { type Client, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+import type { PathsWithMethod, RequiredKeysOf, SuccessResponseJSON } from 'openapi-typescript-helpers';
+import { idempotentOperations, type components, type paths } from './generated/openapi.js';
+import { LiveClient } from './live-client.js';
+import type { LiveClientOptions } from './live-types.js';
+
+/** Every route of the API, as the server's OpenAPI document describes it. */
+export type Paths = paths;
+/** The named schemas of the API (Session, Project, Webhook, …). */
+export type Schemas = components['schemas'];
+
+/** The methods the API uses. */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** The second argument of a call: required when the route has a required parameter or body. */
+export type InitParam<Init> =
+  RequiredKeysOf<Init> extends never
+    ? [(Init & { [key: string]: unknown })?]
+    : [Init & { [key: string]: unknown }];
+
+/** The `data` of a route's success envelope (undefined for answers without a JSON body). */
+export type DataOf<P extends keyof paths, M extends Method> = P extends keyof paths
+  ? M extends keyof paths[P]
+    ? Unwrap<SuccessResponseJSON<paths[P][M] & Record<string | number, unknown>>>
+    : never
+  : never;
+type Unwrap<E> = [E] extends [never] ? undefined : E extends { data: infer D; error: null } ? D : E;
+
+/** Options of a call, as openapi-fetch takes them (`params.path`, `params.query`, `body`, `headers`). */
+export type CallInit<P extends PathsWithMethod<paths, M>, M extends Method> = MaybeOptionalInit<paths[P], M>;
+
+/**
+ * An error answer of the API (its envelope's `code` and `message`, and the HTTP status), or a
+ * request that never got an answer (`code` 'NETWORK_ERROR', status 0).
+ */
+export class VssError extends Error {
+  override readonly name = 'VssError';
+  constructor(
+    /** BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, USAGE_LIMITS_EXCEEDED, …, or NETWORK_ERROR */
+    readonly code: string,
+    message: string,
+    /** the HTTP status; 0 when there was no answer */
+    readonly status: number,
+    /** seconds the server asked to wait (`Retry-After`), when it said */
+    readonly retryAfterS: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export interface RetryOptions {
+  /** retries after the first attempt (default 2) */
+  retries: number;
+  /** first backoff in ms, doubled per retry with jitter (default 250) */
+  minDelayMs: number;
+  /** a `Retry-After` longer than this is not waited for: the error is returned (default 30 000) */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = { retries: 2, minDelayMs: 250, maxDelayMs: 30_000 };
+
+export interface VssClientOptions {
+  /** the server, e.g. `http://localhost:8080` */
+  baseUrl: string;
+  /** an API key (`sk_live_…`), a restricted key (`rk_live_…`) or an OAuth/agent access token; sent as `Authorization: Bearer` */
+  apiKey?: string;
+  /** sent as `X-Project-Id`: the project that routes without one in their path act on (default: the organisation's first) */
+  projectId?: string;
+  /** retry policy, or false for none */
+  retry?: Partial<RetryOptions> | false;
+  /** fetch implementation (default `globalThis.fetch`) */
+  fetch?: typeof fetch;
+  /** extra headers on every request */
+  headers?: Record<string, string>;
+}
+
+/** One page of a list, and the cursor of the next one (null on the last page). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/**
+ * The REST client of vss. Its types come from the server's OpenAPI document, so a path, a
+ * parameter or a field that does not exist fails to compile:
+ *
+ *   const vss = new VssClient({ baseUrl, apiKey });
+ *   const session = await vss.post('/v1/sessions', { body: { name: 'standup' } });
+ *   for await (const s of vss.list('/v1/sessions')) console.log(s.id);
+ *
+ * Calls answer the envelope's `data` and throw `VssError` for error answers. Creating POSTs carry
+ * an `Idempotency-Key` (a fresh UUID unless you pass one), so they, like GET, PUT and DELETE, are
+ * retried after network errors and 503; a 429 is retried by every method (the server did nothing),
+ * each after `Retry-After` when the server gives one.
+ */
+export class VssClient {
+  /** the openapi-fetch client underneath, with the same credentials, keys and retries */
+  readonly api: Client<paths>;
+  readonly baseUrl: string;
+
+  constructor(readonly options: VssClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    if (options.projectId) headers['x-project-id'] = options.projectId;
+    const retry =
+      options.retry === false ? { ...DEFAULT_RETRY, retries: 0 } : { ...DEFAULT_RETRY, ...options.retry };
+    this.api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      headers,
+      fetch: retryingFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), retry),
+    });
+    this.api.use(idempotencyKeys);
+  }
+
+  /** Calls a route and answers its `data` with the Response; throws VssError for an error answer. */
+  request<M extends Method, P extends PathsWithMethod<paths, M>, I extends MaybeOptionalInit<paths[P], M>>(
+    method: M,
+    path: P,
+    ...init: InitParam<I>
+  ): Promise<{ data: DataOf<P, M>; response: Response }> {
+    return this.call(method, path, init[0]) as Promise<{ data: DataOf<P, M>; response: Response }>;
+  }
+
+  get<P extends PathsWithMethod<paths, 'get'>, I extends MaybeOptionalInit<paths[P], 'get'>>(
+    path: P,
+    ...init: InitParam<I>
+  ): Promise<DataOf<P, 'get'>> {
+    return this.call('get', path, init[0]).then((r) => r.data as DataOf<P, 'get'>);
+  }
+
+  post<P extends PathsWithMethod<paths, 'post'>, I extends MaybeOptionalInit<paths[P], 'post'>>(
+    path: P,
+    ...init: InitParam<I>
+  ): Promise<DataOf<P, 'post'>> {
+    return this.call('post', path, init[0]).then((r) => r.data as DataOf<P, 'post'>);
+  }
+
+  put<P extends PathsWithMethod<paths, 'put'>, I extends MaybeOptionalInit<paths[P], 'put'>>(
+    path: P,
+    ...init: InitParam<I>
+  ): Promise<DataOf<P, 'put'>> {
+    return this.call('put', path, init[0]).then((r) => r.data as DataOf<P, 'put'>);
+  }
+
+  patch<P extends PathsWithMethod<paths, 'patch'>, I extends MaybeOptionalInit<paths[P], 'patch'>>(
+    path: P,
+    ...init: InitParam<I>
+  ): Promise<DataOf<P, 'patch'>> {
+    return this.call('patch', path, init[0]).then((r) => r.data as DataOf<P, 'patch'>);
+  }
+
+  delete<P extends PathsWithMethod<paths, 'delete'>, I extends MaybeOptionalInit<paths[P], 'delete'>>(
+    path: P,
+    ...init: InitParam<I>
+  ): Promise<DataOf<P, 'delete'>> {
+    return this.call('delete', path, init[0]).then((r) => r.data as DataOf<P, 'delete'>);
+  }
+
+  /** One page of a list route, with the cursor of the next page from its `Link` header. */
+  async page<P extends PathsWithMethod<paths, 'get'>, I extends MaybeOptionalInit<paths[P], 'get'>>(
+    path: P,
+    ...init: InitParam<I>
+  ): Promise<Page<ItemOf<DataOf<P, 'get'>>>> {
+    const { data, response } = await this.call('get', path, init[0]);
+    return { items: (data ?? []) as ItemOf<DataOf<P, 'get'>>[], nextCursor: nextCursor(response) };
+  }
+
+  /** Every item of a list route, page after page (`limit` in the query sets the page size). */
+  async *list<P extends PathsWithMethod<paths, 'get'>, I extends MaybeOptionalInit<paths[P], 'get'>>(
+    path: P,
+    ...init: InitParam<I>
+  ): AsyncGenerator<ItemOf<DataOf<P, 'get'>>> {
+    const first = (init[0] ?? {}) as { params?: { query?: Record<string, unknown> } };
+    let cursor: string | null = null;
+    do {
+      const params = { ...first.params, query: { ...first.params?.query, ...(cursor ? { cursor } : {}) } };
+      const next = { ...first, params };
+      const page = (await this.call('get', path, next)) as { data: unknown; response: Response };
+      const items = (page.data ?? []) as ItemOf<DataOf<P, 'get'>>[];
+      yield* items;
+      cursor = nextCursor(page.response);
+    } while (cursor);
+  }
+
+  /**
+   * Calls a route and answers the raw Response for a body that is not a JSON envelope (an MP4
+   * download, an NDJSON stream): the caller reads `body`. Error answers throw VssError as usual.
+   */
+  async stream<
+    M extends Method,
+    P extends PathsWithMethod<paths, M>,
+    I extends MaybeOptionalInit<paths[P], M>,
+  >(method: M, path: P, ...init: InitParam<I>): Promise<Response> {
+    let result: { error?: unknown; response: Response };
+    try {
+      result = await (this.api.request as (m: string, p: string, i?: unknown) => Promise<typeof result>)(
+        method,
+        path,
+        { ...(init[0] as object), parseAs: 'stream' },
+      );
+    } catch (err) {
+      throw networkError(err);
+    }
+    if (!result.response.ok) throw errorFrom(result.response, result.error);
+    return result.response;
+  }
+
+  /**
+   * A live client for `sessionId` as `userId`, minting a connection token with this client's key
+   * for every (re)connect. In Node before 22 pass `WebSocket` from the `ws` package.
+   */
+  live(
+    options: { sessionId: string; userId: string } & Omit<
+      LiveClientOptions,
+      'url' | 'session' | 'userId' | 'token'
+    >,
+  ): LiveClient {
+    const { sessionId, userId, ...rest } = options;
+    return new LiveClient({
+      ...rest,
+      url: this.baseUrl.replace(/^http/, 'ws'),
+      session: sessionId,
+      userId,
+      token: async () =>
+        (
+          await this.post('/v1/sessions/{sessionId}/connection', {
+            params: { path: { sessionId } },
+            body: { user_id: userId },
+          })
+        ).access_token,
+    });
+  }
+
+  /** Sends a call through openapi-fetch; the public methods give it its types. */
+  private async call(
+    method: Method,
+    path: string,
+    init: unknown,
+  ): Promise<{ data: unknown; response: Response }> {
+    let result: { data?: unknown; error?: unknown; response: Response };
+    try {
+      result = await (this.api.request as (m: string, p: string, i?: unknown) => Promise<typeof result>)(
+        method,
+        path,
+        init,
+      );
+    } catch (err) {
+      throw networkError(err);
+    }
+    if (!result.response.ok) throw errorFrom(result.response, result.error);
+    const body = result.data as { data?: unknown; error?: unknown } | undefined;
+    const data = body && typeof body === 'object' && 'data' in body && 'error' in body ? body.data : body;
+    return { data, response: result.response };
+  }
+}
+
+type ItemOf<T> = T extends readonly (infer E)[] ? E : never;
+
+/** Adds a fresh Idempotency-Key to the creating POSTs that honour one, unless the caller set one. */
+const idempotencyKeys: Middleware = {
+  onRequest({ request, schemaPath }) {
+    if (!idempotentOperations.has(`${request.method} ${schemaPath}`)) return undefined;
+    if (request.headers.has('idempotency-key')) return undefined;
+    request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
+    return request;
+  },
+};
+
+/** The `cursor` of the `rel="next"` address in a `Link` header, or null. */
+export function nextCursor(response: Response): string | null {
+  const link = response.headers.get('link');
+  if (!link) return null;
+  for (const part of link.split(',')) {
+    const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(part);
+    if (m?.[1]) return new URL(m[1], 'http://x').searchParams.get('cursor');
+  }
+  return null;
+}
+
+function errorFrom(response: Response, body: unknown): VssError {
+  const retryAfter = Number(response.headers.get('retry-after'));
+  const envelope = body as { error?: { code?: unknown; message?: unknown } } | undefined;
+  const code = typeof envelope?.error?.code === 'string' ? envelope.error.code : `HTTP_${response.status}`;
+  const message =
+    typeof envelope?.error?.message === 'string'
+      ? envelope.error.message
+      : typeof body === 'string' && body
+        ? body.slice(0, 200)
+        : response.statusText || `HTTP ${response.status}`;
+  return new VssError(
+    code,
+    message,
+    response.status,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+  );
+}
+
+function networkError(err: unknown): VssError {
+  if (err instanceof VssError) return err;
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e?.name === 'AbortError') return new VssError('ABORTED', 'the request was aborted', 0);
+  const detail = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+  return new VssError('NETWORK_ERROR', `no answer from the server (${detail})`, 0);
+}
+
+/**
+ * fetch with retries. Written here rather than taken from a library: which requests may be
+ * retried depends on this API's rules (an Idempotency-Key makes a POST safe; a 503 for exceeded
+ * usage limits is final, not transient), and the request body must be cloned before each attempt.
+ */
+function retryingFetch(base: typeof fetch, retry: RetryOptions): typeof fetch {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const backoff = (attempt: number) => retry.minDelayMs * 2 ** attempt * (0.5 + Math.random() / 2);
+  return async (input, init) => {
+    const request = input instanceof Request ? input : new Request(input, init);
+    const safe = SAFE_METHODS.has(request.method) || request.headers.has('idempotency-key');
+    for (let attempt = 0; ; attempt += 1) {
+      const last = attempt >= retry.retries;
+      const req = last ? request : request.clone();
+      let response: Response;
+      try {
+        response = await base(req);
+      } catch (err) {
+        if (last || !safe || (err as Error)?.name === 'AbortError') throw err;
+        await sleep(backoff(attempt));
+        continue;
+      }
+      if (last || (response.status !== 429 && response.status !== 503)) return response;
+      if (response.status === 503) {
+        if (!safe) return response;
+        const body = (await response
+          .clone()
+          .json()
+          .catch(() => null)) as { error?: { code?: string } } | null;
+        if (body?.error?.code === 'USAGE_LIMITS_EXCEEDED') return response;
+      }
+      const after = Number(response.headers.get('retry-after'));
+      const delay = Number.isFinite(after) && after >= 0 ? after * 1000 : backoff(attempt);
+      if (delay > retry.maxDelayMs) return response;
+      await response.body?.cancel();
+      await sleep(delay);
+    }
+  };
+}
