@@ -45,7 +45,8 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['packages/*/test/**/*.test.ts'],
-                exclude: ['packages/web/test/**'],
+                // The command line talks HTTP to the server, whatever the engine behind it: once is enough.
+                exclude: ['packages/web/test/**', 'packages/cli/test/**'],
                 env: { VSS_TEST_ENGINE: 'postgres' },
               },
             },

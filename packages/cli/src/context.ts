@@ -8,7 +8,6 @@ export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   apiKey?: string;
-  project?: string;
   json?: boolean;
 }
 
@@ -18,7 +17,6 @@ export const DEFAULT_BASE_URL = 'http://localhost:8080';
 export interface Settings {
   baseUrl: string;
   apiKey: string | null;
-  projectId: string | null;
   profileName: string;
   profileFile: string;
 }
@@ -37,7 +35,6 @@ export function settings(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.e
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey: opts.apiKey ?? env.VSS_API_KEY ?? profile.api_key ?? null,
-    projectId: opts.project ?? env.VSS_PROJECT ?? profile.project_id ?? null,
     profileName,
     profileFile,
   };
@@ -66,9 +63,6 @@ export function client(cmd: Command): VssClient {
     throw new UsageError(
       'no API key: run `vss login`, set VSS_API_KEY, or pass --api-key (create one in the dashboard under API keys)',
     );
-  return new VssClient({
-    baseUrl: s.baseUrl,
-    apiKey: s.apiKey,
-    ...(s.projectId ? { projectId: s.projectId } : {}),
-  });
+  // An API key acts on its own project: the routes without a project in their path use that one.
+  return new VssClient({ baseUrl: s.baseUrl, apiKey: s.apiKey });
 }

@@ -7,7 +7,6 @@ import { UsageError } from './errors.js';
 export interface Profile {
   base_url: string;
   api_key: string;
-  project_id?: string;
 }
 
 interface ProfileFile {

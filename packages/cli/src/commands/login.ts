@@ -38,7 +38,6 @@ export function register(program: Command): void {
       saveProfile(path, profile, {
         base_url: baseUrl,
         api_key: apiKey,
-        ...(g.project ? { project_id: g.project } : {}),
       });
       const names = projects.map((p) => p.name).join(', ');
       printDone(
@@ -66,19 +65,18 @@ export function register(program: Command): void {
 
   program
     .command('whoami')
-    .description('the server, profile and project this command line would use')
+    .description('the server, profile and key this command line would use')
     .action((_opts, cmd: Command) => {
       const s = settings(globals(cmd));
       const key = s.apiKey ? `${s.apiKey.slice(0, 12)}…` : null;
       printDone(
         cmd,
-        `server   ${s.baseUrl}\nprofile  ${s.profileName} (${s.profileFile})\nkey      ${key ?? '(none)'}\nproject  ${s.projectId ?? '(the first)'}`,
+        `server   ${s.baseUrl}\nprofile  ${s.profileName} (${s.profileFile})\nkey      ${key ?? '(none)'}`,
         {
           base_url: s.baseUrl,
           profile: s.profileName,
           file: s.profileFile,
           key_prefix: key,
-          project_id: s.projectId,
         },
       );
     });
