@@ -20,6 +20,8 @@ export default tseslint.config(
   { files: ['**/*.cjs'], languageOptions: { globals: globals.node, sourceType: 'commonjs' } },
   // Examples are Node scripts that print what they do.
   { files: ['examples/**'], languageOptions: { globals: globals.node }, rules: { 'no-console': 'off' } },
+  // Node scripts: the CLI's launcher and the client's type generator.
+  { files: ['packages/cli/bin/**', 'packages/client/scripts/**'], languageOptions: { globals: globals.node } },
   // The dashboard runs in browsers.
   { files: ['packages/web/src/**'], languageOptions: { globals: globals.browser } },
   // Tests read JSON answers whose shape they then assert.

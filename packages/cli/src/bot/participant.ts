@@ -1,0 +1,352 @@
+/**
+ * One bot: a participant that joins with LiveClient, says hello in the chat, publishes the shared
+ * VP8 video on its camera and a tone on its microphone in real time, chats now and then, and
+ * leaves cleanly: it waits (bounded) for the acks of what it sent, then closes with 1000.
+ */
+import { LiveClient, LiveError, encodeEvc1, type LiveCloseEvent } from '@vss/client';
+import { WebSocket } from 'ws';
+import type { VideoEncoder, VideoFrame } from './ffmpeg.js';
+import { FRAME_MS, pitchOf, toneChunk, toneSamples } from './tone.js';
+import type { BotEvent, BotStats } from './types.js';
+
+const OPEN = 1;
+/**
+ * Past this many bytes queued in its own socket a bot drops video, as a real-time encoder does
+ * when the network cannot keep up (and the server asks live clients to do when it stops reading).
+ */
+const VIDEO_QUEUE_BOUND = 1024 * 1024;
+/** Audio is small and a gap in it is heard: it is dropped only past a larger queue. */
+const AUDIO_QUEUE_BOUND = 4 * 1024 * 1024;
+/** An event-loop stall longer than this is not caught up with a burst: the missed audio is skipped. */
+const MAX_AUDIO_CATCH_UP = 10;
+/**
+ * When the encoder's clock and the wall clock drift apart by more than this, video is re-anchored
+ * to the wall clock. Below the 2 s at which an export re-anchors a track, so that what a bot
+ * records always follows one clock per track.
+ */
+const REANCHOR_US = 1_000_000;
+/** How long a leaving bot waits for outstanding acks: normally, and when aborted. */
+const DRAIN_MS = 5000;
+const DRAIN_ABORTED_MS = 1000;
+/** The close handshake is bounded too: a server that never answers must not hold the run. */
+const CLOSE_MS = 3000;
+const NO_DESCRIPTION = new Uint8Array(0);
+
+export type LeaveReason = 'done' | 'aborted' | 'disconnected' | 'failed';
+
+export interface BotSetup {
+  /** 1-based number of the bot; picks its pitch */
+  index: number;
+  userId: string;
+  /** ws(s)://host:port */
+  url: string;
+  sessionId: string;
+  token: (userId: string) => Promise<string>;
+  durationS: number;
+  chatEveryS: number;
+  joinTimeoutMs: number;
+  emit: (e: BotEvent) => void;
+}
+
+/** Resolves with `p`'s outcome, or with `fallback` after `ms`; clears its timer either way. */
+async function within<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof LiveError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class Bot {
+  readonly userId: string;
+  /** resolves once the bot has left (or given up joining) */
+  readonly done: Promise<void>;
+  private readonly setup: BotSetup;
+  private readonly client: LiveClient;
+  private readonly samples: Uint8Array;
+  private readonly counters: Omit<BotStats, 'userId' | 'errors'> = {
+    joined: false,
+    framesSent: 0,
+    framesAcked: 0,
+    videoFrames: 0,
+    audioFrames: 0,
+    framesDropped: 0,
+    chats: 0,
+    chatsAcked: 0,
+    reconnects: 0,
+  };
+  private readonly problems = new Map<string, number>();
+  /** settled-handlers of publishes whose ack has not come yet */
+  private readonly pending = new Set<Promise<void>>();
+  /** wall time (ms since 1970) of the welcome: the origin of the bot's media clock */
+  private t0 = 0;
+  private audioIndex = 0;
+  private audioTimer: ReturnType<typeof setTimeout> | null = null;
+  private chatTimer: ReturnType<typeof setInterval> | null = null;
+  private endTimer: ReturnType<typeof setTimeout> | null = null;
+  /** a decoder can only start (or resume after a gap) at a key frame */
+  private needKey = true;
+  /** encoder clock + offset = the bot's media clock (µs since t0) */
+  private videoOffsetUs: number | null = null;
+  private lastVideoUs = -1;
+  private unsubscribeVideo: (() => void) | null = null;
+  private leaving: Promise<void> | null = null;
+  private resolveDone!: () => void;
+  /** the bot's sockets not yet closed: the last resort of leaving is to end them */
+  private readonly sockets = new Set<WebSocket>();
+
+  constructor(setup: BotSetup) {
+    this.setup = setup;
+    this.userId = setup.userId;
+    this.samples = toneSamples(pitchOf(setup.index));
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    const sockets = this.sockets;
+    // LiveClient takes the WebSocket class; this one keeps each socket within reach, so that a
+    // close handshake the server never answers cannot keep the process alive (ws waits 30 s).
+    class BotSocket extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        sockets.add(this);
+        this.once('close', () => sockets.delete(this));
+      }
+    }
+    this.client = new LiveClient({
+      url: setup.url,
+      session: setup.sessionId,
+      userId: setup.userId,
+      token: () => setup.token(setup.userId),
+      // Binary publishes: no base64 on the way out, and media from the other bots arrives
+      // without base64 decoding either, which matters when 50 bots all receive each other.
+      format: 'binary',
+      WebSocket: BotSocket,
+    });
+  }
+
+  /** The bot's counters and problems as they stand. */
+  snapshot(): BotStats {
+    return {
+      userId: this.userId,
+      ...this.counters,
+      errors: [...this.problems].map(([m, n]) => (n > 1 ? `${m} (${n} times)` : m)),
+    };
+  }
+
+  /** True while its connection is open. */
+  get connected(): boolean {
+    return this.counters.joined && !this.leaving && this.client.readyState === OPEN;
+  }
+
+  /**
+   * Connects and starts the microphone and the chat; resolves false when the bot could not join
+   * (the problem is recorded and the bot is done) or was asked to leave first.
+   */
+  async join(): Promise<boolean> {
+    if (this.leaving) return false;
+    const { client, setup } = this;
+    client.on('close', (e) => this.onClose(e));
+    client.on('reconnecting', ({ attempt, delayMs }) =>
+      setup.emit({ type: 'reconnecting', userId: this.userId, attempt, delayMs }),
+    );
+    client.on('reconnect', (attempt) => {
+      this.counters.reconnects++;
+      // Frames sent while the connection was down are gone: a viewer's decoder needs a key frame.
+      this.needKey = true;
+      setup.emit({ type: 'reconnected', userId: this.userId, attempt });
+    });
+    client.on('error', (err) => this.record(`connection: ${describe(err)}`));
+    client.on('control', (c) => {
+      // Refusals of acked publishes arrive through the publish promise; only the others here.
+      if (c.event === 'error' && c.data.id === undefined)
+        this.record(`server: ${String(c.data.code)}: ${String(c.data.message)}`);
+    });
+    let welcome;
+    try {
+      const timeoutS = setup.joinTimeoutMs / 1000;
+      welcome = await within(client.connect(), setup.joinTimeoutMs, null);
+      if (!welcome) throw new Error(`no welcome within ${timeoutS} s`);
+    } catch (err) {
+      if (!this.leaving) {
+        this.record(`could not join: ${describe(err)}`);
+        void this.leave('failed');
+      }
+      return false;
+    }
+    if (this.leaving) return false;
+    this.t0 = Date.now();
+    this.counters.joined = true;
+    const present = welcome.data.participants;
+    setup.emit({
+      type: 'joined',
+      userId: this.userId,
+      participants: Array.isArray(present) ? present.length : 0,
+    });
+    this.chat(`hello from ${this.userId}`);
+    this.tickAudio();
+    if (setup.chatEveryS > 0)
+      this.chatTimer = setInterval(() => {
+        const s = Math.round((Date.now() - this.t0) / 1000);
+        this.chat(`${this.userId}: ${s} s in, ${this.counters.framesAcked} frames recorded`);
+      }, setup.chatEveryS * 1000);
+    this.endTimer = setTimeout(() => void this.leave('done'), setup.durationS * 1000);
+    return true;
+  }
+
+  /** Publishes the encoder's frames from its next key frame on. */
+  attachVideo(encoder: VideoEncoder): void {
+    if (this.leaving) return;
+    this.unsubscribeVideo = encoder.onFrame((f) => {
+      // One bot's failure must not reach the encoder's pipe, and through it the other bots.
+      try {
+        this.onVideo(f);
+      } catch (err) {
+        this.record(`video: ${describe(err)}`);
+      }
+    });
+  }
+
+  /** Notes that the video stopped; the bot goes on with audio and chat. */
+  videoFailed(message: string): void {
+    if (!this.leaving) this.record(message);
+  }
+
+  /**
+   * Leaves: stops publishing, waits a bounded time for outstanding acks, closes with 1000.
+   * Idempotent; the first reason is the one reported.
+   */
+  leave(reason: LeaveReason): Promise<void> {
+    this.leaving ??= this.leaveNow(reason);
+    return this.leaving;
+  }
+
+  private async leaveNow(reason: LeaveReason): Promise<void> {
+    if (this.audioTimer) clearTimeout(this.audioTimer);
+    if (this.chatTimer) clearInterval(this.chatTimer);
+    if (this.endTimer) clearTimeout(this.endTimer);
+    this.unsubscribeVideo?.();
+    if (this.pending.size > 0) {
+      const bound = reason === 'aborted' ? DRAIN_ABORTED_MS : DRAIN_MS;
+      const drained = await within(
+        Promise.all([...this.pending]).then(() => true),
+        bound,
+        false,
+      );
+      if (!drained) this.record(`${this.pending.size} acks still outstanding after ${bound / 1000} s`);
+    }
+    const closed = await within(
+      this.client.close().then(() => true),
+      CLOSE_MS,
+      false,
+    );
+    if (!closed) {
+      this.record(`the server did not answer the close within ${CLOSE_MS / 1000} s`);
+      for (const sock of this.sockets) sock.terminate();
+    }
+    this.setup.emit({ type: 'left', userId: this.userId, reason, stats: this.snapshot() });
+    this.resolveDone();
+  }
+
+  private onClose(e: LiveCloseEvent): void {
+    // Closes before the welcome are the join's to report; closes while leaving are ours.
+    if (!this.counters.joined || this.leaving || e.willReconnect) return;
+    this.record(`connection lost for good: code ${e.code}${e.reason ? ` (${e.reason})` : ''}`);
+    void this.leave('disconnected');
+  }
+
+  /**
+   * Sends audio frame by frame in real time. Frame k covers [k·20, k·20 + 20) ms of the bot's clock
+   * and is sent when that time comes; timers that fire late send the frames due meanwhile.
+   */
+  private tickAudio(): void {
+    this.audioTimer = null;
+    if (this.leaving) return;
+    // Exactly durationS of audio: the end timer may fire a little after the last frame's time.
+    const last = Math.ceil((this.setup.durationS * 1000) / FRAME_MS) - 1;
+    const due = Math.min(Math.floor((Date.now() - this.t0) / FRAME_MS), last);
+    if (due - this.audioIndex > MAX_AUDIO_CATCH_UP) {
+      this.counters.framesDropped += due - this.audioIndex;
+      this.audioIndex = due;
+    }
+    for (; this.audioIndex <= due; this.audioIndex++) {
+      if (this.client.readyState !== OPEN || this.client.bufferedAmount > AUDIO_QUEUE_BOUND) {
+        this.counters.framesDropped++;
+        continue;
+      }
+      const k = this.audioIndex;
+      this.counters.audioFrames++;
+      this.publishMedia('mic', toneChunk(this.samples, k), this.t0 + k * FRAME_MS);
+    }
+    if (this.audioIndex > last) return;
+    const next = this.t0 + this.audioIndex * FRAME_MS;
+    this.audioTimer = setTimeout(() => this.tickAudio(), Math.max(0, next - Date.now()));
+  }
+
+  private onVideo(frame: VideoFrame): void {
+    // Like the audio, the video ends at durationS even when the end timer fires a little later.
+    if (this.leaving || Date.now() - this.t0 >= this.setup.durationS * 1000) return;
+    const blocked = this.client.readyState !== OPEN || this.client.bufferedAmount > VIDEO_QUEUE_BOUND;
+    if (blocked || (this.needKey && !frame.key)) {
+      // A skipped frame breaks the chain of delta frames: resume only at a key frame.
+      if (blocked) this.needKey = true;
+      this.counters.framesDropped++;
+      return;
+    }
+    this.needKey = false;
+    // The encoder's clock keeps the frames evenly spaced; its offset ties it to the bot's clock,
+    // on which the audio runs too, so both tracks of a bot share one time line.
+    const nowUs = (Date.now() - this.t0) * 1000;
+    let ts = this.videoOffsetUs === null ? nowUs : frame.ptsUs + this.videoOffsetUs;
+    if (this.videoOffsetUs === null || Math.abs(ts - nowUs) > REANCHOR_US) {
+      this.videoOffsetUs = nowUs - frame.ptsUs;
+      ts = nowUs;
+    }
+    ts = Math.max(Math.round(ts), this.lastVideoUs + 1);
+    this.lastVideoUs = ts;
+    const chunk = encodeEvc1({
+      key: frame.key,
+      codec: 'vp8',
+      timestampUs: ts,
+      durationUs: frame.durationUs,
+      description: NO_DESCRIPTION,
+      data: frame.data,
+    });
+    this.counters.videoFrames++;
+    this.publishMedia('cam', chunk, this.t0 + ts / 1000);
+  }
+
+  /** Publishes a media frame with an ack; `timestampMs` is the bot's clock as wall time. */
+  private publishMedia(kind: 'cam' | 'mic', payload: Uint8Array, timestampMs: number): void {
+    this.counters.framesSent++;
+    const sent = this.client.publish(`media/${this.userId}/${kind}`, payload, {
+      ack: true,
+      timestampMs: Math.round(timestampMs),
+    });
+    this.track(sent, () => this.counters.framesAcked++);
+  }
+
+  private chat(text: string): void {
+    if (this.client.readyState !== OPEN) return;
+    this.counters.chats++;
+    this.track(this.client.publishChat(text, { ack: true }), () => this.counters.chatsAcked++);
+  }
+
+  /** Counts the ack of `sent` when it comes, records the problem when it does not. */
+  private track(sent: Promise<number>, onAck: () => void): void {
+    const settled = sent.then(onAck, (err: unknown) => this.record(`publish: ${describe(err)}`));
+    this.pending.add(settled);
+    void settled.then(() => this.pending.delete(settled));
+  }
+
+  /** Records a problem; the first occurrence of each is told as an event. */
+  private record(message: string): void {
+    const n = this.problems.get(message) ?? 0;
+    this.problems.set(message, n + 1);
+    if (n === 0) this.setup.emit({ type: 'error', userId: this.userId, message });
+  }
+}
