@@ -1,3 +1,128 @@
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
+import { runBots, type BotEvent, type BotStats } from '../bot/index.js';
+import { client, settings, globals } from '../context.js';
+import { UsageError } from '../errors.js';
+import { integer, seconds } from '../options.js';
+import { note, printJson, printList, type Column } from '../output.js';
 
-export function register(_program: Command): void {}
+interface BotCommandOptions {
+  count: number;
+  duration: number;
+  video?: string;
+  userPrefix: string;
+  chatEvery: number;
+}
+
+/** One line on stderr per thing that happens to a bot; the encoder's processes are not news. */
+export function describeEvent(e: BotEvent): string | null {
+  switch (e.type) {
+    case 'joined':
+      return `${e.userId} joined (${e.participants} present)`;
+    case 'reconnecting':
+      return `${e.userId} lost its connection: reconnecting in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})`;
+    case 'reconnected':
+      return `${e.userId} reconnected`;
+    case 'left':
+      return `${e.userId} left: ${e.reason} (${e.stats.framesAcked} of ${e.stats.framesSent} frames recorded)`;
+    case 'error':
+      return e.userId ? `${e.userId}: ${e.message}` : `error: ${e.message}`;
+    case 'stats':
+      return `${e.elapsedS}s: ${e.connected} connected, ${e.framesSent} frames sent, ${e.framesAcked} recorded, ${e.framesDropped} dropped, ${e.chats} chats`;
+    case 'ffmpeg':
+      return null;
+  }
+}
+
+const COLUMNS: Column<BotStats>[] = [
+  { key: 'userId', label: 'USER' },
+  { key: 'joined', format: (v) => (v ? 'yes' : 'no') },
+  { key: 'framesSent', label: 'SENT' },
+  { key: 'framesAcked', label: 'RECORDED' },
+  { key: 'framesDropped', label: 'DROPPED' },
+  { key: 'chats', label: 'CHATS' },
+  { key: 'reconnects', label: 'RECONNECTS' },
+  { key: 'errors', format: (v) => ((v as string[]).length ? (v as string[]).join('; ') : '-') },
+];
+
+export function register(program: Command): void {
+  program
+    .command('bot <sessionId>')
+    .description(
+      'test participants: each joins the session, publishes video, a tone and chat for a while, then leaves',
+    )
+    .option('--count <n>', 'how many bots, 1 to 1000', integer(1, 1000), 1)
+    .option('--duration <s>', 'seconds each bot stays, up to one day', seconds(0.1, 86_400), 30)
+    .option(
+      '--video <file>',
+      'a video file to publish, looped, instead of the test pattern (ffmpeg decodes it)',
+    )
+    .option('--user-prefix <prefix>', 'user ids are <prefix>-1, <prefix>-2, …', 'bot')
+    .option(
+      '--chat-every <s>',
+      'seconds between chat messages; 0: only a hello on joining',
+      seconds(0, 86_400),
+      5,
+    )
+    .addHelpText(
+      'after',
+      '\nNeeds ffmpeg (FFMPEG_PATH, or on PATH). The first bot to join starts the session; the session ends\nonce every participant has left. Progress goes to stderr; a summary of what each bot sent, and how much\nof it the server recorded, to stdout at the end. Ctrl-C makes every bot leave cleanly first.',
+    )
+    .action(async (sessionId: string, o: BotCommandOptions, cmd: Command) => {
+      if (!/^[^/\s]+$/.test(o.userPrefix))
+        throw new UsageError(`--user-prefix: "${o.userPrefix}" must not contain "/" or spaces`);
+      if (o.video !== undefined) {
+        let isFile = false;
+        try {
+          isFile = statSync(o.video).isFile();
+        } catch {
+          throw new UsageError(`--video: no file ${o.video}`);
+        }
+        if (!isFile) throw new UsageError(`--video: ${o.video} is not a file`);
+      }
+      const vss = client(cmd);
+      const connectionToken = async (userId: string) =>
+        (
+          await vss.post('/v1/sessions/{sessionId}/connection', {
+            params: { path: { sessionId } },
+            body: { user_id: userId },
+          })
+        ).access_token;
+      // Asked once before anything starts, so that an unknown or ended session is the API's one
+      // error line rather than every bot failing on its own.
+      await connectionToken(`${o.userPrefix}-1`);
+
+      const abort = new AbortController();
+      const onSigint = () => {
+        if (abort.signal.aborted) process.exit(130);
+        note('stopping: every bot leaves (Ctrl-C again to quit at once)');
+        abort.abort();
+      };
+      process.on('SIGINT', onSigint);
+      let report;
+      try {
+        report = await runBots({
+          baseUrl: settings(globals(cmd)).baseUrl,
+          sessionId,
+          connectionToken,
+          count: o.count,
+          durationS: o.duration,
+          userPrefix: o.userPrefix,
+          chatEveryS: o.chatEvery,
+          ...(o.video !== undefined ? { video: o.video } : {}),
+          signal: abort.signal,
+          onEvent: (e) => {
+            const line = describeEvent(e);
+            if (line) note(line);
+          },
+        });
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+      if (globals(cmd).json) printJson(report);
+      else printList(cmd, report.bots, COLUMNS);
+      if (report.aborted) note(`stopped after ${report.elapsedS} s`);
+      const failed = report.bots.filter((b) => !b.joined).length;
+      if (failed) throw new Error(`${failed} of ${report.bots.length} bots could not join`);
+    });
+}

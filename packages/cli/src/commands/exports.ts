@@ -1,3 +1,232 @@
-import type { Command } from 'commander';
+import { createWriteStream, statSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { DataOf, VssClient } from '@vss/client';
+import cliProgress from 'cli-progress';
+import { Option, type Command } from 'commander';
+import { client, globals } from '../context.js';
+import { UsageError } from '../errors.js';
+import { note, printDone, printJson, printList, printObject, type Column } from '../output.js';
 
-export function register(_program: Command): void {}
+type ExportJob = DataOf<'/v1/exports/{jobId}', 'get'>;
+
+const LAYOUTS = ['grid', 'presenter'] as const;
+const ORIENTATIONS = ['landscape', 'vertical'] as const;
+/** How often a job is asked where it stands while waiting for it. */
+const POLL_MS = 1000;
+
+/** A size in bytes as people read it. */
+export function size(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '-';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
+const COLUMNS: Column<ExportJob>[] = [
+  { key: 'job_id', label: 'JOB' },
+  { key: 'status' },
+  { key: 'layout' },
+  { key: 'orientation' },
+  {
+    key: 'progress',
+    format: (v, job) => (job.status === 'processing' ? `${Math.round((v as number) * 100)}%` : '-'),
+  },
+  { key: 'size_bytes', label: 'SIZE', format: (v) => size(v as number | null) },
+  { key: 'created_at', label: 'CREATED' },
+];
+
+/**
+ * Polls a job until it completed or failed. The bar is drawn only on a terminal; elsewhere (a
+ * log, a CI job) each change of status is one line, and never on stdout, which scripts read.
+ */
+async function waitFor(vss: VssClient, jobId: string): Promise<ExportJob> {
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        {
+          stream: process.stderr,
+          format: `export {bar} {percentage}% | {status}`,
+          hideCursor: true,
+          clearOnComplete: true,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+  bar?.start(100, 0, { status: 'queued' });
+  let said = '';
+  try {
+    for (;;) {
+      const job = await vss.get('/v1/exports/{jobId}', { params: { path: { jobId } } });
+      if (bar) bar.update(Math.round(job.progress * 100), { status: job.status });
+      else if (job.status !== said) note(`export ${jobId}: ${job.status}`);
+      said = job.status;
+      if (job.status === 'completed' || job.status === 'failed') return job;
+      await sleep(POLL_MS);
+    }
+  } finally {
+    bar?.stop();
+  }
+}
+
+/** A failed job as the command's error (exit 1), with the end of ffmpeg's log when there is one. */
+function failure(job: ExportJob): Error {
+  if (job.error_log) note(job.error_log.trimEnd());
+  return new Error(`export ${job.job_id} failed: ${job.error ?? 'no reason given'}`);
+}
+
+/** The file name the server suggests (Content-Disposition), without any directory in it. */
+function suggested(response: Response): string | null {
+  const m = /filename="?([^";]+)"?/i.exec(response.headers.get('content-disposition') ?? '');
+  const name = m?.[1] ? basename(m[1]) : '';
+  return name && name !== '.' && name !== '..' ? name : null;
+}
+
+/**
+ * Streams a completed export to `output` ("-": standard output). The bytes go to a `.part` file
+ * renamed into place at the end, so that an interrupted download never leaves a file that looks
+ * complete. Answers the file written and its size.
+ */
+async function download(
+  vss: VssClient,
+  jobId: string,
+  output: string | undefined,
+): Promise<{ file: string; bytes: number }> {
+  const res = await vss.stream('get', '/v1/exports/{jobId}/download', { params: { path: { jobId } } });
+  if (!res.body) throw new Error(`the download of ${jobId} has no body`);
+  let bytes = 0;
+  const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+  body.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  if (output === '-') {
+    await pipeline(body, process.stdout, { end: false });
+    return { file: '-', bytes };
+  }
+  const file = output ?? suggested(res) ?? `${jobId}.mp4`;
+  const part = `${file}.part`;
+  try {
+    await pipeline(body, createWriteStream(part));
+    await rename(part, file);
+  } catch (err) {
+    await rm(part, { force: true });
+    throw err;
+  }
+  return { file, bytes };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+interface ExportOptions {
+  layout?: (typeof LAYOUTS)[number];
+  orientation: (typeof ORIENTATIONS)[number];
+  focus?: string;
+  wait?: boolean;
+  output?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('export <sessionId>')
+    .description('render an ended session to an MP4 (H.264 + AAC); with --wait, download it when done')
+    .addOption(
+      new Option(
+        '--layout <layout>',
+        'grid: everyone alike; presenter: one large, the others in a strip (default grid, or presenter with --focus)',
+      ).choices(LAYOUTS),
+    )
+    .addOption(
+      new Option('--orientation <orientation>', 'landscape (1280x720) or vertical (720x1280)')
+        .choices(ORIENTATIONS)
+        .default('landscape'),
+    )
+    .option(
+      '--focus <userId>',
+      "presenter layout: the participant shown large throughout (default: follow the recording's director)",
+    )
+    .option('--wait', 'wait for the render (progress on stderr), then download the MP4')
+    .option(
+      '--output <file>',
+      'where --wait saves the MP4 (default <sessionId>.mp4; "-": stdout); implies --wait',
+    )
+    .addHelpText(
+      'after',
+      '\nThe session must have ended (everyone left). Without --wait it prints the job id: follow it with\n`vss exports get <jobId>`, fetch it with `vss exports download <jobId>`. A failed render exits 1 with its reason.',
+    )
+    .action(async (sessionId: string, o: ExportOptions, cmd: Command) => {
+      if (o.focus !== undefined && o.layout === 'grid')
+        throw new UsageError('--focus is for the presenter layout: drop it, or use --layout presenter');
+      const layout = o.layout ?? (o.focus !== undefined ? 'presenter' : 'grid');
+      // Checked before the render is queued, not found out after it.
+      if (o.output !== undefined && o.output !== '' && o.output !== '-' && !isDirectory(dirname(o.output)))
+        throw new UsageError(`--output: no directory ${dirname(o.output)}`);
+      const vss = client(cmd);
+      const { job_id } = await vss.get('/v1/sessions/{sessionId}/export', {
+        params: {
+          path: { sessionId },
+          query: { layout, orientation: o.orientation, ...(o.focus !== undefined ? { focus: o.focus } : {}) },
+        },
+      });
+      if (!o.wait && o.output === undefined) {
+        printDone(cmd, job_id, { job_id });
+        if (!globals(cmd).json) note(`follow it with \`vss exports get ${job_id}\``);
+        return;
+      }
+      const job = await waitFor(vss, job_id);
+      if (job.status === 'failed') throw failure(job);
+      const { file, bytes } = await download(vss, job_id, o.output ?? `${sessionId}.mp4`);
+      if (file === '-') return;
+      const seconds = job.duration_ms !== null ? `, ${(job.duration_ms / 1000).toFixed(1)} s` : '';
+      printDone(cmd, `wrote ${file} (${size(bytes)}${seconds})`, job);
+    });
+
+  const exportsCmd = program.command('exports').description('MP4 exports of sessions');
+
+  exportsCmd
+    .command('list <sessionId>')
+    .description("a session's exports, newest first")
+    .action(async (sessionId: string, _o, cmd: Command) => {
+      const jobs = await client(cmd).get('/v1/sessions/{sessionId}/exports', {
+        params: { path: { sessionId } },
+      });
+      printList(cmd, jobs, COLUMNS, 'no exports');
+    });
+
+  exportsCmd
+    .command('get <jobId>')
+    .description('one export job: where it stands, and why it failed')
+    .action(async (jobId: string, _o, cmd: Command) => {
+      const job = await client(cmd).get('/v1/exports/{jobId}', { params: { path: { jobId } } });
+      if (globals(cmd).json) return printJson(job);
+      const { error_log, ...rest } = job;
+      printObject(cmd, {
+        ...rest,
+        progress: `${Math.round(job.progress * 100)}%`,
+        size_bytes: size(job.size_bytes),
+      });
+      if (error_log) process.stdout.write(`\nffmpeg's log (its end):\n${error_log.trimEnd()}\n`);
+    });
+
+  exportsCmd
+    .command('download <jobId>')
+    .description('download a completed export')
+    .option('--output <file>', 'where to save it (default: the name the server suggests; "-": stdout)')
+    .action(async (jobId: string, o: { output?: string }, cmd: Command) => {
+      const { file, bytes } = await download(client(cmd), jobId, o.output);
+      if (file === '-') return;
+      printDone(cmd, `wrote ${file} (${size(bytes)})`, { job_id: jobId, file, bytes });
+    });
+}

@@ -1,0 +1,241 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../../server/test/support/app.js';
+import { jpeg } from '../../server/test/support/live.js';
+import { recordSession, type Planned } from '../../server/test/support/media.js';
+import { eventually } from '../../server/test/support/wait.js';
+import { useCliServer, vss, vssJson } from './support.js';
+
+// Sessions end as soon as their last participant leaves: an export can follow at once.
+const server = useCliServer({ SESSION_DEPARTURE_TIMEOUT_S: '0' });
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const NOT_FOUND = /^vss: NOT_FOUND \(HTTP 404\): .+\n$/;
+
+/** The bots publish through ffmpeg, the server renders with it, and the test reads the MP4 with ffprobe. */
+const missing = ['ffmpeg', 'ffprobe'].filter((tool) => spawnSync(tool, ['-version']).status !== 0);
+if (missing.length)
+  console.error(`[vss] vss bot and export tests skipped: ${missing.join(' and ')} not found on PATH`);
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'vss-cli-export-'));
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (args: string[], timeoutMs?: number) =>
+  vss(args, { env: server.env, cwd: dir, ...(timeoutMs ? { timeoutMs } : {}) });
+
+async function ended(sessionId: string): Promise<void> {
+  await eventually(
+    async () =>
+      (await call(server.app, 'GET', `/v1/sessions/${sessionId}`, { key: server.key })).body.data.ended_at,
+    20_000,
+    'the session to end',
+  );
+}
+
+describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
+  let sessionId = '';
+  let jobId = '';
+  const mp4 = () => join(dir, 'x.mp4');
+
+  it('three bots record a session, and the export downloads an MP4 with H.264 video and AAC audio', async () => {
+    sessionId = (await vssJson(server, ['sessions', 'create', '--name', 'bots'])).id;
+    const bots = await run(['bot', sessionId, '--count', '3', '--duration', '4'], 90_000);
+    expect(bots.code, bots.stderr).toBe(0);
+    for (const user of ['bot-1', 'bot-2', 'bot-3']) {
+      expect(bots.stderr).toMatch(new RegExp(`^${user} joined \\(\\d present\\)$`, 'm'));
+      expect(bots.stderr).toMatch(new RegExp(`^${user} left: done \\(\\d+ of \\d+ frames recorded\\)$`, 'm'));
+      const row = bots.stdout.split('\n').find((l) => l.startsWith(`${user} `))!;
+      const [, joined, sent, recorded] = row.split(/\s+/);
+      expect(joined).toBe('yes');
+      expect(Number(recorded)).toBeGreaterThan(0);
+      expect(Number(recorded)).toBe(Number(sent));
+    }
+    expect(bots.stdout.split('\n')[0]!.split(/\s+/)).toEqual([
+      'USER',
+      'JOINED',
+      'SENT',
+      'RECORDED',
+      'DROPPED',
+      'CHATS',
+      'RECONNECTS',
+      'ERRORS',
+    ]);
+    await ended(sessionId);
+
+    const r = await run(['export', sessionId, '--wait', '--output', mp4()], 180_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^wrote ${mp4()} \\(\\d+\\.\\d (KiB|MiB), \\d+\\.\\d s\\)\\n$`));
+    // Not a terminal: plain lines on stderr instead of a bar, the last one the outcome.
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^export [0-9a-f-]{36}: completed$/);
+    jobId = /^export ([0-9a-f-]{36}):/.exec(r.stderr)![1]!;
+    expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
+
+    const probe = JSON.parse(
+      execFileSync(
+        'ffprobe',
+        ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name', '-of', 'json', mp4()],
+        {
+          encoding: 'utf8',
+        },
+      ),
+    ) as { streams: Array<{ codec_type: string; codec_name: string }> };
+    expect(probe.streams).toContainEqual({ codec_type: 'video', codec_name: 'h264' });
+    expect(probe.streams).toContainEqual({ codec_type: 'audio', codec_name: 'aac' });
+  }, 300_000);
+
+  it('exports list, get and download show and fetch that job', async () => {
+    expect(jobId).not.toBe('');
+    const list = await run(['exports', 'list', sessionId]);
+    expect(list.code).toBe(0);
+    const [head, row, ...rest] = list.stdout.trimEnd().split('\n');
+    expect(head!.split(/\s+/)).toEqual([
+      'JOB',
+      'STATUS',
+      'LAYOUT',
+      'ORIENTATION',
+      'PROGRESS',
+      'SIZE',
+      'CREATED',
+    ]);
+    expect(row).toMatch(
+      new RegExp(`^${jobId}\\s+completed\\s+grid\\s+landscape\\s+-\\s+\\d+\\.\\d (KiB|MiB)\\s+`),
+    );
+    expect(rest).toEqual([]);
+    const api = (await call(server.app, 'GET', `/v1/exports/${jobId}`, { key: server.key })).body.data;
+    expect(await vssJson(server, ['exports', 'list', sessionId])).toEqual([api]);
+
+    expect(await vssJson(server, ['exports', 'get', jobId])).toEqual(api);
+    const get = await run(['exports', 'get', jobId]);
+    expect(get.stdout).toMatch(/^status\s+completed$/m);
+    expect(get.stdout).toMatch(new RegExp(`^room_id\\s+${sessionId}$`, 'm'));
+
+    // Without --output: the name the server suggests, in the current directory.
+    const dl = await run(['exports', 'download', jobId]);
+    expect(dl.code).toBe(0);
+    const named = `${sessionId}-grid-landscape.mp4`;
+    expect(dl.stdout).toMatch(new RegExp(`^wrote ${named} \\(\\d+\\.\\d (KiB|MiB)\\)\\n$`));
+    expect(readFileSync(join(dir, named)).equals(readFileSync(mp4()))).toBe(true);
+    const json = await vssJson(server, ['exports', 'download', jobId, '--output', join(dir, 'y.mp4')]);
+    expect(json).toEqual({ job_id: jobId, file: join(dir, 'y.mp4'), bytes: api.size_bytes });
+  });
+
+  it('without --wait prints the job id at once; --focus chooses the presenter layout', async () => {
+    const queued = await vssJson(server, [
+      'export',
+      sessionId,
+      '--focus',
+      'bot-2',
+      '--orientation',
+      'vertical',
+    ]);
+    expect(Object.keys(queued)).toEqual(['job_id']);
+    const job = (await call(server.app, 'GET', `/v1/exports/${queued.job_id}`, { key: server.key })).body
+      .data;
+    expect(job).toMatchObject({ layout: 'presenter', focus: 'bot-2', orientation: 'vertical' });
+    const r = await run(['export', sessionId]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
+    expect(r.stderr).toBe(`follow it with \`vss exports get ${r.stdout.trim()}\`\n`);
+  });
+
+  it('a render that fails exits 1 with its reason and leaves no file behind', async () => {
+    const broken = (await vssJson(server, ['sessions', 'create', '--name', 'undecodable'])).id;
+    const frames: Planned[] = Array.from({ length: 20 }, (_, k) => ({
+      user: 'dave',
+      atMs: k * 66,
+      stream: 'media/dave/cam',
+      payload: jpeg(k, 2000), // JPEG markers around bytes that are not a picture
+    }));
+    await recordSession(server.app, server.key, broken, frames);
+    const r = await run(['export', broken, '--wait'], 120_000);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/\nvss: export [0-9a-f-]{36} failed: ffmpeg failed \(exit code \d+\).*\n$/);
+    expect(existsSync(join(dir, `${broken}.mp4`))).toBe(false);
+  }, 180_000);
+
+  it('vss bot refuses a session that has ended with the API error', async () => {
+    const r = await run(['bot', sessionId, '--duration', '1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^vss: CONFLICT \(HTTP 409\): .+\n$/);
+  });
+});
+
+describe('vss export, exports and bot: bad input', () => {
+  it('refuses a layout, a focus without the presenter layout, or a missing session id, with usage', async () => {
+    const layout = await run(['export', UNKNOWN, '--layout', 'diagonal']);
+    expect(layout.code).toBe(2);
+    expect(layout.stderr).toBe(
+      "vss: option '--layout <layout>' argument 'diagonal' is invalid. Allowed choices are grid, presenter.\n",
+    );
+    const focus = await run(['export', UNKNOWN, '--layout', 'grid', '--focus', 'bot-1']);
+    expect(focus.code).toBe(2);
+    expect(focus.stderr).toBe(
+      'vss: --focus is for the presenter layout: drop it, or use --layout presenter\n',
+    );
+    const output = await run(['export', UNKNOWN, '--output', join(dir, 'none', 'x.mp4')]);
+    expect(output.code).toBe(2);
+    expect(output.stderr).toBe(`vss: --output: no directory ${join(dir, 'none')}\n`);
+    const orientation = await run(['export', UNKNOWN, '--orientation', 'square']);
+    expect(orientation.code).toBe(2);
+    for (const args of [
+      ['export'],
+      ['exports', 'list'],
+      ['exports', 'get'],
+      ['exports', 'download'],
+      ['bot'],
+    ]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^vss: missing required argument '(sessionId|jobId)'\n$/);
+    }
+  });
+
+  it('answers unknown sessions and jobs with NOT_FOUND, and a session with nothing recorded with CONFLICT', async () => {
+    for (const args of [
+      ['export', UNKNOWN],
+      ['exports', 'list', UNKNOWN],
+      ['exports', 'get', UNKNOWN],
+      ['exports', 'download', UNKNOWN],
+      ['bot', UNKNOWN],
+    ]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(NOT_FOUND);
+    }
+    const empty = (await vssJson(server, ['sessions', 'create'])).id;
+    const r = await run(['export', empty, '--wait']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^vss: CONFLICT \(HTTP 409\): .+\n$/);
+    expect(existsSync(join(dir, `${empty}.mp4`))).toBe(false);
+    expect(await vssJson(server, ['exports', 'list', empty])).toEqual([]);
+    expect((await run(['exports', 'list', empty])).stdout).toBe('(no exports)\n');
+  });
+
+  it('vss bot checks its options before anyone joins', async () => {
+    const session = (await vssJson(server, ['sessions', 'create'])).id;
+    const count = await run(['bot', session, '--count', '0']);
+    expect(count.code).toBe(2);
+    expect(count.stderr).toBe(
+      "vss: option '--count <n>' argument '0' is invalid. expected a whole number from 1 to 1000, got \"0\"\n",
+    );
+    const video = await run(['bot', session, '--video', join(dir, 'none.webm')]);
+    expect(video.code).toBe(2);
+    expect(video.stderr).toBe(`vss: --video: no file ${join(dir, 'none.webm')}\n`);
+    const prefix = await run(['bot', session, '--user-prefix', 'a/b']);
+    expect(prefix.code).toBe(2);
+    // Nobody joined: the session never started.
+    expect(
+      (await call(server.app, 'GET', `/v1/sessions/${session}`, { key: server.key })).body.data.started_at,
+    ).toBeNull();
+  });
+});
