@@ -24,10 +24,6 @@ export function program(): Command {
     .option('--profile <name>', 'the profile `vss login` saved (default "default", or VSS_PROFILE)')
     .option('--base-url <url>', 'the server (default: the profile, VSS_BASE_URL, or http://localhost:8080)')
     .option('--api-key <key>', 'an API key (default: the profile, or VSS_API_KEY)')
-    .option(
-      '--project <id>',
-      'the project routes without one act on (default: the profile, VSS_PROJECT, or the first)',
-    )
     .option('--json', 'print JSON for scripts instead of tables')
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -63,5 +59,11 @@ export async function run(argv: string[]): Promise<number> {
     return code;
   }
 }
+
+// `vss … | head` closes the pipe early: that is the reader being done, not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_OK);
+  throw err;
+});
 
 process.exitCode = await run(process.argv.slice(2));
