@@ -1,15 +1,22 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Config } from '../config.js';
+import { ErrorBody, ErrorEnvelope } from './envelope.js';
+import { hoistNamedSchemas, operations, unresolvedRefs } from './openapi-components.js';
+import type { DocResponse, WebhookDoc } from './openapi-docs.js';
 import type { RouteAuth } from './principal.js';
+import { Deleted, RoleSchema } from './shared-schemas.js';
+import { validatorCompiler } from './validation.js';
 
 const DESCRIPTION = `
 The vss REST interface. Every JSON answer is an envelope: \`{ "data": …, "error": null }\` on
 success, \`{ "data": null, "error": { "code", "message" } }\` on failure, where \`message\` names the
 offending field. Codes: BAD_REQUEST 400, UNAUTHORIZED 401, FORBIDDEN 403, NOT_FOUND 404,
 METHOD_NOT_ALLOWED 405, CONFLICT 409, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415,
-RATE_LIMITED 429, SERVER_ERROR 500, USAGE_LIMITS_EXCEEDED 503.
+RATE_LIMITED 429, SERVER_ERROR 500, USAGE_LIMITS_EXCEEDED 503. The few answers that are not the
+envelope (health, the MP4 download, HTML pages, OAuth and MCP, which follow their own standards)
+say so on their operation.
 
 **Credentials.** API keys (\`sk_live_…\`) as \`Authorization: Bearer\` or \`X-API-Key\`; restricted keys
 (\`rk_live_…\`) only on session create, connection and manifest (403 elsewhere); the dashboard cookie
@@ -30,20 +37,15 @@ Only successful answers are kept.
 **Rate limits** are counted per credential (per client address without one), per minute, with
 \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every answer and \`Retry-After\` on 429.
 
-**Live WebSocket** (not an HTTP operation, so described here). Get a token with
-\`POST /v1/sessions/{id}/connection\`, then upgrade \`GET /ws?session={id}&access_token={token}&user_id={user}\`
-(add \`&format=binary\` to receive media as binary frames). A bad, expired or foreign token, or another
-user_id: 401 before the upgrade; a live token for an ended session: 409. Server to client:
-\`{ type: "message", stream_type, timestamp_ms, body (base64), seq }\` and
-\`{ type: "control", event, user_id, timestamp_ms, data }\` with event \`welcome\`, \`join\`, \`leave\`,
-\`track.published\`, \`track.unpublished\`, \`ack\` (\`{ id, seq }\` once durably written), \`end\`, \`error\`
-(\`{ code, message, id? }\`). Client to server: \`{ type: "publish", stream_type, timestamp_ms?, body, id? }\`
-(\`media/<own user_id>/cam|mic|screen\`, \`chat\`, \`director\`) and \`{ type: "unpublish", stream_type }\`.
-Messages are at most 2 MiB. Binary frames (media, both directions), big-endian: \`0x56\`, kind
-(1 publish, 2 message), uint8 N, N bytes stream type, uint64 timestamp_ms, then for publish uint8 M and
-M bytes id (0: no ack), for message uint64 seq, then the payload. Media payloads are one JPEG or one
-EVC1 chunk (\`EVC1\`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs,
-uint32 + description, data). Full protocol: docs/protocol.md in the repository.
+**Live WebSocket.** The \`connectLive\` operation documents the upgrade
+(\`GET /ws?session={id}&access_token={token}&user_id={user}\`, token from \`createConnectionToken\`) and
+its JSON messages (schemas \`LiveClientMessage\` and \`LiveServerMessage\`). Media may also travel as
+binary frames, big-endian: \`0x56\`, kind (1 publish, 2 message), uint8 N, N bytes stream type,
+uint64 timestamp_ms, then for publish uint8 M and M bytes id (0: no ack), for message uint64 seq,
+then the payload. Full protocol: docs/protocol.md in the repository.
+
+**Webhooks.** The \`webhooks\` section lists every event a webhook may subscribe to, with the exact
+body and the signature headers of its delivery. \`createWebhook\` describes delivery and retries.
 `;
 
 const SECURITY: Record<string, string[]> = {
@@ -52,12 +54,189 @@ const SECURITY: Record<string, string[]> = {
   user: ['sessionCookie'],
 };
 
+/** Shapes of this folder that the document names (the modules title their own). */
+const NAMED = new Map<object, string>([
+  [ErrorEnvelope, 'ErrorEnvelope'],
+  [ErrorBody, 'Error'],
+  [Deleted, 'Deleted'],
+  [RoleSchema, 'Role'],
+]);
+
+/** A deep copy of a route schema, with the shared shapes titled so that they become components. */
+function withNames(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withNames);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withNames(v);
+  const name = NAMED.get(value);
+  if (name) out.title = name;
+  return out;
+}
+
+/** A TypeBox schema as plain JSON (no symbols), for the parts of the document the generator never sees. */
+const plain = (schema: unknown): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(withNames(schema))) as Record<string, unknown>;
+
+/** The OpenAPI response object of a documented answer. */
+function responseObject(doc: DocResponse): Record<string, unknown> {
+  const out: Record<string, unknown> = { description: doc.description };
+  if (doc.headers)
+    out.headers = Object.fromEntries(
+      Object.entries(doc.headers).map(([name, h]) => {
+        const { description, ...schema } = plain(h);
+        return [name, { ...(description ? { description } : {}), schema }];
+      }),
+    );
+  if (doc.content && doc.type !== 'null')
+    out.content = Object.fromEntries(
+      Object.entries(doc.content).map(([type, media]) => [type, { schema: plain(media.schema) }]),
+    );
+  return out;
+}
+
+/** The `webhooks` entry of one event: the POST the service makes to a subscribed receiver. */
+function webhookItem(w: WebhookDoc): Record<string, unknown> {
+  const headers = plain(w.headers) as { properties: Record<string, Record<string, unknown>> };
+  return {
+    post: {
+      operationId: w.operationId,
+      summary: w.summary,
+      description: w.description,
+      tags: ['Webhooks'],
+      security: [],
+      parameters: Object.entries(headers.properties).map(([name, s]) => {
+        const { description, ...schema } = s;
+        return { in: 'header', name, required: true, description, schema };
+      }),
+      requestBody: { required: true, content: { 'application/json': { schema: plain(w.body) } } },
+      responses: Object.fromEntries(Object.entries(w.responses).map(([c, r]) => [c, responseObject(r)])),
+    },
+  };
+}
+
+const LINK_HEADER = {
+  description:
+    'present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor',
+  schema: { type: 'string' },
+};
+const REPLAYED_HEADER = {
+  description: '`true` when this answer replays the first one of a retry with the same `Idempotency-Key`',
+  schema: { type: 'string', enum: ['true'] },
+};
+
+/** The answers every failing operation shares, referenced rather than repeated. */
+const ERROR_RESPONSES = {
+  ClientError: {
+    description:
+      "Refused: the error envelope. `code` names the reason (BAD_REQUEST 400, UNAUTHORIZED 401, FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409, RATE_LIMITED 429, …: the list is in the document's description) and `message` the offending field; the operation's description says which apply.",
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  },
+  ServerError: {
+    description:
+      'Failed on the server (SERVER_ERROR 500), or refused because the organisation is over its free tier without a subscription (USAGE_LIMITS_EXCEEDED 503, on session creation and export only): the error envelope.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  },
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * Fixes what the generator gets wrong or leaves out, over the whole document: parameters with a
+ * default are optional (Ajv fills the default in), a body whose every field is optional is too,
+ * lists announce their `Link` header, idempotent operations their replay header; then the webhooks
+ * and the named components, and the checks that no operation id is used twice and no `$ref`
+ * dangles.
+ */
+function finish(doc: Json, webhooks: Map<string, WebhookDoc>): Json {
+  for (const { op } of operations(doc)) {
+    const params = (op.parameters as Json[] | undefined) ?? [];
+    for (const p of params)
+      if (p.in !== 'path' && (p.schema as Json | undefined)?.default !== undefined) p.required = false;
+    const body = op.requestBody as Json | undefined;
+    if (body && op['x-body-optional']) body.required = false;
+    delete op['x-body-optional'];
+    const responses = op.responses as Record<string, Json>;
+    const success = Object.entries(responses).filter(([code]) => /^2\d\d$/.test(code));
+    const paged = params.some((p) => p.in === 'query' && p.name === 'cursor');
+    const idempotent = params.some((p) => p.in === 'header' && p.name === 'idempotency-key');
+    for (const [, r] of success) {
+      // The description already says what the answer is; the envelope repeating it is noise.
+      for (const media of Object.values((r.content as Record<string, Json> | undefined) ?? {})) {
+        const schema = media.schema as Json | undefined;
+        if (schema && schema.description === r.description) delete schema.description;
+      }
+      if (paged || idempotent) {
+        const headers = ((r.headers as Json | undefined) ?? {}) as Json;
+        if (paged) headers.Link = LINK_HEADER;
+        if (idempotent) headers['Idempotent-Replayed'] = REPLAYED_HEADER;
+        r.headers = headers;
+      }
+    }
+  }
+
+  doc.webhooks = Object.fromEntries([...webhooks].map(([type, w]) => [type, webhookItem(w)]));
+  hoistNamedSchemas(doc);
+
+  const components = doc.components as Json;
+  components.responses = { ...ERROR_RESPONSES };
+  const errorRef = `#/components/schemas/ErrorEnvelope`;
+  for (const { op } of operations(doc)) {
+    const responses = op.responses as Record<string, Json>;
+    for (const [code, name] of [
+      ['4XX', 'ClientError'],
+      ['5XX', 'ServerError'],
+    ] as const) {
+      const r = responses[code];
+      const schema = (r?.content as Record<string, Json> | undefined)?.['application/json']?.schema as
+        Json | undefined;
+      if (schema?.$ref === errorRef) responses[code] = { $ref: `#/components/responses/${name}` };
+    }
+  }
+
+  const seen = new Map<string, string>();
+  for (const { where, op } of operations(doc)) {
+    const id = op.operationId as string;
+    const other = seen.get(id);
+    if (other) throw new Error(`OpenAPI: operationId "${id}" is used by both ${other} and ${where}`);
+    seen.set(id, where);
+  }
+  const dangling = unresolvedRefs(doc);
+  if (dangling.length) throw new Error(`OpenAPI: $ref to nothing: ${dangling.join(', ')}`);
+  return doc;
+}
+
 /** Registers the generated OpenAPI 3.1 document (`/v1/openapi.json`) and the reference UI (`/docs`). */
 export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  // Checked as each route is registered, so that a route without an operationId fails the start
+  // rather than appearing in the document without a name for generated clients to call it by.
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'HEAD' || route.schema?.hide) return;
+    if (!route.schema?.operationId)
+      throw new Error(
+        `${String(route.method)} ${route.url}: a documented route needs schema.operationId (camelCase, verb first), or schema.hide`,
+      );
+  });
+
+  const bodyValidator = validatorCompiler();
+  /** Whether a body schema accepts `{}`: the app reads an absent body as `{}`, so such a body is optional. */
+  const acceptsEmpty = (schema: unknown): boolean => {
+    try {
+      return bodyValidator({ schema: schema as object, httpPart: 'body' })({}) === true;
+    } catch {
+      return false;
+    }
+  };
+  const webhooks = new Map<string, WebhookDoc>();
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'vss', version: '1.0.0', description: DESCRIPTION },
+      info: {
+        title: 'vss',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      },
       servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: {
@@ -72,8 +251,15 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       },
     },
     transform: ({ schema, url, route }) => {
+      const source = (schema ?? {}) as FastifySchema;
+      const { docs, ...rest } = source;
+      const out = { ...rest } as Record<string, unknown>;
+      // @fastify/websocket hides its routes; /ws is an operation like any other here.
+      if ((route as { websocket?: boolean }).websocket) delete out.hide;
+      if (out.hide) return { schema: out, url };
+      if (!out.operationId) throw new Error(`${String(route.method)} ${url}: no schema.operationId`);
+
       const auth = route.config?.auth as RouteAuth | undefined;
-      const out = { ...(schema ?? {}) } as Record<string, unknown>;
       if (auth && auth !== 'public') {
         const names = [...new Set(auth.accept.flatMap((k) => SECURITY[k] ?? []))];
         out.security = names.map((n) => ({ [n]: [] }));
@@ -91,8 +277,25 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
           },
         };
       }
-      return { schema: out, url };
+      if (docs?.querystring && !out.querystring) out.querystring = docs.querystring;
+      if (docs?.body && !out.body) out.body = docs.body;
+      if (docs?.consumes) out.consumes = docs.consumes;
+      else if (source.body && acceptsEmpty(source.body)) out['x-body-optional'] = true;
+      const response: Record<string, unknown> = {
+        ...((source.response as Record<string, unknown> | undefined) ?? {}),
+        ...docs?.responses,
+      };
+      for (const range of docs?.envelopeErrors ?? ['4xx', '5xx']) response[range] ??= ErrorEnvelope;
+      out.response = response;
+      if (docs?.messages) out['x-messages'] = plain(docs.messages);
+      for (const [type, w] of Object.entries(docs?.webhooks ?? {})) webhooks.set(type, w);
+      return { schema: withNames(out) as FastifySchema, url };
     },
+    transformObject: (generated) =>
+      finish(
+        ('openapiObject' in generated ? generated.openapiObject : generated.swaggerObject) as Json,
+        webhooks,
+      ),
   });
 
   app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>

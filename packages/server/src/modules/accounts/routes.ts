@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { checkSameOrigin } from '../../http/auth.js';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../http/cookies.js';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import { USER_ONLY } from '../../http/principal.js';
 import type { AccountsService } from './service.js';
 import { LOGIN_SESSION_MS } from './service.js';
@@ -28,11 +29,17 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       config: { auth: 'public' },
       schema: {
         tags: ['Account'],
+        operationId: 'registerAccount',
         summary: 'Create an account',
         description:
           'Creates a user, an organisation owned by them and a project named "Default", and signs them in (sets the `service_session` cookie). An email already registered answers 409. Not idempotent by key: a retry answers 409.',
         body: Credentials,
-        response: { 201: envelope(RegisteredUser) },
+        response: {
+          201: okResponse(
+            'The new user with their organisation and Default project; the `service_session` cookie is set.',
+            RegisteredUser,
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -50,11 +57,12 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       config: { auth: 'public' },
       schema: {
         tags: ['Account'],
+        operationId: 'signIn',
         summary: 'Sign in',
         description:
           'Sets the HTTP-only `service_session` cookie for 7 days, replacing (and revoking) any session the client held. Wrong email and wrong password answer the same 401; repeated failures for one email answer 429 with `Retry-After`.',
         body: LoginCredentials,
-        response: { 200: envelope(User) },
+        response: { 200: okResponse('The signed-in user; the `service_session` cookie is set.', User) },
       },
     },
     async (request, reply) => {
@@ -76,10 +84,11 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       config: { auth: USER_ONLY },
       schema: {
         tags: ['Account'],
+        operationId: 'signOut',
         summary: 'Sign out',
         description:
           'Revokes the login session server-side and clears the cookie. Needs the cookie: 401 without it.',
-        response: { 200: envelope(SignedOut) },
+        response: { 200: okResponse('Signed out; the cookie is cleared.', SignedOut) },
       },
     },
     async (request, reply) => {
@@ -95,9 +104,10 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       config: { auth: USER_ONLY },
       schema: {
         tags: ['Account'],
+        operationId: 'getCurrentUser',
         summary: 'The signed-in user',
         description: 'Needs the `service_session` cookie: 401 without it.',
-        response: { 200: envelope(User) },
+        response: { 200: okResponse('The user the cookie belongs to.', User) },
       },
     },
     async (request) => ok(await accounts.me(request.principal!.userId!)),

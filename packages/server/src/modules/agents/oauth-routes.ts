@@ -2,13 +2,26 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { emptyDoc, htmlDoc, jsonDoc, okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { USER_ONLY, type RouteAuth } from '../../http/principal.js';
 import { Deleted } from '../../http/shared-schemas.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { OAuthService } from './oauth.js';
 import { AuthorizePageError, AuthorizeRedirectError, OAuthError, presentGrant } from './oauth-rules.js';
+import {
+  AuthorizationServerMetadata,
+  AuthorizeQuery,
+  ClientRegistration,
+  ConsentForm,
+  OAuthErrorBody,
+  OAuthGrant,
+  RegisteredClient,
+  RevokeRequest,
+  TokenRequest,
+  Tokens,
+} from './schemas.js';
 
 export interface OAuthRoutesOptions {
   baseUrl: string;
@@ -71,6 +84,11 @@ function page(reply: FastifyReply, status: number, title: string, body: string, 
   return reply;
 }
 
+/** OAuth's own error answer (RFC 6749): not the envelope. */
+const oauthErrorDoc = (description: string) => jsonDoc(description, OAuthErrorBody);
+/** The forms OAuth clients post; JSON is taken too. */
+const FORM = ['application/x-www-form-urlencoded', 'application/json'];
+
 /** The `?…` part of a request URL, or nothing. */
 const querystring = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?')) : '');
 
@@ -98,7 +116,16 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     '/.well-known/oauth-authorization-server',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: 'OAuth authorization server metadata (RFC 8414)' },
+      schema: {
+        tags,
+        operationId: 'getOAuthServerMetadata',
+        summary: 'OAuth authorization server metadata (RFC 8414)',
+        docs: {
+          responses: {
+            200: jsonDoc('The metadata (RFC 8414, not the envelope).', AuthorizationServerMetadata),
+          },
+        },
+      },
     },
     async () => oauth.metadata(),
   );
@@ -109,9 +136,18 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'registerOAuthClient',
         summary: 'Register an OAuth client (RFC 7591)',
         description:
           'Dynamic client registration. `redirect_uris` (https, http on a loopback address, or a private-use scheme) are matched exactly at authorization. `token_endpoint_auth_method` `none` (public clients, the default) or `client_secret_post` (a secret, shown once). Errors in OAuth form: 400 `invalid_redirect_uri` or `invalid_client_metadata`.',
+        docs: {
+          body: ClientRegistration,
+          consumes: ['application/json'],
+          responses: {
+            201: jsonDoc('The registered client (RFC 7591, not the envelope).', RegisteredClient),
+            400: oauthErrorDoc('`invalid_redirect_uri` or `invalid_client_metadata`, in OAuth form.'),
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -130,9 +166,17 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       config: { auth: PAGE },
       schema: {
         tags,
+        operationId: 'authorizeOAuthClient',
         summary: 'Authorize an OAuth client (consent page)',
         description:
           'Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector.',
+        docs: {
+          querystring: AuthorizeQuery,
+          responses: {
+            200: htmlDoc('The consent page, or, without a login cookie, a page asking to sign in first.'),
+            400: htmlDoc('A page explaining why the request cannot be authorized.'),
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -182,8 +226,21 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       config: { auth: PAGE },
       schema: {
         tags,
+        operationId: 'answerOAuthConsent',
         summary: 'Answer the consent page',
         description: 'The consent form posts here (same origin only).',
+        docs: {
+          body: ConsentForm,
+          consumes: ['application/x-www-form-urlencoded'],
+          responses: {
+            302: emptyDoc(
+              'Back to the client: its `redirect_uri` with `code` (or `error=access_denied`), `state` and `iss`.',
+              { Location: Type.String({ description: 'the redirect address' }) },
+            ),
+            400: htmlDoc('A page explaining why the answer cannot be used (altered or expired form).'),
+            401: htmlDoc('A page asking to sign in again: the login session has ended.'),
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -217,8 +274,18 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'exchangeOAuthToken',
         summary: 'OAuth token endpoint',
         description: `\`grant_type=authorization_code\` (with \`code_verifier\`) or \`refresh_token\`. Access tokens (\`oat_…\`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant. Errors in OAuth form (\`invalid_grant\`, \`invalid_client\`, \`unsupported_grant_type\`).`,
+        docs: {
+          body: TokenRequest,
+          consumes: FORM,
+          responses: {
+            200: jsonDoc('New tokens (RFC 6749, not the envelope).', Tokens),
+            400: oauthErrorDoc('`invalid_grant` or `unsupported_grant_type`, in OAuth form.'),
+            401: oauthErrorDoc('`invalid_client`: unknown client, or a missing or wrong secret.'),
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -237,8 +304,17 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'revokeOAuthToken',
         summary: 'Revoke a token (RFC 7009)',
         description: 'Revokes the grant of the access or refresh token; 200 even for an unknown token.',
+        docs: {
+          body: RevokeRequest,
+          consumes: FORM,
+          responses: {
+            200: jsonDoc('Done (or nothing to revoke): an empty object.', Type.Object({})),
+            401: oauthErrorDoc('`invalid_client`: unknown client, or a missing or wrong secret.'),
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -251,26 +327,17 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     },
   );
 
-  const GrantRecord = Type.Object({
-    id: Type.String(),
-    client_id: Type.String(),
-    client_name: Type.Union([Type.String(), Type.Null()]),
-    project_id: Type.String(),
-    scopes: Type.Array(Type.String()),
-    created_at: Type.String({ format: 'date-time' }),
-    last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  });
-
   app.get(
     '/v1/oauth/grants',
     {
       config: { auth: USER_ONLY },
       schema: {
         tags,
+        operationId: 'listOAuthGrants',
         summary: 'OAuth grants',
         description: 'What the signed-in user granted to OAuth clients and has not revoked, newest first.',
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(GrantRecord)) },
+        response: { 200: okResponse('A page of grants, newest first.', Type.Array(OAuthGrant)) },
       },
     },
     async (request, reply) => {
@@ -285,10 +352,11 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       config: { auth: USER_ONLY },
       schema: {
         tags,
+        operationId: 'revokeOAuthGrant',
         summary: 'Revoke an OAuth grant',
         description: 'Its access and refresh tokens are refused from the next call on.',
         params: Type.Object({ grantId: Type.String({ format: 'uuid' }) }),
-        response: { 200: envelope(Deleted) },
+        response: { 200: okResponse('The grant was revoked.', Deleted) },
       },
     },
     async (request) => ok(await oauth.revokeGrant(request.principal!, request.params.grantId)),

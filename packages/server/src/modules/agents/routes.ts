@@ -1,13 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ErrorEnvelope, ok } from '../../http/envelope.js';
+import { emptyDoc, jsonDoc, okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { AGENT_ONLY, KEY_OR_USER, USER_ONLY } from '../../http/principal.js';
 import { Deleted } from '../../http/shared-schemas.js';
 import type { McpDeps } from './mcp-deps.js';
 import { mcpServer } from './mcp.js';
-import { Activity, AgentToken, CreateAgentToken, CreatedAgentToken, TokenParams } from './schemas.js';
+import {
+  Activity,
+  AgentToken,
+  CreateAgentToken,
+  CreatedAgentToken,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  ProtectedResourceMetadata,
+  TokenParams,
+} from './schemas.js';
 import { presentActivity, presentToken } from './service.js';
 
 export interface AgentsRoutesOptions {
@@ -28,11 +38,12 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
       config: { auth: USER_ONLY },
       schema: {
         tags,
+        operationId: 'createAgentToken',
         summary: 'Create an agent token',
         description:
           'A `sat_…` secret for an AI agent to use the `/mcp` endpoint, shown once. It acts on one project (default the first) with member rights, limited to its scopes, until deleted or expired. Dashboard users only; the REST API never accepts it.',
         body: CreateAgentToken,
-        response: { 201: envelope(CreatedAgentToken) },
+        response: { 201: okResponse('The new token, with its secret (shown this once).', CreatedAgentToken) },
       },
     },
     async (request, reply) => {
@@ -47,10 +58,11 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
       config: { auth: USER_ONLY },
       schema: {
         tags,
+        operationId: 'listAgentTokens',
         summary: 'List agent tokens',
         description: "The organisation's agent tokens, oldest first; never a secret.",
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(AgentToken)) },
+        response: { 200: okResponse('A page of agent tokens.', Type.Array(AgentToken)) },
       },
     },
     async (request, reply) => {
@@ -65,10 +77,11 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
       config: { auth: USER_ONLY },
       schema: {
         tags,
+        operationId: 'deleteAgentToken',
         summary: 'Delete an agent token',
         description: 'Refused by /mcp from the next call on.',
         params: TokenParams,
-        response: { 200: envelope(Deleted) },
+        response: { 200: okResponse('The token was deleted.', Deleted) },
       },
     },
     async (request) => ok(await agents.deleteToken(request.principal!, request.params.tokenId)),
@@ -80,11 +93,12 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'listAgentActivity',
         summary: 'Agent activity',
         description:
           'Every MCP tool call of the organisation, newest first: actor, tool, session, status, time.',
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(Activity)) },
+        response: { 200: okResponse('A page of tool calls, newest first.', Type.Array(Activity)) },
       },
     },
     async (request, reply) => {
@@ -97,7 +111,16 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
     '/.well-known/oauth-protected-resource/mcp',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: 'OAuth protected resource metadata of /mcp (RFC 9728)', hide: false },
+      schema: {
+        tags,
+        operationId: 'getMcpResourceMetadata',
+        summary: 'OAuth protected resource metadata of /mcp (RFC 9728)',
+        docs: {
+          responses: {
+            200: jsonDoc('The metadata (RFC 9728, not the envelope).', ProtectedResourceMetadata),
+          },
+        },
+      },
     },
     async () => ({
       resource: `${deps.baseUrl}/mcp`,
@@ -117,12 +140,14 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
     });
     const description =
       'The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.';
+    // GET and DELETE exist only to answer 405 with `Allow: POST`: no operation to document.
+    const notOffered = { tags, hide: true, description };
     for (const method of ['GET', 'DELETE'] as const)
       mcp.route({
         method,
         url: '/mcp',
         config: { auth: AGENT_ONLY },
-        schema: { tags, summary: `Model Context Protocol (${method}): not offered`, description },
+        schema: notOffered,
         handler: async (_request, reply) =>
           reply
             .code(405)
@@ -137,7 +162,35 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
       method: 'POST',
       url: '/mcp',
       config: { auth: AGENT_ONLY },
-      schema: { tags, summary: 'Model Context Protocol', description },
+      schema: {
+        tags,
+        operationId: 'callMcp',
+        summary: 'Model Context Protocol',
+        description: `${description} Send \`Accept: application/json, text/event-stream\` (406 otherwise).`,
+        docs: {
+          body: JsonRpcRequest,
+          responses: {
+            200: jsonDoc('The JSON-RPC answer to the request.', JsonRpcResponse),
+            202: emptyDoc('Accepted: the message was a notification (no `id`), which has no answer.'),
+            400: jsonDoc('A batch, or a message that is not JSON-RPC: a JSON-RPC error.', JsonRpcResponse),
+            401: jsonDoc(
+              'No agent token or OAuth access token, or a bad one: the error envelope.',
+              ErrorEnvelope,
+              {
+                'WWW-Authenticate': Type.String({
+                  description:
+                    '`Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource/mcp"`',
+                }),
+              },
+            ),
+            406: jsonDoc(
+              '`Accept` does not name both `application/json` and `text/event-stream`: a JSON-RPC error.',
+              JsonRpcResponse,
+            ),
+            500: jsonDoc('The call failed on the server: a JSON-RPC error.', JsonRpcResponse),
+          },
+        },
+      },
       handler: async (request, reply) => {
         if (Array.isArray(request.body))
           return reply.code(400).send({

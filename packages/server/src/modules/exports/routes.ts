@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import { RangeNotSatisfiable } from '../../http/errors.js';
 import type { RouteAuth } from '../../http/principal.js';
 import { KEY_OR_USER } from '../../http/principal.js';
@@ -43,6 +44,16 @@ Answers 202 with the job id at once; the job runs in a worker (the server by def
 /** The download's body: bytes, streamed from the file. */
 const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 
+/** What every download answer carries besides the bytes. */
+const DOWNLOAD_HEADERS = {
+  'Content-Disposition': Type.String({
+    description: '`attachment; filename="{session id}-{layout}-{orientation}.mp4"`',
+  }),
+  ETag: Type.String({ description: 'names this rendering: send it back in `If-Range`' }),
+  'Accept-Ranges': Type.String({ enum: ['bytes'] }),
+  'Content-Length': Type.Integer({ description: 'bytes in this answer' }),
+};
+
 /** The enqueue creates a job although it is a GET: cookie callers get the CSRF check of writes. */
 const ENQUEUE_AUTH: RouteAuth = { accept: ['api_key', 'user'], csrf: true };
 
@@ -63,11 +74,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       config: { auth: ENQUEUE_AUTH, idempotent: true },
       schema: {
         tags,
+        operationId: 'enqueueExport',
         summary: 'Export a session to MP4',
         description: `Queues an export job.${ENQUEUE_RULES}`,
         params: SessionParams,
         querystring: ExportQuery,
-        response: { 202: envelope(ExportQueued) },
+        response: { 202: okResponse('Queued: poll the job with `getExport`.', ExportQueued) },
       },
     },
     async (request, reply) => {
@@ -86,11 +98,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'listSessionExports',
         summary: "A session's exports",
         description:
           'Every export of the session, newest first, each as `GET /v1/exports/{jobId}` shows it (withdrawn ones after a redaction included, as `failed` with the reason). Not paged: a session has few exports. Another project’s session, like an unknown one, is 404.',
         params: SessionParams,
-        response: { 200: envelope(Type.Array(ExportJob)) },
+        response: { 200: okResponse('Every export of the session, newest first.', Type.Array(ExportJob)) },
       },
     },
     async (request) => ok(await exports.ofSession(request.principal!, request.params.sessionId)),
@@ -102,11 +115,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'getExport',
         summary: 'An export job',
         description:
           'The job and where it stands. A failed job keeps `error` and, when ffmpeg failed, `error_log` (the end of its log). Another project’s job, like an unknown one, is 404.',
         params: JobParams,
-        response: { 200: envelope(ExportJob) },
+        response: { 200: okResponse('The export job.', ExportJob) },
       },
     },
     async (request) => ok(await exports.get(request.principal!, request.params.jobId)),
@@ -118,18 +132,24 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'downloadExport',
         summary: 'Download an export',
         description:
           'The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and rename it into place when done.',
         params: JobParams,
         response: {
           200: {
-            description: 'the whole MP4',
+            description: 'The whole MP4.',
             content: { 'video/mp4': { schema: Mp4 } },
+            headers: DOWNLOAD_HEADERS,
           },
           206: {
-            description: 'the requested byte range of the MP4',
+            description: 'The requested byte range of the MP4.',
             content: { 'video/mp4': { schema: Mp4 } },
+            headers: {
+              ...DOWNLOAD_HEADERS,
+              'Content-Range': Type.String({ description: '`bytes {start}-{end}/{size}`' }),
+            },
           },
         },
       },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from '../../db/open.js';
 import type { StorageWatch } from '../../db/storage-watch.js';
+import { textDoc } from '../../http/openapi-docs.js';
 
 /** What the health routes need. */
 export interface HealthRoutesOptions {
@@ -16,10 +17,24 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app,
       config: { auth: 'public', rateLimit: false },
       schema: {
         tags: ['Health'],
+        operationId: 'getHealth',
         summary: 'Liveness and database reachability',
         description:
           'Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while storage was removed or replaced under the running server (`storage unavailable: DATA_DIR/… was removed or replaced…`). Watched, by device and inode, at most a second late: `DATA_DIR` itself; on the embedded default its database files `vss.sqlite` and `streams.sqlite`; and `secret.key` while the root secret is kept there (`SECRET_KEY` unset), since the next start needs it to recognize API keys. On PostgreSQL the metadata and recordings are not in `DATA_DIR`, so only the directory and the secret are watched (the directory also holds export files). While storage is unavailable every write (POST, PUT, PATCH, DELETE) is refused with 500 `SERVER_ERROR` and live publishes get an `error` instead of an `ack`, until the server is restarted on intact storage: what it would accept could not survive a restart. Reads keep answering.',
-        produces: ['text/plain'],
+        docs: {
+          responses: {
+            200: textDoc('The service is up: storage is intact and the database answers.', {
+              type: 'string',
+              enum: ['ok'],
+            }),
+            503: textDoc(
+              'Unavailable: `database unavailable`, or `storage unavailable: …` naming what was removed or replaced.',
+            ),
+          },
+          // Failures of its own are plain text (503); only a request refused before any route
+          // runs (not valid HTTP, headers too large, too slow) gets the envelope.
+          envelopeErrors: ['4xx'],
+        },
       },
     },
     async (_request, reply) => {

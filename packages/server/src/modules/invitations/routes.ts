@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, USER_ONLY } from '../../http/principal.js';
 import type { InvitationsService } from './service.js';
@@ -35,12 +36,18 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRoutesOptio
       config: { auth: KEY_OR_USER, idempotent: true },
       schema: {
         tags,
+        operationId: 'createInvitation',
         summary: 'Invite someone into the organisation',
         description:
           'Owners and admins (and API keys). Roles `admin` or `member`. The response carries the `token` and `accept_url` once; deliver them to the invitee. Valid 7 days. An email already in the organisation: 409.',
         params: ProjectParams,
         body: CreateInvitation,
-        response: { 201: envelope(CreatedInvitation) },
+        response: {
+          201: okResponse(
+            'The invitation, with its token and accept URL (shown this once).',
+            CreatedInvitation,
+          ),
+        },
       },
     },
     async (request, reply) =>
@@ -64,10 +71,11 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRoutesOptio
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'listInvitations',
         summary: 'List invitations',
         description: "The organisation's invitations, newest first, without tokens. Owners and admins.",
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(Invitation)) },
+        response: { 200: okResponse('A page of invitations, newest first.', Type.Array(Invitation)) },
       },
     },
     async (request, reply) => {
@@ -82,9 +90,10 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRoutesOptio
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'revokeInvitation',
         summary: 'Revoke an invitation',
         params: InvitationParams,
-        response: { 200: envelope(Deleted) },
+        response: { 200: okResponse('The invitation was revoked.', Deleted) },
       },
     },
     async (request) => ok(await invitations.revoke(request.principal!, request.params.invitationId)),
@@ -96,11 +105,12 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRoutesOptio
       config: { auth: USER_ONLY },
       schema: {
         tags,
+        operationId: 'redeemInvitation',
         summary: 'Redeem an invitation',
         description:
           "Signed-in users only. The user's email must be the invited one (403 otherwise). Moves the user into the inviting organisation with the invited role. Used or expired: 409. Unknown token: 404.",
         body: Redeem,
-        response: { 200: envelope(Membership) },
+        response: { 200: okResponse('The user is now a member of the inviting organisation.', Membership) },
       },
     },
     async (request) => ok(await invitations.redeem(request.principal!, request.body.token)),

@@ -20,19 +20,25 @@ export const Invitation = Type.Object(
   { title: 'Invitation' },
 );
 
-export const CreatedInvitation = Type.Object({
-  ...Invitation.properties,
-  token: Type.String({ description: 'shown once; the invitee redeems it' }),
-  accept_url: Type.String({ description: '{base_url}/invite?token=…, for the caller to deliver' }),
-});
+export const CreatedInvitation = Type.Object(
+  {
+    ...Invitation.properties,
+    token: Type.String({ description: 'shown once; the invitee redeems it' }),
+    accept_url: Type.String({ description: '{base_url}/invite?token=…, for the caller to deliver' }),
+  },
+  { title: 'CreatedInvitation' },
+);
 
 export const CreateInvitation = Type.Object(
   { email: Email, role: InviteRole },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateInvitationRequest' },
 );
 export const Redeem = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 200 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'RedeemInvitationRequest' },
 );
-export const Membership = Type.Object({ user_id: Type.String(), org_id: Type.String(), role: Type.String() });
+export const Membership = Type.Object(
+  { user_id: Type.String(), org_id: Type.String(), role: Type.String() },
+  { title: 'Membership' },
+);
 export const InvitationParams = Type.Object({ invitationId: Type.String({ format: 'uuid' }) });

@@ -16,13 +16,22 @@ const keyFields = {
   }),
 };
 
-export const KeyRecord = Type.Object(keyFields);
-export const CreatedKey = Type.Object({
-  ...keyFields,
-  secret: Type.String({ description: 'shown once, never again: `sk_live_…` or `rk_live_…`' }),
-});
+/** The two kinds share one shape; each has its own name in the OpenAPI document. */
+export const ApiKey = Type.Object(keyFields, { title: 'ApiKey' });
+export const RestrictedKey = Type.Object(keyFields, { title: 'RestrictedKey' });
+export const CreatedApiKey = Type.Object(
+  { ...keyFields, secret: Type.String({ description: 'shown once, never again: `sk_live_…`' }) },
+  { title: 'CreatedApiKey' },
+);
+export const CreatedRestrictedKey = Type.Object(
+  { ...keyFields, secret: Type.String({ description: 'shown once, never again: `rk_live_…`' }) },
+  { title: 'CreatedRestrictedKey' },
+);
 
-export const CreateApiKey = Type.Object({ label: Type.Optional(Label) }, { additionalProperties: false });
+export const CreateApiKey = Type.Object(
+  { label: Type.Optional(Label) },
+  { additionalProperties: false, title: 'CreateApiKeyRequest' },
+);
 export const CreateRestrictedKey = Type.Object(
   {
     project_id: Type.Optional(
@@ -30,9 +39,12 @@ export const CreateRestrictedKey = Type.Object(
     ),
     label: Type.Optional(Label),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateRestrictedKeyRequest' },
 );
-export const Relabel = Type.Object({ label: Label }, { additionalProperties: false });
+export const Relabel = Type.Object(
+  { label: Label },
+  { additionalProperties: false, title: 'RelabelKeyRequest' },
+);
 export const KeyParams = Type.Object({ keyId: Type.String({ format: 'uuid' }) });
 export const KeyListQuery = Type.Object({
   project_id: Type.Optional(Type.String({ format: 'uuid', description: 'only the keys of this project' })),

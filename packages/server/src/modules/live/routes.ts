@@ -1,7 +1,9 @@
 import { CLOSE, LIVE_ERRORS } from '@vss/client';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
-import { envelope, ok } from '../../http/envelope.js';
+import { Type } from '@sinclair/typebox';
+import { ErrorEnvelope, ok } from '../../http/envelope.js';
+import { emptyDoc, jsonDoc, okResponse } from '../../http/openapi-docs.js';
 import { ApiError } from '../../http/errors.js';
 import { KEY_USER_OR_RESTRICTED } from '../../http/principal.js';
 import type { LiveService } from './service.js';
@@ -12,7 +14,16 @@ import { MessageGuard, RATE_PER_S, TOO_MANY_INVALID } from './message-guard.js';
 import { serveReplay } from './replay.js';
 import { Heartbeat, pauseWhileStorageBehind, socketConnection } from './socket.js';
 import { cheapId, decodeClientMessage } from './wire.js';
-import { ConnectionRequest, ConnectionToken } from './schemas.js';
+import {
+  ConnectionRequest,
+  ConnectionToken,
+  LiveChatPayload,
+  LiveClientMessage,
+  LiveDirectorCommand,
+  LiveQuery,
+  LiveRecordedPayload,
+  LiveServerMessage,
+} from './schemas.js';
 import type { Ticket } from './service.js';
 import { SessionParams } from '../../http/shared-schemas.js';
 
@@ -21,6 +32,12 @@ declare module 'fastify' {
     liveTicket?: Ticket;
   }
 }
+
+const WS_DESCRIPTION = `Upgrade with \`?session=<id>&access_token=<token>&user_id=<id>\` (token from \`createConnectionToken\`; add \`&format=binary\` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409.
+
+Messages are JSON text frames: the client sends \`LiveClientMessage\` (\`publish\`, \`unpublish\`), the server \`LiveServerMessage\` (\`message\`, and \`control\` with the events \`welcome\`, \`join\`, \`leave\`, \`track.published\`, \`track.unpublished\`, \`ack\`, \`error\`, \`end\`); \`x-messages\` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with \`format=binary\` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (\`EVC1\`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
+
+Close codes: 1000 normal (and replay finished), 1001 server shutting down, 1008 too many invalid messages, 1011 server error, 1013 too slow a receiver. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
 
 /** What the live routes need. */
 export interface LiveRoutesOptions {
@@ -63,12 +80,13 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
       config: { auth: KEY_USER_OR_RESTRICTED },
       schema: {
         tags: ['Live'],
+        operationId: 'createConnectionToken',
         summary: 'Get a connection token',
         description:
           'A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Accepts API keys, restricted keys and the dashboard cookie.',
         params: SessionParams,
         body: ConnectionRequest,
-        response: { 200: envelope(ConnectionToken) },
+        response: { 200: okResponse('A token for `connectLive`, valid 300 seconds.', ConnectionToken) },
       },
     },
     async (request) => ok(await live.connect(request.principal!, request.params.sessionId, request.body)),
@@ -84,9 +102,32 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
       config: { auth: 'public' },
       schema: {
         tags: ['Live'],
+        operationId: 'connectLive',
         summary: 'Live WebSocket',
-        description:
-          'Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (and `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409. Protocol: see docs/protocol.md.',
+        description: WS_DESCRIPTION,
+        docs: {
+          querystring: LiveQuery,
+          responses: {
+            101: emptyDoc(
+              'Switching Protocols: the WebSocket is open. The server sends `LiveServerMessage`s (first a `welcome`), the client `LiveClientMessage`s.',
+              { Upgrade: Type.String({ enum: ['websocket'] }) },
+            ),
+            400: jsonDoc('`format` is neither `json` nor `binary`.', ErrorEnvelope),
+            401: jsonDoc(
+              'Before the upgrade: a missing, expired, forged or foreign token, or another `user_id`.',
+              ErrorEnvelope,
+            ),
+            404: emptyDoc('A valid request that does not ask for a WebSocket upgrade.'),
+            409: jsonDoc('Before the upgrade: a live token for a session that has ended.', ErrorEnvelope),
+          },
+          messages: {
+            client: LiveClientMessage,
+            server: LiveServerMessage,
+            chat: LiveChatPayload,
+            director: LiveDirectorCommand,
+            recorded: LiveRecordedPayload,
+          },
+        },
       },
       preValidation: async (request) => {
         const q = request.query as Record<string, string | undefined>;

@@ -1,4 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { LIVE_ERRORS } from '@vss/client';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { StringEnum } from '../../http/schema-types.js';
 
 export const UserId = Type.String({
   minLength: 1,
@@ -23,11 +25,231 @@ export const ConnectionRequest = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ConnectionRequest' },
 );
 
-export const ConnectionToken = Type.Object({
-  access_token: Type.String({ description: 'JWT for /ws, valid 300 seconds' }),
-  expires_in: Type.Integer({ description: 'seconds until expiry: 300' }),
-  session: Type.String(),
+export const ConnectionToken = Type.Object(
+  {
+    access_token: Type.String({ description: 'JWT for /ws, valid 300 seconds' }),
+    expires_in: Type.Integer({ description: 'seconds until expiry: 300' }),
+    session: Type.String(),
+  },
+  { title: 'ConnectionToken' },
+);
+
+/*
+ * The WebSocket's messages (docs/protocol.md), for the OpenAPI document: the gateway reads and
+ * writes them itself (wire.ts, frames.ts), so these schemas check nothing at run time.
+ */
+
+const Base64 = (description: string) => Type.String({ contentEncoding: 'base64', description });
+const ServerClock = Type.Integer({ description: "ms since 1970, the server's clock" });
+const LIVE_ERROR_CODES = Object.values(LIVE_ERRORS);
+
+export const LivePublish = Type.Object(
+  {
+    type: Type.Literal('publish'),
+    stream_type: Type.String({
+      description:
+        '`media/<own user_id>/cam`, `…/mic` or `…/screen`, `chat` or `director`; the first publish on a media stream emits `track.published`',
+    }),
+    timestamp_ms: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: "ms since 1970 on the media clock; default the server's clock",
+      }),
+    ),
+    body: Base64(
+      'base64 of the payload: one JPEG or EVC1 video chunk (cam, screen), one EVC1 audio chunk (mic), a `LiveChatPayload` or a `LiveDirectorCommand` (UTF-8 JSON)',
+    ),
+    id: Type.Optional(
+      Type.Union([Type.String(), Type.Integer()], {
+        description: 'asks for an `ack` once the message is durably written (or an `error` naming it)',
+      }),
+    ),
+  },
+  {
+    title: 'LivePublish',
+    description: 'Client → server: publish to a stream. At most 2 MiB for media, 64 KiB otherwise.',
+  },
+);
+
+export const LiveUnpublish = Type.Object(
+  {
+    type: Type.Literal('unpublish'),
+    stream_type: Type.String({
+      description: '`media/<own user_id>/cam|mic|screen`: a track published before',
+    }),
+  },
+  { title: 'LiveUnpublish', description: 'Client → server: stop a media track (emits `track.unpublished`).' },
+);
+
+export const LiveClientMessage = Type.Union([LivePublish, LiveUnpublish], {
+  title: 'LiveClientMessage',
+  description:
+    'What a client sends, as a JSON text frame (or a media publish as a binary frame). Every message counts against 200 per second (400 in a burst); more than 20 invalid ones within 10 s close the connection with 1008.',
+});
+
+export const LiveChatPayload = Type.Object(
+  { text: Type.String({ minLength: 1, maxLength: 4000 }) },
+  { title: 'LiveChatPayload', description: 'What a `chat` publish carries in `body` (UTF-8 JSON).' },
+);
+
+export const LiveDirectorCommand = Type.Union(
+  [
+    Type.Object({
+      type: Type.Literal('director.layout'),
+      data: Type.Object({ layout: Type.Union([Type.Literal('grid'), Type.Literal('presenter')]) }),
+    }),
+    Type.Object({
+      type: Type.Literal('director.focus'),
+      data: Type.Object({ user_id: Type.String({ minLength: 1 }) }),
+    }),
+  ],
+  { title: 'LiveDirectorCommand', description: 'What a `director` publish carries in `body` (UTF-8 JSON).' },
+);
+
+export const LiveRecordedPayload = Type.Object(
+  {
+    v: Type.Literal(1),
+    type: Type.Union([
+      Type.Literal('chat.message'),
+      Type.Literal('director.layout'),
+      Type.Literal('director.focus'),
+    ]),
+    ts: Type.Integer({ description: 'ms since 1970' }),
+    actor: Type.String({ description: 'the publishing user_id' }),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: "`{ text }` for chat, the command's `data` for director",
+    }),
+  },
+  {
+    title: 'LiveRecordedPayload',
+    description: 'The `body` of a `chat` or `director` message as received (and recorded): UTF-8 JSON.',
+  },
+);
+
+export const LiveMessage = Type.Object(
+  {
+    type: Type.Literal('message'),
+    stream_type: Type.String(),
+    timestamp_ms: Type.Integer({ description: 'ms since 1970, the media clock' }),
+    body: Base64('base64 of the payload (for chat and director a `LiveRecordedPayload`)'),
+    seq: Type.Integer({ description: "the message's place in the session's one sequence over all streams" }),
+  },
+  {
+    title: 'LiveMessage',
+    description:
+      'Server → client: recorded data of a stream, from another participant (a publisher never gets its own back), or from the recording on a replay connection. With `format=binary`, media comes as binary frames instead.',
+  },
+);
+
+const control = <E extends TSchema, D extends TSchema>(
+  title: string,
+  event: E,
+  data: D,
+  description: string,
+  userId = 'the participant concerned',
+) =>
+  Type.Object(
+    {
+      type: Type.Literal('control'),
+      event,
+      user_id: Type.String({ description: userId }),
+      timestamp_ms: ServerClock,
+      data,
+    },
+    { title, description },
+  );
+
+export const LiveWelcome = control(
+  'LiveWelcome',
+  Type.Literal('welcome'),
+  Type.Object({
+    session_id: Type.String(),
+    user_id: Type.String(),
+    mode: Type.Union([Type.Literal('live'), Type.Literal('replay')]),
+    participants: Type.Array(Type.String(), {
+      description: 'user ids present in every process (empty on a replay connection)',
+    }),
+  }),
+  'Sent first, to the new connection alone.',
+  'the connecting participant',
+);
+
+export const LivePresence = control(
+  'LivePresence',
+  StringEnum(['join', 'leave']),
+  Type.Object({}),
+  'Someone joined or left; sent to everybody else.',
+);
+
+export const LiveTrack = control(
+  'LiveTrack',
+  StringEnum(['track.published', 'track.unpublished']),
+  Type.Object({
+    kind: Type.Union([Type.Literal('cam'), Type.Literal('mic'), Type.Literal('screen')]),
+    stream_type: Type.String({ description: '`media/<user_id>/<kind>`' }),
+  }),
+  'A media track started (first publish) or stopped (unpublish, or leaving); sent to everybody else.',
+);
+
+export const LiveAck = control(
+  'LiveAck',
+  Type.Literal('ack'),
+  Type.Object({
+    id: Type.String({ description: "the publish's `id`, as a string" }),
+    seq: Type.Integer(),
+  }),
+  'The publish with this `id` is durably written (survives a crash); sent to the publisher.',
+  'the publisher',
+);
+
+export const LiveError = control(
+  'LiveError',
+  Type.Literal('error'),
+  Type.Object({
+    code: Type.String({ enum: LIVE_ERROR_CODES }),
+    message: Type.String(),
+    id: Type.Optional(
+      Type.String({ description: "the refused message's `id`, when it had one that could be read" }),
+    ),
+  }),
+  'A message was refused; sent to its sender.',
+  'the sender',
+);
+
+export const LiveEnd = control(
+  'LiveEnd',
+  Type.Literal('end'),
+  Type.Object({
+    reason: Type.String({ description: '`replay finished`' }),
+    elapsed_ms: Type.Integer(),
+  }),
+  'A replay connection played the whole recording; the server then closes with 1000.',
+  '`system`',
+);
+
+export const LiveControl = Type.Union([LiveWelcome, LivePresence, LiveTrack, LiveAck, LiveError, LiveEnd], {
+  title: 'LiveControl',
+  description: 'Server → client: lifecycle and protocol signals, by `event`.',
+});
+
+export const LiveServerMessage = Type.Union([LiveMessage, LiveControl], {
+  title: 'LiveServerMessage',
+  description: 'What the server sends as JSON text frames.',
+});
+
+/** The query of the upgrade, read by the gateway itself (the route has no querystring schema). */
+export const LiveQuery = Type.Object({
+  session: Type.String({ format: 'uuid', description: 'the session id the token was issued for' }),
+  access_token: Type.String({ description: 'from `createConnectionToken`; valid 300 s' }),
+  user_id: Type.String({ description: "the token's `user_id`" }),
+  format: Type.Optional(
+    Type.String({
+      enum: ['json', 'binary'],
+      default: 'json',
+      description: '`binary`: media arrives as binary frames instead of base64 in JSON',
+    }),
+  ),
 });

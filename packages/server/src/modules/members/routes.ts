@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { presentUser } from '../accounts/service.js';
 import { KEY_OR_USER } from '../../http/principal.js';
@@ -27,10 +28,11 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRoutesOptions> = as
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'listMembers',
         summary: 'List members',
         description: 'Users of the organisation with their role, oldest first.',
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(User)) },
+        response: { 200: okResponse('A page of members.', Type.Array(User)) },
       },
     },
     async (request, reply) => {
@@ -45,12 +47,16 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRoutesOptions> = as
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'setMemberRole',
         summary: "Change a member's role",
         description:
           'Owners and admins (and API keys, as admins). Only an owner may grant the owner role or change an owner. The last owner cannot be demoted: 409.',
         params: MemberParams,
-        body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
-        response: { 200: envelope(User) },
+        body: Type.Object(
+          { role: RoleSchema },
+          { additionalProperties: false, title: 'SetMemberRoleRequest' },
+        ),
+        response: { 200: okResponse('The member with the new role.', User) },
       },
     },
     async (request) =>
@@ -63,11 +69,12 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRoutesOptions> = as
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'removeMember',
         summary: 'Remove a member',
         description:
           'Deletes the member and their login sessions. Owners and admins; only an owner may remove an owner; the last owner cannot be removed: 409.',
         params: MemberParams,
-        response: { 200: envelope(Deleted) },
+        response: { 200: okResponse('The member was removed.', Deleted) },
       },
     },
     async (request) => ok(await members.remove(request.principal!, request.params.userId)),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER } from '../../http/principal.js';
 import type { ProjectsService } from './service.js';
@@ -28,11 +29,12 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<ProjectsRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'listProjects',
         summary: 'List projects',
         description:
           "The organisation's projects, oldest first. Paginated with `limit` and `cursor` (next page in the `Link` header).",
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(Project)) },
+        response: { 200: okResponse('A page of projects.', Type.Array(Project)) },
       },
     },
     async (request, reply) => {
@@ -47,11 +49,12 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<ProjectsRoutesOptions> = 
       config: { auth: KEY_OR_USER, idempotent: true },
       schema: {
         tags,
+        operationId: 'createProject',
         summary: 'Create a project',
         description:
           'Owners and admins (and API keys) only. `name` is required (1 to 200 characters); `environment` is optional.',
         body: CreateProject,
-        response: { 201: envelope(Project) },
+        response: { 201: okResponse('The new project.', Project) },
       },
     },
     async (request, reply) =>
@@ -67,10 +70,11 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<ProjectsRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'getProject',
         summary: 'Get a project',
         description: '404 for a project outside the organisation.',
         params: ProjectParams,
-        response: { 200: envelope(Project) },
+        response: { 200: okResponse('The project.', Project) },
       },
     },
     async (request) => ok(presentProject(await projects.inOrg(request.principal!, request.params.projectId))),
@@ -82,11 +86,12 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<ProjectsRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'updateProject',
         summary: 'Rename a project or change its environment',
         description: 'Owners and admins (and API keys) only. Send at least one of `name`, `environment`.',
         params: ProjectParams,
         body: UpdateProject,
-        response: { 200: envelope(Project) },
+        response: { 200: okResponse('The project as changed.', Project) },
       },
     },
     async (request) =>

@@ -20,10 +20,10 @@ export const Project = Type.Object(
 
 export const CreateProject = Type.Object(
   { name: ProjectName, environment: Type.Optional(Environment) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateProjectRequest' },
 );
 
 export const UpdateProject = Type.Object(
   { name: Type.Optional(ProjectName), environment: Type.Optional(Environment) },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, title: 'UpdateProjectRequest' },
 );

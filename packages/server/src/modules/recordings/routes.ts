@@ -3,7 +3,8 @@ import { wantsHtml, type HtmlPage } from '../../http/html-page.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import type { RouteAuth } from '../../http/principal.js';
 import { KEY_OR_USER } from '../../http/principal.js';
 import type { RecordingsService } from './service.js';
@@ -54,6 +55,9 @@ const PUBLIC_NOTE = ' Without credentials it answers for public sessions only (4
 const PAGING =
   "Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request).";
 
+const WINDOW = 'One window of events, streamed (chunked).';
+const windowOk = okResponse(WINDOW, PlaybackWindow);
+
 /** What the recordings routes need. */
 export interface RecordingsRoutesOptions {
   /** the dashboard's page, for a replay link opened in a browser; null when it was not built */
@@ -73,12 +77,13 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_RESTRICTED_OR_PUBLIC },
       schema: {
         tags,
+        operationId: 'getManifest',
         summary: 'Session manifest',
         description:
           'The layout-agnostic reconstruction contract: participants and their tracks (listed once media reached them), streams, capabilities.' +
           PUBLIC_NOTE,
         params: SessionParams,
-        response: { 200: envelope(Manifest) },
+        response: { 200: okResponse('The manifest.', Manifest) },
       },
     },
     async (request) =>
@@ -91,10 +96,11 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_OR_PUBLIC },
       schema: {
         tags,
+        operationId: 'getPlaybackTimeline',
         summary: 'Playback timeline metadata',
         description: 'Streams, event count and time bounds.' + PUBLIC_NOTE,
         params: SessionParams,
-        response: { 200: envelope(TimelineMeta) },
+        response: { 200: okResponse('The timeline metadata.', TimelineMeta) },
       },
     },
     async (request) =>
@@ -109,11 +115,12 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_OR_PUBLIC },
       schema: {
         tags,
+        operationId: 'getPlaybackWindow',
         summary: 'A playback window',
         description: PAGING + PUBLIC_NOTE,
         params: SessionParams,
         querystring: PlaybackQuery,
-        response: { 200: envelope(PlaybackWindow) },
+        response: { 200: windowOk },
       },
     },
     async (request, reply) => {
@@ -129,11 +136,12 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'getTimeline',
         summary: 'The session timeline',
         description:
           'Every event of the `events` stream, `{ seq, v, type, ts, actor, data }`, in order. For large sessions read windows instead.',
         params: SessionParams,
-        response: { 200: envelope(Type.Array(TimelineEvent)) },
+        response: { 200: okResponse('Every timeline event, in order.', Type.Array(TimelineEvent)) },
       },
     },
     async (request) => ok(await recordings.timeline(request.principal!, request.params.sessionId)),
@@ -146,11 +154,12 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
+        operationId: 'getPublicManifest',
         summary: 'Manifest of a public session',
         description: `404 unless the session is public.${WITH_LINK}`,
         params: SessionParams,
         querystring: LinkQuery,
-        response: { 200: envelope(Manifest) },
+        response: { 200: okResponse('The manifest.', Manifest) },
       },
     },
     async (request) =>
@@ -164,11 +173,12 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
+        operationId: 'getPublicPlaybackTimeline',
         summary: 'Timeline metadata of a public session',
         description: `404 unless the session is public.${WITH_LINK}`,
         params: SessionParams,
         querystring: LinkQuery,
-        response: { 200: envelope(TimelineMeta) },
+        response: { 200: okResponse('The timeline metadata.', TimelineMeta) },
       },
     },
     async (request) =>
@@ -184,11 +194,12 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
+        operationId: 'getPublicPlaybackWindow',
         summary: 'A playback window of a public session',
         description: '404 unless the session is public. ' + PAGING,
         params: SessionParams,
         querystring: PlaybackQuery,
-        response: { 200: envelope(PlaybackWindow) },
+        response: { 200: windowOk },
       },
     },
     async (request, reply) => {
@@ -203,13 +214,28 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: 'public', cors: true },
       schema: {
         tags: publicTags,
+        operationId: 'getReplayWindow',
         summary: 'Replay through a link',
         description:
           "With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*/*`, none) gets the playback window. Both answers carry `Vary: Accept`." +
           PAGING,
         params: SessionParams,
         querystring: ReplayQuery,
-        response: { 200: envelope(PlaybackWindow) },
+        response: { 200: windowOk },
+        docs: {
+          responses: {
+            200: {
+              description: `${WINDOW} A browser (\`Accept\` naming \`text/html\` first) gets the dashboard's player page instead.`,
+              content: {
+                'application/json': { schema: windowOk },
+                'text/html': { schema: Type.String({ description: "the dashboard's player page" }) },
+              },
+              headers: {
+                Vary: { type: 'string', enum: ['Accept'], description: 'the answer depends on `Accept`' },
+              },
+            },
+          },
+        },
       },
       // A person who opens the link in a browser gets the player, which reads this same route as
       // data and explains an expired, revoked or mangled link itself: decided before the query is
@@ -233,12 +259,13 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_OR_USER, idempotent: true },
       schema: {
         tags,
+        operationId: 'createReplayLink',
         summary: 'Create a replay link',
         description:
           'Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed.',
         params: SessionParams,
         body: CreateReplayLink,
-        response: { 201: envelope(ReplayLink) },
+        response: { 201: okResponse('The link and its token (stored hashed: shown this once).', ReplayLink) },
       },
     },
     async (request, reply) =>
@@ -261,11 +288,12 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'deleteSession',
         summary: 'Delete a session',
         description:
           'Deletes the session and everything recorded for it. Refused with 409 while the session is live.',
         params: SessionParams,
-        response: { 200: envelope(Deleted) },
+        response: { 200: okResponse('The session and its recording were deleted.', Deleted) },
       },
     },
     async (request) => ok(await recordings.deleteSession(request.principal!, request.params.sessionId)),
@@ -277,9 +305,10 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'revokeReplayLinks',
         summary: 'Revoke every replay link of a session',
         params: SessionParams,
-        response: { 200: envelope(RevokedLinks) },
+        response: { 200: okResponse('The links were revoked.', RevokedLinks) },
       },
     },
     async (request) => ok(await recordings.revokeLinks(request.principal!, request.params.sessionId)),
@@ -291,12 +320,13 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'redactParticipant',
         summary: 'Redact a participant',
         description:
           'Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.',
         params: RedactParams,
         querystring: RedactQuery,
-        response: { 200: envelope(Redacted) },
+        response: { 200: okResponse('The participant was redacted.', Redacted) },
       },
     },
     async (request) =>

@@ -39,12 +39,15 @@ export const ReplayQuery = Type.Composite([
 export const PlaybackWindow = Type.Object(
   {
     events: Type.Array(
-      Type.Object({
-        seq: Type.Integer(),
-        timestamp_ms: Type.Integer(),
-        stream_id: Type.String(),
-        body_base64: Type.String(),
-      }),
+      Type.Object(
+        {
+          seq: Type.Integer(),
+          timestamp_ms: Type.Integer(),
+          stream_id: Type.String(),
+          body_base64: Type.String(),
+        },
+        { title: 'PlaybackEvent' },
+      ),
     ),
     base_seq: Type.Integer({ description: 'the seq this read started from' }),
     next_base_seq: Nullable(Type.Integer(), {
@@ -69,12 +72,15 @@ export const TimelineMeta = Type.Object(
   { title: 'PlaybackTimeline' },
 );
 
-const Track = Type.Object({
-  kind: Type.Union([Type.Literal('cam'), Type.Literal('mic'), Type.Literal('screen')]),
-  stream_id: Type.String(),
-  start_ts: Type.Integer(),
-  end_ts: Type.Integer(),
-});
+const Track = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('cam'), Type.Literal('mic'), Type.Literal('screen')]),
+    stream_id: Type.String(),
+    start_ts: Type.Integer(),
+    end_ts: Type.Integer(),
+  },
+  { title: 'ManifestTrack' },
+);
 
 export const Manifest = Type.Object(
   {
@@ -83,7 +89,9 @@ export const Manifest = Type.Object(
     epoch: Type.Integer(),
     start_ts: Type.Integer(),
     end_ts: Type.Integer(),
-    participants: Type.Array(Type.Object({ user_id: Type.String(), tracks: Type.Array(Track) })),
+    participants: Type.Array(
+      Type.Object({ user_id: Type.String(), tracks: Type.Array(Track) }, { title: 'ManifestParticipant' }),
+    ),
     streams: Type.Object({ events: Type.String(), chat: Type.String(), director: Type.String() }),
     capabilities: Type.Array(Type.String()),
   },
@@ -112,16 +120,22 @@ export const CreateReplayLink = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateReplayLinkRequest' },
 );
 
-export const ReplayLink = Type.Object({
-  link: Type.String({ description: '{base_url}/v1/public/sessions/{sessionId}/replay?token={token}' }),
-  token: Type.String(),
-  expires_at: Type.String({ format: 'date-time' }),
-});
+export const ReplayLink = Type.Object(
+  {
+    link: Type.String({ description: '{base_url}/v1/public/sessions/{sessionId}/replay?token={token}' }),
+    token: Type.String(),
+    expires_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'ReplayLink' },
+);
 
-export const RevokedLinks = Type.Object({ session_id: Type.String(), revoked: Type.Integer() });
+export const RevokedLinks = Type.Object(
+  { session_id: Type.String(), revoked: Type.Integer({ description: 'how many links were revoked' }) },
+  { title: 'RevokedReplayLinks' },
+);
 
 export const RedactParams = Type.Object({
   sessionId: Type.String({ format: 'uuid' }),
@@ -133,4 +147,10 @@ export const RedactQuery = Type.Object({
     description: "also replace the participant's chat bodies with a redaction marker",
   }),
 });
-export const Redacted = Type.Object({ redacted: Type.String(), deletedStreams: Type.Integer() });
+export const Redacted = Type.Object(
+  {
+    redacted: Type.String({ description: 'the redacted participant' }),
+    deletedStreams: Type.Integer({ description: 'how many of their media streams were deleted' }),
+  },
+  { title: 'RedactedParticipant' },
+);

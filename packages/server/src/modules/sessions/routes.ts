@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER, KEY_USER_OR_RESTRICTED } from '../../http/principal.js';
 import type { SessionsService } from './service.js';
@@ -32,14 +33,14 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
     description:
       'Creates a session (`started_at` and `ended_at` null) and emits `session.created`. Accepts API keys, restricted keys and the dashboard cookie. Refused with 503 `USAGE_LIMITS_EXCEEDED` when the free tier is exceeded without a subscription. Body optional: `{ name }`.',
     body: CreateSession,
-    response: { 201: envelope(Session) },
+    response: { 201: okResponse('The new session.', Session) },
   };
 
   app.post(
     '/v1/projects/:projectId/sessions',
     {
       config: { auth: KEY_USER_OR_RESTRICTED, idempotent: true },
-      schema: { ...createSchema, params: ProjectParams },
+      schema: { ...createSchema, operationId: 'createProjectSession', params: ProjectParams },
     },
     async (request, reply) =>
       deps.idempotency.run(request, reply, async (trx) => ({
@@ -56,7 +57,11 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
     '/v1/sessions',
     {
       config: { auth: KEY_USER_OR_RESTRICTED, idempotent: true },
-      schema: { ...createSchema, description: createSchema.description + PROJECT_SCOPE_NOTE },
+      schema: {
+        ...createSchema,
+        operationId: 'createSession',
+        description: createSchema.description + PROJECT_SCOPE_NOTE,
+      },
     },
     async (request, reply) =>
       deps.idempotency.run(request, reply, async (trx) => ({
@@ -73,10 +78,11 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'getProjectSession',
         summary: 'Get a session of a project',
         description: '404 when the session is missing or belongs to another project.',
         params: ProjectSessionParams,
-        response: { 200: envelope(Session) },
+        response: { 200: okResponse('The session.', Session) },
       },
     },
     async (request) =>
@@ -93,10 +99,11 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'getSession',
         summary: 'Get a session',
         description: '404 when the session is missing or belongs to another project.' + PROJECT_SCOPE_NOTE,
         params: SessionParams,
-        response: { 200: envelope(Session) },
+        response: { 200: okResponse('The session.', Session) },
       },
     },
     async (request) => ok(presentSession(await sessions.get(request.principal!, request.params.sessionId))),
@@ -108,14 +115,18 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
     description:
       'Sessions of the project, newest first (`created_at` descending). Paginated with `limit` (default 50, at most 200) and `cursor`; the next page is announced in `Link: <…>; rel="next"`.',
     querystring: PageQuery,
-    response: { 200: envelope(Type.Array(Session)) },
+    response: { 200: okResponse('A page of sessions, newest first.', Type.Array(Session)) },
   };
 
   app.get(
     '/v1/sessions',
     {
       config: { auth: KEY_OR_USER },
-      schema: { ...listSchema, description: listSchema.description + PROJECT_SCOPE_NOTE },
+      schema: {
+        ...listSchema,
+        operationId: 'listSessions',
+        description: listSchema.description + PROJECT_SCOPE_NOTE,
+      },
     },
     async (request, reply) => {
       const rows = await sessions.list(
@@ -130,7 +141,10 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
 
   app.get(
     '/v1/projects/:projectId/sessions',
-    { config: { auth: KEY_OR_USER }, schema: { ...listSchema, params: ProjectParams } },
+    {
+      config: { auth: KEY_OR_USER },
+      schema: { ...listSchema, operationId: 'listProjectSessions', params: ProjectParams },
+    },
     async (request, reply) => {
       const rows = await sessions.list(
         request.principal!,
@@ -148,12 +162,15 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'setSessionVisibility',
         summary: 'Make a session public or private',
         description:
           'Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.',
         params: SessionParams,
         body: Visibility,
-        response: { 200: envelope(Type.Boolean()) },
+        response: {
+          200: okResponse('The new visibility: true when the session is now public.', Type.Boolean()),
+        },
       },
     },
     async (request) =>
@@ -166,11 +183,12 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
       config: { auth: 'public', cors: true },
       schema: {
         tags: ['Public'],
+        operationId: 'listPublicSessions',
         summary: 'Public catalog',
         description:
           'Sessions with `is_public` true, newest first, reduced to id, name, created_at, started_at, ended_at. No credentials. Paginated like every list.',
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(PublicSession)) },
+        response: { 200: okResponse('A page of public sessions, newest first.', Type.Array(PublicSession)) },
       },
     },
     async (request, reply) => {

@@ -34,10 +34,13 @@ export const PublicSession = Type.Object(
 
 export const CreateSession = Type.Object(
   { name: Type.Optional(Type.String({ maxLength: 200, description: 'at most 200 characters; default ""' })) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateSessionRequest' },
 );
 
-export const Visibility = Type.Object({ is_public: Type.Boolean() }, { additionalProperties: false });
+export const Visibility = Type.Object(
+  { is_public: Type.Boolean() },
+  { additionalProperties: false, title: 'SetVisibilityRequest' },
+);
 
 export const ProjectSessionParams = Type.Object({
   projectId: Type.String({ format: 'uuid' }),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope, ok } from '../../http/envelope.js';
+import { ok } from '../../http/envelope.js';
+import { okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { KEY_OR_USER } from '../../http/principal.js';
 import type { WebhooksService } from './service.js';
@@ -15,6 +16,7 @@ import {
   WebhookListQuery,
   WebhookParams,
   WebhookWithSecret,
+  WEBHOOK_EVENT_DOCS,
 } from './schemas.js';
 import { presentDelivery, presentWebhook } from './service.js';
 
@@ -45,10 +47,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'listWebhooks',
         summary: 'List webhooks',
         description: `The active webhooks of the project, oldest first; \`include_inactive=true\` lists paused ones too. Never a secret.${SCOPE}`,
         querystring: Type.Composite([PageQuery, WebhookListQuery]),
-        response: { 200: envelope(Type.Array(Webhook)) },
+        response: { 200: okResponse('A page of webhooks, oldest first.', Type.Array(Webhook)) },
       },
     },
     async (request, reply) => {
@@ -64,10 +67,15 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER, idempotent: true },
       schema: {
         tags,
+        operationId: 'createWebhook',
         summary: 'Create a webhook',
         description: `Registers a receiver for the listed event types of the project. The \`secret\` is in this response only.${SCOPE}${DELIVERY_RULES}`,
         body: CreateWebhook,
-        response: { 201: envelope(WebhookWithSecret) },
+        response: {
+          201: okResponse('The new webhook, with its signing secret (shown this once).', WebhookWithSecret),
+        },
+        // What a webhook receives: the document's `webhooks`, one entry per event type.
+        docs: { webhooks: WEBHOOK_EVENT_DOCS },
       },
     },
     async (request, reply) =>
@@ -83,9 +91,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'getWebhook',
         summary: 'Get a webhook',
         params: WebhookParams,
-        response: { 200: envelope(Webhook) },
+        response: { 200: okResponse('The webhook.', Webhook) },
       },
     },
     async (request) => ok(await webhooks.get(request.principal!, request.params.webhookId)),
@@ -97,12 +106,13 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'updateWebhook',
         summary: 'Update, pause or resume a webhook',
         description:
           'Changes any of `url`, `events`, `is_active` (false pauses: pending deliveries are dropped and new events are not queued; true resumes) and `description`. At least one field.',
         params: WebhookParams,
         body: UpdateWebhook,
-        response: { 200: envelope(Webhook) },
+        response: { 200: okResponse('The webhook as changed.', Webhook) },
       },
     },
     async (request) => ok(await webhooks.update(request.principal!, request.params.webhookId, request.body)),
@@ -114,10 +124,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook',
         description: 'Deletes the webhook, its pending deliveries and its delivery log.',
         params: WebhookParams,
-        response: { 200: envelope(WebhookDeleted) },
+        response: { 200: okResponse('The webhook was deleted.', WebhookDeleted) },
       },
     },
     async (request) => ok(await webhooks.delete(request.principal!, request.params.webhookId)),
@@ -129,11 +140,14 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret',
         description:
           'Issues a new secret, shown in this response only. Every attempt from now on, retries of earlier events included, is signed with it; the old one stops at once.',
         params: WebhookParams,
-        response: { 200: envelope(WebhookWithSecret) },
+        response: {
+          200: okResponse('The webhook with its new secret (shown this once).', WebhookWithSecret),
+        },
       },
     },
     async (request) => ok(await webhooks.rotateSecret(request.principal!, request.params.webhookId)),
@@ -145,11 +159,12 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'sendWebhookTest',
         summary: 'Send a test event',
         description:
           'Queues a `webhook.test` event (`session_id` null, `data: { webhook_id }`) for this webhook alone, paused or not, delivered and retried like any other; its attempts appear in the delivery log.',
         params: WebhookParams,
-        response: { 202: envelope(TestSent) },
+        response: { 202: okResponse('Queued: the test event will be delivered like any other.', TestSent) },
       },
     },
     async (request, reply) => {
@@ -164,12 +179,13 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       config: { auth: KEY_OR_USER },
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
         summary: 'Delivery log',
         description:
           'Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, and when the next attempt is due. Kept 30 days.',
         params: WebhookParams,
         querystring: PageQuery,
-        response: { 200: envelope(Type.Array(Delivery)) },
+        response: { 200: okResponse('A page of delivery attempts, newest first.', Type.Array(Delivery)) },
       },
     },
     async (request, reply) => {

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { emptyDoc, type WebhookDoc } from '../../http/openapi-docs.js';
 import { Nullable, StringEnum } from '../../http/schema-types.js';
 
 /** Event types a webhook may subscribe to. */
@@ -9,6 +10,11 @@ export const EVENT_TYPES = [
   'recording.ready',
   'export.completed',
 ] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const EventType = Type.Unsafe<EventType>({ ...StringEnum(EVENT_TYPES), title: 'WebhookEventType' });
+/** The same schema, read back from storage as text (every stored type was checked on the way in). */
+const StoredEventType = Type.Unsafe<string>({ ...StringEnum(EVENT_TYPES), title: 'WebhookEventType' });
 
 const Url = Type.String({
   minLength: 1,
@@ -16,7 +22,7 @@ const Url = Type.String({
   description:
     'receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting.',
 });
-const Events = Type.Array(StringEnum(EVENT_TYPES), {
+const Events = Type.Array(EventType, {
   minItems: 1,
   uniqueItems: true,
   description: 'the event types to receive, at least one, each once',
@@ -29,20 +35,23 @@ const fields = {
   id: Type.String(),
   project_id: Type.String(),
   url: Type.String(),
-  events: Type.Array(Type.String()),
+  events: Type.Array(StoredEventType),
   is_active: Type.Boolean(),
   description: Nullable(Type.String()),
   created_at: Type.String({ format: 'date-time' }),
 };
 
-export const Webhook = Type.Object(fields);
-export const WebhookWithSecret = Type.Object({
-  ...fields,
-  secret: Type.String({
-    description:
-      'shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part',
-  }),
-});
+export const Webhook = Type.Object(fields, { title: 'Webhook' });
+export const WebhookWithSecret = Type.Object(
+  {
+    ...fields,
+    secret: Type.String({
+      description:
+        'shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part',
+    }),
+  },
+  { title: 'WebhookWithSecret' },
+);
 
 export const CreateWebhook = Type.Object(
   {
@@ -51,7 +60,7 @@ export const CreateWebhook = Type.Object(
     description: Type.Optional(Description),
     is_active: Type.Optional(Type.Boolean({ default: true })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateWebhookRequest' },
 );
 
 export const UpdateWebhook = Type.Object(
@@ -61,7 +70,7 @@ export const UpdateWebhook = Type.Object(
     is_active: Type.Optional(Type.Boolean()),
     description: Type.Optional(Description),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, title: 'UpdateWebhookRequest' },
 );
 
 export const WebhookParams = Type.Object({ webhookId: Type.String({ format: 'uuid' }) });
@@ -69,26 +78,174 @@ export const WebhookListQuery = Type.Object({
   include_inactive: Type.Boolean({ default: false, description: 'also list paused webhooks' }),
 });
 
-export const Delivery = Type.Object({
-  id: Type.String(),
-  event_id: Type.String(),
-  event_type: Type.String(),
-  attempt: Type.Integer({ description: '1 for the first attempt at this event' }),
-  status: StringEnum(['succeeded', 'failed', 'pending'] as const, {
+export const Delivery = Type.Object(
+  {
+    id: Type.String(),
+    event_id: Type.String(),
+    event_type: Type.String(),
+    attempt: Type.Integer({ description: '1 for the first attempt at this event' }),
+    status: StringEnum(['succeeded', 'failed', 'pending'] as const, {
+      description:
+        'what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.',
+    }),
+    response_status: Nullable(Type.Integer(), {
+      description: "the receiver's HTTP status, null when none came",
+    }),
+    error: Nullable(Type.String(), { description: 'why the attempt failed' }),
+    duration_ms: Nullable(Type.Integer()),
+    created_at: Type.String({ format: 'date-time' }),
+    next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'WebhookDelivery' },
+);
+
+export const TestSent = Type.Object(
+  { event_id: Type.String(), type: Type.Literal('webhook.test') },
+  { title: 'WebhookTestQueued' },
+);
+/** The same shape as every delete's answer, and the same name in the OpenAPI document. */
+export const WebhookDeleted = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true) },
+  { title: 'Deleted' },
+);
+
+/** A schema another module names; the OpenAPI document fails to build if no such component exists. */
+const Named = (name: string) => Type.Unsafe<unknown>({ $ref: `#/components/schemas/${name}` });
+
+/** What `recording.ready` carries: the recording's extent, once every stream is durably written. */
+export const RecordingReadyData = Type.Object(
+  {
+    duration_ms: Type.Integer({
+      description:
+        "from the earliest to the latest recorded event over all the session's streams; 0 when nothing was recorded",
+    }),
+    stream_count: Type.Integer({
+      description: 'recorded streams (media tracks, chat, director, the events timeline)',
+    }),
+    bytes: Type.Integer({ description: 'bytes of the recorded streams' }),
+  },
+  { title: 'RecordingReadyData' },
+);
+
+/** The body of a delivery: the same fields for every type, `data` by type (service.ts, eventBody). */
+function eventBodySchema(type: EventType, title: string, data: TSchema) {
+  return Type.Object(
+    {
+      id: Type.String({
+        format: 'uuid',
+        description:
+          'the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it',
+      }),
+      type: Type.Literal(type),
+      timestamp: Type.String({
+        format: 'date-time',
+        description: 'when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent',
+      }),
+      project_id: Type.String({ format: 'uuid' }),
+      session_id: Type.String({ format: 'uuid' }),
+      data,
+    },
+    { title },
+  );
+}
+
+/** The headers of every delivery attempt (deliver.ts, sign). */
+const DeliveryHeaders = Type.Object({
+  'X-Service-Signature': Type.String({
+    pattern: '^[0-9a-f]{64}$',
     description:
-      'what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.',
+      "lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401",
   }),
-  response_status: Nullable(Type.Integer(), {
-    description: "the receiver's HTTP status, null when none came",
+  'X-Service-Event-Id': Type.String({ format: 'uuid', description: "the event id (the body's `id`)" }),
+  'X-Service-Timestamp': Type.String({
+    pattern: '^[0-9]+$',
+    description: 'Unix seconds of this attempt: reject old ones to refuse replays',
   }),
-  error: Nullable(Type.String(), { description: 'why the attempt failed' }),
-  duration_ms: Nullable(Type.Integer()),
-  created_at: Type.String({ format: 'date-time' }),
-  next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+  'webhook-id': Type.String({ format: 'uuid', description: 'Standard Webhooks: the event id' }),
+  'webhook-timestamp': Type.String({
+    pattern: '^[0-9]+$',
+    description: 'Standard Webhooks: Unix seconds of this attempt',
+  }),
+  'webhook-signature': Type.String({
+    pattern: '^v1,[A-Za-z0-9+/]+={0,2}$',
+    description:
+      'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`)',
+  }),
+  'User-Agent': Type.String({ enum: ['vss-webhooks/1'] }),
 });
 
-export const TestSent = Type.Object({
-  event_id: Type.String(),
-  type: Type.Literal('webhook.test'),
-});
-export const WebhookDeleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+const DELIVERY_RESPONSES = {
+  '2XX': emptyDoc(
+    'Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read).',
+  ),
+  '4XX': emptyDoc(
+    'Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure.',
+  ),
+  default: emptyDoc(
+    'Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log.',
+  ),
+};
+
+const EVENTS: Record<
+  EventType,
+  { title: string; operationId: string; summary: string; description: string; data: TSchema }
+> = {
+  'session.created': {
+    title: 'SessionCreatedEvent',
+    operationId: 'deliverSessionCreated',
+    summary: 'A session was created',
+    description:
+      'Sent when `createSession` or `createProjectSession` creates a session (queued in the transaction that creates it). `data` is the session as `getSession` shows it (`started_at` and `ended_at` null).',
+    data: Named('Session'),
+  },
+  'session.started': {
+    title: 'SessionStartedEvent',
+    operationId: 'deliverSessionStarted',
+    summary: 'A session started',
+    description:
+      'Sent once, when the first participant joins (in whichever process). `data` is the session with `started_at` set.',
+    data: Named('Session'),
+  },
+  'session.ended': {
+    title: 'SessionEndedEvent',
+    operationId: 'deliverSessionEnded',
+    summary: 'A session ended',
+    description:
+      'Sent once, when the last participant has been gone `SESSION_DEPARTURE_TIMEOUT_S`. `data` is the session with `ended_at` set.',
+    data: Named('Session'),
+  },
+  'recording.ready': {
+    title: 'RecordingReadyEvent',
+    operationId: 'deliverRecordingReady',
+    summary: 'A recording is ready',
+    description:
+      'Sent after `session.ended`, once every stream of the session is durably written: the recording can be replayed and exported. Not sent for a session deleted before that.',
+    data: RecordingReadyData,
+  },
+  'export.completed': {
+    title: 'ExportCompletedEvent',
+    operationId: 'deliverExportCompleted',
+    summary: 'An MP4 export completed',
+    description:
+      'Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing.',
+    data: Named('ExportJob'),
+  },
+};
+
+/** The document's `webhooks`: one POST per event type, as the service delivers it. */
+export const WEBHOOK_EVENT_DOCS: Record<string, WebhookDoc> = Object.fromEntries(
+  EVENT_TYPES.map((type) => {
+    const e = EVENTS[type];
+    return [
+      type,
+      {
+        operationId: e.operationId,
+        summary: e.summary,
+        description: `${e.description} Delivered only to active webhooks of the project that list \`${type}\` in \`events\`; a failed attempt is retried, so a receiver may see an event more than once (same \`id\`), and events of one session may arrive out of order.`,
+        body: eventBodySchema(type, e.title, e.data),
+        headers: DeliveryHeaders,
+        responses: DELIVERY_RESPONSES,
+      },
+    ];
+  }),
+);
