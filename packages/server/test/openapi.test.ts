@@ -34,6 +34,12 @@ const byId = (doc: Json, id: string): Json => {
   return found.op;
 };
 
+/** An operation's request body, through `#/components/requestBodies/…` when it is a reference. */
+const bodyOf = (doc: Json, id: string): Json => {
+  const body = byId(doc, id).requestBody;
+  return body?.$ref ? doc.components.requestBodies[body.$ref.split('/').pop()] : body;
+};
+
 /** A response object, through `#/components/responses/…` when it is a reference. */
 const resolveResponse = (doc: Json, r: Json): Json =>
   r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r;
@@ -166,9 +172,14 @@ describe('the OpenAPI document', () => {
     expect(param('getPlaybackWindow', 'from_ts').required).toBe(true);
     expect(param('getSession', 'sessionId').required).toBe(true);
     // A body whose every field is optional may be left out; one with a required field may not.
-    expect(byId(doc, 'createSession').requestBody.required).toBe(false);
-    expect(byId(doc, 'createProject').requestBody.required).toBe(true);
-    expect(byId(doc, 'updateProject').requestBody.required).toBe(true);
+    expect(bodyOf(doc, 'createSession').required).toBe(false);
+    expect(bodyOf(doc, 'createProject').required).toBe(true);
+    expect(bodyOf(doc, 'updateProject').required).toBe(true);
+    // A body field with a default may be left out too: a webhook is active unless told otherwise.
+    expect(bodyOf(doc, 'createWebhook').content['application/json'].schema.required).toEqual([
+      'url',
+      'events',
+    ]);
 
     // Called as a generated client would, leaving every defaulted parameter out.
     for (let i = 0; i < 51; i++) await createSession(t, a.key, `s${i}`);
@@ -203,8 +214,12 @@ describe('the OpenAPI document', () => {
     expect(dataOf(doc, 'removeMember')).toEqual(ref('Deleted'));
     expect(dataOf(doc, 'deleteWebhook')).toEqual(ref('Deleted'));
     expect(dataOf(doc, 'createConnectionToken')).toEqual(ref('ConnectionToken'));
-    expect(byId(doc, 'createSession').requestBody.content['application/json'].schema).toEqual(
-      ref('CreateSessionRequest'),
+    // Request shapes are named request bodies (generators then let a field with a default be left out).
+    expect(byId(doc, 'createSession').requestBody).toEqual({
+      $ref: '#/components/requestBodies/CreateSessionRequest',
+    });
+    expect(bodyOf(doc, 'createSession').content['application/json'].schema.title).toBe(
+      'CreateSessionRequest',
     );
     // Nothing titled is left inline: every named shape is one component.
     const inline: string[] = [];

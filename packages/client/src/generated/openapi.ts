@@ -11,24 +11,7 @@ export interface paths {
             cookie?: never;
         };
         /** OAuth authorization server metadata (RFC 8414) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getOAuthServerMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -45,24 +28,7 @@ export interface paths {
             cookie?: never;
         };
         /** OAuth protected resource metadata of /mcp (RFC 9728) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getMcpResourceMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,24 +48,7 @@ export interface paths {
          * Liveness and database reachability
          * @description Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while storage was removed or replaced under the running server (`storage unavailable: DATA_DIR/… was removed or replaced…`). Watched, by device and inode, at most a second late: `DATA_DIR` itself; on the embedded default its database files `vss.sqlite` and `streams.sqlite`; and `secret.key` while the root secret is kept there (`SECRET_KEY` unset), since the next start needs it to recognize API keys. On PostgreSQL the metadata and recordings are not in `DATA_DIR`, so only the directory and the secret are watched (the directory also holds export files). While storage is unavailable every write (POST, PUT, PATCH, DELETE) is refused with 500 `SERVER_ERROR` and live publishes get an `error` instead of an `ack`, until the server is restarted on intact storage: what it would accept could not survive a restart. Reads keep answering.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -115,73 +64,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Model Context Protocol (GET): not offered
-         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get?: never;
         put?: never;
         /**
          * Model Context Protocol
-         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.
+         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end. Send `Accept: application/json, text/event-stream` (406 otherwise).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        /**
-         * Model Context Protocol (DELETE): not offered
-         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["callMcp"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -198,47 +88,13 @@ export interface paths {
          * Authorize an OAuth client (consent page)
          * @description Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["authorizeOAuthClient"];
         put?: never;
         /**
          * Answer the consent page
          * @description The consent form posts here (same origin only).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["answerOAuthConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -258,24 +114,7 @@ export interface paths {
          * Register an OAuth client (RFC 7591)
          * @description Dynamic client registration. `redirect_uris` (https, http on a loopback address, or a private-use scheme) are matched exactly at authorization. `token_endpoint_auth_method` `none` (public clients, the default) or `client_secret_post` (a secret, shown once). Errors in OAuth form: 400 `invalid_redirect_uri` or `invalid_client_metadata`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["registerOAuthClient"];
         delete?: never;
         options?: never;
         head?: never;
@@ -295,24 +134,7 @@ export interface paths {
          * Revoke a token (RFC 7009)
          * @description Revokes the grant of the access or refresh token; 200 even for an unknown token.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["revokeOAuthToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -332,24 +154,7 @@ export interface paths {
          * OAuth token endpoint
          * @description `grant_type=authorization_code` (with `code_verifier`) or `refresh_token`. Access tokens (`oat_…`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant. Errors in OAuth form (`invalid_grant`, `invalid_client`, `unsupported_grant_type`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["exchangeOAuthToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -367,80 +172,7 @@ export interface paths {
          * Agent activity
          * @description Every MCP tool call of the organisation, newest first: actor, tool, session, status, time.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description `agent_token:<id>` or `oauth:<grant id>` */
-                                actor: string;
-                                /** Format: date-time */
-                                created_at: string;
-                                error_code: string | null;
-                                id: string;
-                                project_id: string;
-                                session_id: string | null;
-                                /** @description `succeeded`, `failed` (the API refused: see error_code) or `refused` (scope) */
-                                status: string;
-                                tool: string;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAgentActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -460,181 +192,13 @@ export interface paths {
          * List agent tokens
          * @description The organisation's agent tokens, oldest first; never a secret.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                                /** @description `mcp:read`, `mcp:write` */
-                                scopes: string[];
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAgentTokens"];
         put?: never;
         /**
          * Create an agent token
          * @description A `sat_…` secret for an AI agent to use the `/mcp` endpoint, shown once. It acts on one project (default the first) with member rights, limited to its scopes, until deleted or expired. Dashboard users only; the REST API never accepts it.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description default: never */
-                        expires_in_days?: number;
-                        label?: string | null;
-                        /**
-                         * Format: uuid
-                         * @description defaults to the user's first project
-                         */
-                        project_id?: string;
-                        /** @description `mcp:read` (read tools), `mcp:write` (tools that change things); at least one */
-                        scopes: ("mcp:read" | "mcp:write")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                                /** @description `mcp:read`, `mcp:write` */
-                                scopes: string[];
-                                /** @description shown once, never again: `sat_…` */
-                                secret: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createAgentToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -655,69 +219,7 @@ export interface paths {
          * Delete an agent token
          * @description Refused by /mcp from the next call on.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    tokenId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteAgentToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -734,83 +236,7 @@ export interface paths {
          * List API keys
          * @description Metadata of the organisation's API keys, oldest first; never a secret. Owners, admins and API keys only.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                    /** @description only the keys of this project */
-                    project_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -833,151 +259,11 @@ export interface paths {
          * Delete a key
          * @description The key is refused from the next request on. A key may delete itself.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    keyId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         /** Relabel a key */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    keyId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
-                        label: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["relabelApiKey"];
         trace?: never;
     };
     "/v1/auth/login": {
@@ -993,79 +279,7 @@ export interface paths {
          * Sign in
          * @description Sets the HTTP-only `service_session` cookie for 7 days, replacing (and revoking) any session the client held. Wrong email and wrong password answer the same 401; repeated failures for one email answer 429 with `Retry-After`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** User */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                email: string;
-                                id: string;
-                                org_id: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1085,65 +299,7 @@ export interface paths {
          * Sign out
          * @description Revokes the login session server-side and clears the cookie. Needs the cookie: 401 without it.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                signed_out: boolean;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1163,85 +319,7 @@ export interface paths {
          * Create an account
          * @description Creates a user, an organisation owned by them and a project named "Default", and signs them in (sets the `service_session` cookie). An email already registered answers 409. Not idempotent by key: a retry answers 409.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description compared case-insensitively
-                         */
-                        email: string;
-                        /** @description 8 to 256 characters, never truncated */
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                email: string;
-                                id: string;
-                                org_id: string;
-                                /** @description the project created with the account, named "Default" */
-                                project_id: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["registerAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1259,76 +337,7 @@ export interface paths {
          * Free-tier limits and whether the organisation is blocked
          * @description Over either free-tier limit (`FREE_TIER_STREAMING_MINUTES` per calendar month UTC, `FREE_TIER_STORAGE_GB` stored, 1 GB = 10⁹ bytes; exceeding means strictly more) and without an active subscription, session creation and export enqueue answer 503 `USAGE_LIMITS_EXCEEDED`, read from figures at most 5 seconds old. Live connections, connection tokens for existing sessions, replay and downloads keep working. `status_message` tells a person what to do when blocked (and notes usage beyond the free tier under a subscription); empty otherwise. Read fresh, not cached.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description a subscription of the organisation (or of one of its projects) is active, trialing or past due */
-                                has_active_subscription: boolean;
-                                /** @description over the free tier without a subscription: new sessions and exports are refused */
-                                is_blocked: boolean;
-                                /** @description what to do, for a person; empty when there is nothing to say */
-                                status_message: string;
-                                /** @description bytes stored now, in GB (10⁹ bytes) */
-                                storage_bytes_used_gb: number;
-                                /** @description participant-minutes this calendar month (UTC) */
-                                streaming_minutes_used: number;
-                                /** @description neither free-tier limit is exceeded */
-                                within_free_tier: boolean;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getBillingLimits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1350,76 +359,7 @@ export interface paths {
          * Open the billing portal for the organisation's customer
          * @description Makes the organisation's customer at the payment provider on first use (one per organisation, kept), then a portal session where a person adds a payment method and subscribes. Redirect them to `portal_url`. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider's message when it refuses or does not answer.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uri
-                         * @description where the portal sends the person back (http or https); default `{PUBLIC_BASE_URL}/billing`
-                         */
-                        return_url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description the payment provider's portal: redirect the person there */
-                                portal_url: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["openBillingPortal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1439,67 +379,7 @@ export interface paths {
          * Stripe's webhook
          * @description For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing); each event is applied once by its id (a redelivery answers 200 and changes nothing). For a subscription event the service asks Stripe for the subscription's current state rather than trusting the event's copy, since events arrive out of order and several in one second; when Stripe does not answer, the event gets 500 and Stripe delivers it again. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                /** @enum {boolean} */
-                                received: true;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["receiveStripeEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1517,88 +397,7 @@ export interface paths {
          * This month: usage and cost
          * @description The organisation's current calendar month (UTC): participant-minutes, bytes stored now, and their cost at `PRICE_PER_STREAMING_MINUTE` and `PRICE_PER_GB_MONTH` (USD), each part rounded to cents and `total_due` their sum. The free tier is an allowance before a subscription is needed, not a discount: the costs count every minute and byte. Read fresh, not cached.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                cost_breakdown: {
-                                    /** @description storage_bytes_used in GB (10⁹ bytes) × PRICE_PER_GB_MONTH, rounded to cents: the month's charge if what is stored now stays stored */
-                                    storage_cost: number;
-                                    /** @description streaming_minutes_used × PRICE_PER_STREAMING_MINUTE, in dollars rounded to cents */
-                                    streaming_cost: number;
-                                    /** @description streaming_cost + storage_cost */
-                                    total_due: number;
-                                };
-                                /** @enum {string} */
-                                currency: "usd";
-                                /**
-                                 * Format: date-time
-                                 * @description the first instant of the next month (exclusive)
-                                 */
-                                period_end: string;
-                                /**
-                                 * Format: date-time
-                                 * @description the first instant of the current calendar month (UTC)
-                                 */
-                                period_start: string;
-                                /** @description bytes stored now */
-                                storage_bytes_used: number;
-                                /** @description participant-minutes this month */
-                                streaming_minutes_used: number;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getBillingSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1618,108 +417,7 @@ export interface paths {
          * An export job
          * @description The job and where it stands. A failed job keeps `error` and, when ffmpeg failed, `error_log` (the end of its log). Another project’s job, like an unknown one, is 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    jobId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** ExportJob */
-                            data: {
-                                /** @description render attempts started so far */
-                                attempts: number;
-                                /**
-                                 * Format: date-time
-                                 * @description when it completed or failed
-                                 */
-                                completed_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description the download operation; it answers 409 until `completed` */
-                                download_url: string;
-                                /** @description of the MP4, once completed */
-                                duration_ms: number | null;
-                                /** @description why the job failed (or why the last attempt did) */
-                                error: string | null;
-                                /** @description the end of ffmpeg’s log when ffmpeg failed (paths under DATA_DIR shown as $DATA_DIR) */
-                                error_log: string | null;
-                                /** @description as asked; null when the layout follows the director */
-                                focus: string | null;
-                                /** Format: uuid */
-                                job_id: string;
-                                /** @enum {string} */
-                                layout: "grid" | "presenter";
-                                /** @enum {string} */
-                                orientation: "landscape" | "vertical";
-                                /** @description share of the current attempt rendered */
-                                progress: number;
-                                /** @description the session id */
-                                room_id: string;
-                                /** @description of the MP4, once completed */
-                                size_bytes: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description when the current (or last) attempt started
-                                 */
-                                started_at: string | null;
-                                /**
-                                 * @description `queued` → `processing` → `completed` | `failed`. A job whose worker stopped or died stays `processing` until another worker takes it up (after `EXPORT_LEASE_S`); at most 3 attempts.
-                                 * @enum {string}
-                                 */
-                                status: "queued" | "processing" | "completed" | "failed";
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1739,71 +437,7 @@ export interface paths {
          * Download an export
          * @description The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and rename it into place when done.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    jobId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description the whole MP4 */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "video/mp4": string;
-                    };
-                };
-                /** @description the requested byte range of the MP4 */
-                206: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "video/mp4": string;
-                    };
-                };
-            };
-        };
+        get: operations["downloadExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1823,81 +457,7 @@ export interface paths {
          * List invitations
          * @description The organisation's invitations, newest first, without tokens. Owners and admins.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                accepted_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description the inviting user id, or "api_key" */
-                                created_by: string;
-                                email: string;
-                                /** Format: date-time */
-                                expires_at: string;
-                                id: string;
-                                org_id: string;
-                                role: string;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1917,69 +477,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an invitation */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    invitationId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1998,73 +496,7 @@ export interface paths {
          * Redeem an invitation
          * @description Signed-in users only. The user's email must be the invited one (403 otherwise). Moves the user into the inviting organisation with the invited role. Used or expired: 409. Unknown token: 404.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                org_id: string;
-                                role: string;
-                                user_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["redeemInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2082,72 +514,7 @@ export interface paths {
          * The signed-in user
          * @description Needs the `service_session` cookie: 401 without it.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** User */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                email: string;
-                                id: string;
-                                org_id: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2167,76 +534,7 @@ export interface paths {
          * List members
          * @description Users of the organisation with their role, oldest first.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                email: string;
-                                id: string;
-                                org_id: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2259,150 +557,14 @@ export interface paths {
          * Remove a member
          * @description Deletes the member and their login sessions. Owners and admins; only an owner may remove an owner; the last owner cannot be removed: 409.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    userId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["removeMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's role
          * @description Owners and admins (and API keys, as admins). Only an owner may grant the owner role or change an owner. The last owner cannot be demoted: 409.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    userId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** User */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                email: string;
-                                id: string;
-                                org_id: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["setMemberRole"];
         trace?: never;
     };
     "/v1/oauth/grants": {
@@ -2416,77 +578,7 @@ export interface paths {
          * OAuth grants
          * @description What the signed-in user granted to OAuth clients and has not revoked, newest first.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                client_id: string;
-                                client_name: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                id: string;
-                                last_used_at: string | null;
-                                project_id: string;
-                                scopes: string[];
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listOAuthGrants"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2509,69 +601,7 @@ export interface paths {
          * Revoke an OAuth grant
          * @description Its access and refresh tokens are refused from the next call on.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    grantId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["revokeOAuthGrant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2588,160 +618,13 @@ export interface paths {
          * List projects
          * @description The organisation's projects, oldest first. Paginated with `limit` and `cursor` (next page in the `Link` header).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                environment: string | null;
-                                id: string;
-                                name: string;
-                                org_id: string;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listProjects"];
         put?: never;
         /**
          * Create a project
          * @description Owners and admins (and API keys) only. `name` is required (1 to 200 characters); `environment` is optional.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description `development`, `staging`, `production`, or null when not set
-                         * @enum {string|null}
-                         */
-                        environment?: "development" | "staging" | "production" | null;
-                        /** @description 1 to 200 characters */
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Project */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                environment: string | null;
-                                id: string;
-                                name: string;
-                                org_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2759,73 +642,7 @@ export interface paths {
          * Get a project
          * @description 404 for a project outside the organisation.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Project */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                environment: string | null;
-                                id: string;
-                                name: string;
-                                org_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getProject"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2835,85 +652,7 @@ export interface paths {
          * Rename a project or change its environment
          * @description Owners and admins (and API keys) only. Send at least one of `name`, `environment`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description `development`, `staging`, `production`, or null when not set
-                         * @enum {string|null}
-                         */
-                        environment?: "development" | "staging" | "production" | null;
-                        /** @description 1 to 200 characters */
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Project */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                environment: string | null;
-                                id: string;
-                                name: string;
-                                org_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/v1/projects/{projectId}/api-keys": {
@@ -2929,90 +668,7 @@ export interface paths {
          * Create an API key
          * @description Issues an `sk_live_` key for a project of the organisation. The `secret` is in this response only; it is stored as a peppered hash. Optional body `{ label }`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
-                        label?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                                /** @description shown once, never again: `sk_live_…` or `rk_live_…` */
-                                secret: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3032,78 +688,7 @@ export interface paths {
          * Open the billing portal for a project's own customer
          * @description As `POST /v1/billing/portal`, for a customer of the project's own (one per project, kept), so that a project can be paid for separately; its subscription lifts the organisation's limits too. 404 for a project outside the organisation. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider's message when it refuses or does not answer.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uri
-                         * @description where the portal sends the person back (http or https); default `{PUBLIC_BASE_URL}/billing`
-                         */
-                        return_url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description the payment provider's portal: redirect the person there */
-                                portal_url: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["openProjectBillingPortal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3123,97 +708,7 @@ export interface paths {
          * Invite someone into the organisation
          * @description Owners and admins (and API keys). Roles `admin` or `member`. The response carries the `token` and `accept_url` once; deliver them to the invitee. Valid 7 days. An email already in the organisation: 409.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description compared case-insensitively
-                         */
-                        email: string;
-                        /** @enum {string} */
-                        role: "admin" | "member";
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description {base_url}/invite?token=…, for the caller to deliver */
-                                accept_url: string;
-                                /** Format: date-time */
-                                accepted_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description the inviting user id, or "api_key" */
-                                created_by: string;
-                                email: string;
-                                /** Format: date-time */
-                                expires_at: string;
-                                id: string;
-                                org_id: string;
-                                role: string;
-                                /** @description shown once; the invitee redeems it */
-                                token: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3231,171 +726,13 @@ export interface paths {
          * List sessions
          * @description Sessions of the project, newest first (`created_at` descending). Paginated with `limit` (default 50, at most 200) and `cursor`; the next page is announced in `Link: <…>; rel="next"`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
-                                created_by: string;
-                                /** Format: date-time */
-                                ended_at: string | null;
-                                id: string;
-                                is_public: boolean;
-                                name: string;
-                                project_id: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listProjectSessions"];
         put?: never;
         /**
          * Create a session
          * @description Creates a session (`started_at` and `ended_at` null) and emits `session.created`. Accepts API keys, restricted keys and the dashboard cookie. Refused with 503 `USAGE_LIMITS_EXCEEDED` when the free tier is exceeded without a subscription. Body optional: `{ name }`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description at most 200 characters; default "" */
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Session */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
-                                created_by: string;
-                                /** Format: date-time */
-                                ended_at: string | null;
-                                id: string;
-                                is_public: boolean;
-                                name: string;
-                                project_id: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createProjectSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3413,80 +750,7 @@ export interface paths {
          * Get a session of a project
          * @description 404 when the session is missing or belongs to another project.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    projectId: string;
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Session */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
-                                created_by: string;
-                                /** Format: date-time */
-                                ended_at: string | null;
-                                id: string;
-                                is_public: boolean;
-                                name: string;
-                                project_id: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getProjectSession"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3506,94 +770,7 @@ export interface paths {
          * A project's usage
          * @description As `GET /v1/usage`, for one project of the caller's organisation (404 for any other). Streaming minutes are participant-minutes: each live connection (not replay) accrues from join to leave, fractionally, and is recorded per session when the participant leaves and every `USAGE_FLUSH_INTERVAL_S` (default 30 s) while connected, so a crash loses at most that much. Stored bytes are the recorded streams plus completed export files, recorded as changes (`storage_bytes` records, negative for deletions) when they change: while recording (same interval), at a session's end, after an export, a redaction, a session's deletion.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description only records at or after this time (ISO 8601, with a time zone) */
-                    from?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                    /** @description only the records of this session */
-                    session_id?: string;
-                    /** @description only records before this time (ISO 8601, with a time zone); must be after `from` */
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description newest first; the next page is in the `Link` header */
-                                records: {
-                                    id: string;
-                                    project_id: string;
-                                    /** Format: date-time */
-                                    recorded_at: string;
-                                    session_id: string;
-                                    /** @description `streaming_minutes`: participant-minutes of live connections since the previous record of the same process (fractional); `storage_bytes`: the change of the session's stored bytes (recording and export files), negative when bytes were deleted */
-                                    usage_type: string;
-                                    value: number;
-                                }[];
-                                summary: {
-                                    /** @description bytes stored at the end of the range (storage is a level: `from` does not apply to it) */
-                                    storage_bytes_total: number;
-                                    /** @description participant-minutes recorded in the range */
-                                    streaming_minutes_total: number;
-                                };
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getProjectUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3613,77 +790,7 @@ export interface paths {
          * Public catalog
          * @description Sessions with `is_public` true, newest first, reduced to id, name, created_at, started_at, ended_at. No credentials. Paginated like every list. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                ended_at: string | null;
-                                id: string;
-                                name: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listPublicSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3703,91 +810,7 @@ export interface paths {
          * Manifest of a public session
          * @description 404 unless the session is public. With `token` (a replay link's): that session, public or not, while the link is valid (401 after), so that a player opened from a link can lay the recording out. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description replay link token */
-                    token?: string;
-                };
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Manifest */
-                            data: {
-                                capabilities: string[];
-                                end_ts: number;
-                                epoch: number;
-                                participants: {
-                                    tracks: {
-                                        end_ts: number;
-                                        kind: "cam" | "mic" | "screen";
-                                        start_ts: number;
-                                        stream_id: string;
-                                    }[];
-                                    user_id: string;
-                                }[];
-                                session_id: string;
-                                start_ts: number;
-                                streams: {
-                                    chat: string;
-                                    director: string;
-                                    events: string;
-                                };
-                                /** @enum {number} */
-                                version: 1;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPublicManifest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3807,84 +830,7 @@ export interface paths {
          * A playback window of a public session
          * @description 404 unless the session is public. Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description continue from this seq: the `next_base_seq` of the previous answer */
-                    base_seq?: number;
-                    /** @description start of reading, ms since 1970 */
-                    from_ts: number;
-                    /** @description ms, 1 to 300000 (default 30000) */
-                    window_size: number;
-                };
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** PlaybackWindow */
-                            data: {
-                                /** @description the seq this read started from */
-                                base_seq: number;
-                                events: {
-                                    body_base64: string;
-                                    seq: number;
-                                    stream_id: string;
-                                    timestamp_ms: number;
-                                }[];
-                                /** @description pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further */
-                                next_base_seq: number | null;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPublicPlaybackWindow"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3904,76 +850,7 @@ export interface paths {
          * Timeline metadata of a public session
          * @description 404 unless the session is public. With `token` (a replay link's): that session, public or not, while the link is valid (401 after), so that a player opened from a link can lay the recording out. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description replay link token */
-                    token?: string;
-                };
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** PlaybackTimeline */
-                            data: {
-                                max_ts: number;
-                                min_ts: number;
-                                /** @description participants with recorded media, as the manifest lists them: a redacted participant is not counted */
-                                participant_count: number;
-                                stream_ids: string[];
-                                total_events_estimated: number;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPublicPlaybackTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3993,86 +870,7 @@ export interface paths {
          * Replay through a link
          * @description With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*\/*`, none) gets the playback window. Both answers carry `Vary: Accept`.Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description continue from this seq: the `next_base_seq` of the previous answer */
-                    base_seq?: number;
-                    /** @description start of reading, ms since 1970; default: the recording's first event, so that a replay link opens as returned */
-                    from_ts?: number;
-                    /** @description replay link token */
-                    token?: string;
-                    /** @description ms, 1 to 300000 (default 30000) */
-                    window_size: number;
-                };
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** PlaybackWindow */
-                            data: {
-                                /** @description the seq this read started from */
-                                base_seq: number;
-                                events: {
-                                    body_base64: string;
-                                    seq: number;
-                                    stream_id: string;
-                                    timestamp_ms: number;
-                                }[];
-                                /** @description pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further */
-                                next_base_seq: number | null;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReplayWindow"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4092,175 +890,13 @@ export interface paths {
          * List restricted keys
          * @description Metadata of the organisation's restricted keys, oldest first; never a secret. Owners, admins and API keys only.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                    /** @description only the keys of this project */
-                    project_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listRestrictedKeys"];
         put?: never;
         /**
          * Create a restricted key
          * @description Issues an `rk_live_` key, limited to creating sessions, requesting connection tokens and reading manifests of one project (`project_id`, default the caller's project). Every other route answers it 403. The `secret` is shown once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
-                        label?: string | null;
-                        /**
-                         * Format: uuid
-                         * @description defaults to the caller's project
-                         */
-                        project_id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                                /** @description shown once, never again: `sk_live_…` or `rk_live_…` */
-                                secret: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createRestrictedKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4281,151 +917,11 @@ export interface paths {
          * Delete a key
          * @description The key is refused from the next request on. A key may delete itself.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    keyId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteRestrictedKey"];
         options?: never;
         head?: never;
         /** Relabel a key */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    keyId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description free text to recognise the key by, 1 to 200 characters, or null */
-                        label: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                id: string;
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description updated at most once a minute
-                                 */
-                                last_used_at: string | null;
-                                /** @description the first 12 characters of the secret, for recognition */
-                                prefix: string;
-                                project_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["relabelRestrictedKey"];
         trace?: never;
     };
     "/v1/sessions": {
@@ -4439,167 +935,13 @@ export interface paths {
          * List sessions
          * @description Sessions of the project, newest first (`created_at` descending). Paginated with `limit` (default 50, at most 200) and `cursor`; the next page is announced in `Link: <…>; rel="next"`. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
-                                created_by: string;
-                                /** Format: date-time */
-                                ended_at: string | null;
-                                id: string;
-                                is_public: boolean;
-                                name: string;
-                                project_id: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listSessions"];
         put?: never;
         /**
          * Create a session
          * @description Creates a session (`started_at` and `ended_at` null) and emits `session.created`. Accepts API keys, restricted keys and the dashboard cookie. Refused with 503 `USAGE_LIMITS_EXCEEDED` when the free tier is exceeded without a subscription. Body optional: `{ name }`. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description at most 200 characters; default "" */
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Session */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
-                                created_by: string;
-                                /** Format: date-time */
-                                ended_at: string | null;
-                                id: string;
-                                is_public: boolean;
-                                name: string;
-                                project_id: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4617,148 +959,14 @@ export interface paths {
          * Get a session
          * @description 404 when the session is missing or belongs to another project. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Session */
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
-                                created_by: string;
-                                /** Format: date-time */
-                                ended_at: string | null;
-                                id: string;
-                                is_public: boolean;
-                                name: string;
-                                project_id: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getSession"];
         put?: never;
         post?: never;
         /**
          * Delete a session
          * @description Deletes the session and everything recorded for it. Refused with 409 while the session is live.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4777,86 +985,7 @@ export interface paths {
          * Get a connection token
          * @description A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Accepts API keys, restricted keys and the dashboard cookie.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description replay only this stream (e.g. media/u1/cam) or this user's media */
-                        focus?: string;
-                        /** @description replay start, ms since 1970 */
-                        from_ts?: number;
-                        /** @description true for replay mode; omitted or false for live */
-                        replay?: boolean;
-                        /** @description replay speed, 0.25 to 16 (default 1) */
-                        speed?: number;
-                        /** @description the participant; 1 to 128 characters, no "/" or spaces (it names media streams) */
-                        user_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description JWT for /ws, valid 300 seconds */
-                                access_token: string;
-                                /** @description seconds until expiry: 300 */
-                                expires_in: number;
-                                session: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createConnectionToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4880,81 +1009,7 @@ export interface paths {
          *
          *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation` or `focus` (`focus` must be a participant with video, and is accepted with `layout=presenter` only); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key` (scope: the credential, the path and the query).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
-                    focus?: string;
-                    /** @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. */
-                    layout: "grid" | "presenter";
-                    /** @description `landscape` (1280x720) or `vertical` (720x1280) */
-                    orientation: "landscape" | "vertical";
-                };
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description poll GET /v1/exports/{jobId}
-                                 */
-                                job_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["enqueueExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4974,107 +1029,7 @@ export interface paths {
          * A session's exports
          * @description Every export of the session, newest first, each as `GET /v1/exports/{jobId}` shows it (withdrawn ones after a redaction included, as `failed` with the reason). Not paged: a session has few exports. Another project’s session, like an unknown one, is 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description render attempts started so far */
-                                attempts: number;
-                                /**
-                                 * Format: date-time
-                                 * @description when it completed or failed
-                                 */
-                                completed_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description the download operation; it answers 409 until `completed` */
-                                download_url: string;
-                                /** @description of the MP4, once completed */
-                                duration_ms: number | null;
-                                /** @description why the job failed (or why the last attempt did) */
-                                error: string | null;
-                                /** @description the end of ffmpeg’s log when ffmpeg failed (paths under DATA_DIR shown as $DATA_DIR) */
-                                error_log: string | null;
-                                /** @description as asked; null when the layout follows the director */
-                                focus: string | null;
-                                /** Format: uuid */
-                                job_id: string;
-                                /** @enum {string} */
-                                layout: "grid" | "presenter";
-                                /** @enum {string} */
-                                orientation: "landscape" | "vertical";
-                                /** @description share of the current attempt rendered */
-                                progress: number;
-                                /** @description the session id */
-                                room_id: string;
-                                /** @description of the MP4, once completed */
-                                size_bytes: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description when the current (or last) attempt started
-                                 */
-                                started_at: string | null;
-                                /**
-                                 * @description `queued` → `processing` → `completed` | `failed`. A job whose worker stopped or died stays `processing` until another worker takes it up (after `EXPORT_LEASE_S`); at most 3 attempts.
-                                 * @enum {string}
-                                 */
-                                status: "queued" | "processing" | "completed" | "failed";
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listSessionExports"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5094,88 +1049,7 @@ export interface paths {
          * Session manifest
          * @description The layout-agnostic reconstruction contract: participants and their tracks (listed once media reached them), streams, capabilities. Without credentials it answers for public sessions only (401 otherwise).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Manifest */
-                            data: {
-                                capabilities: string[];
-                                end_ts: number;
-                                epoch: number;
-                                participants: {
-                                    tracks: {
-                                        end_ts: number;
-                                        kind: "cam" | "mic" | "screen";
-                                        start_ts: number;
-                                        stream_id: string;
-                                    }[];
-                                    user_id: string;
-                                }[];
-                                session_id: string;
-                                start_ts: number;
-                                streams: {
-                                    chat: string;
-                                    director: string;
-                                    events: string;
-                                };
-                                /** @enum {number} */
-                                version: 1;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getManifest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5198,72 +1072,7 @@ export interface paths {
          * Redact a participant
          * @description Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.
          */
-        delete: {
-            parameters: {
-                query: {
-                    /** @description also replace the participant's chat bodies with a redaction marker */
-                    include_chat: boolean;
-                };
-                header?: never;
-                path: {
-                    sessionId: string;
-                    userId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                deletedStreams: number;
-                                redacted: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["redactParticipant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5280,84 +1089,7 @@ export interface paths {
          * A playback window
          * @description Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Without credentials it answers for public sessions only (401 otherwise).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description continue from this seq: the `next_base_seq` of the previous answer */
-                    base_seq?: number;
-                    /** @description start of reading, ms since 1970 */
-                    from_ts: number;
-                    /** @description ms, 1 to 300000 (default 30000) */
-                    window_size: number;
-                };
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** PlaybackWindow */
-                            data: {
-                                /** @description the seq this read started from */
-                                base_seq: number;
-                                events: {
-                                    body_base64: string;
-                                    seq: number;
-                                    stream_id: string;
-                                    timestamp_ms: number;
-                                }[];
-                                /** @description pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further */
-                                next_base_seq: number | null;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPlaybackWindow"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5377,73 +1109,7 @@ export interface paths {
          * Playback timeline metadata
          * @description Streams, event count and time bounds. Without credentials it answers for public sessions only (401 otherwise).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** PlaybackTimeline */
-                            data: {
-                                max_ts: number;
-                                min_ts: number;
-                                /** @description participants with recorded media, as the manifest lists them: a redacted participant is not counted */
-                                participant_count: number;
-                                stream_ids: string[];
-                                total_events_estimated: number;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPlaybackTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5465,144 +1131,9 @@ export interface paths {
          * Create a replay link
          * @description Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1 to 43200 (30 days); default 1440 (one day) */
-                        expires_in_minutes?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                expires_at: string;
-                                /** @description {base_url}/v1/public/sessions/{sessionId}/replay?token={token} */
-                                link: string;
-                                token: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createReplayLink"];
         /** Revoke every replay link of a session */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                revoked: number;
-                                session_id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["revokeReplayLinks"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5619,74 +1150,7 @@ export interface paths {
          * The session timeline
          * @description Every event of the `events` stream, `{ seq, v, type, ts, actor, data }`, in order. For large sessions read windows instead.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                actor: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                seq: number;
-                                ts: number;
-                                type: string;
-                                v: number;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5707,71 +1171,7 @@ export interface paths {
          * Make a session public or private
          * @description Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        is_public: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: boolean;
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setSessionVisibility"];
         post?: never;
         delete?: never;
         options?: never;
@@ -5790,92 +1190,7 @@ export interface paths {
          * The organisation's usage
          * @description Usage records of every project of the caller's organisation (an API key acts for its whole organisation here, as on the other management routes), newest first and paged, with totals over the same filters. Minutes are dated when written and split at midnight UTC, so each record falls in the day and month it was used. Streaming minutes are participant-minutes: each live connection (not replay) accrues from join to leave, fractionally, and is recorded per session when the participant leaves and every `USAGE_FLUSH_INTERVAL_S` (default 30 s) while connected, so a crash loses at most that much. Stored bytes are the recorded streams plus completed export files, recorded as changes (`storage_bytes` records, negative for deletions) when they change: while recording (same interval), at a session's end, after an export, a redaction, a session's deletion. 400 naming the parameter for a malformed `from`, `to` or `session_id`, or `from` not before `to`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description only records at or after this time (ISO 8601, with a time zone) */
-                    from?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                    /** @description only the records of this session */
-                    session_id?: string;
-                    /** @description only records before this time (ISO 8601, with a time zone); must be after `from` */
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description newest first; the next page is in the `Link` header */
-                                records: {
-                                    id: string;
-                                    project_id: string;
-                                    /** Format: date-time */
-                                    recorded_at: string;
-                                    session_id: string;
-                                    /** @description `streaming_minutes`: participant-minutes of live connections since the previous record of the same process (fractional); `storage_bytes`: the change of the session's stored bytes (recording and export files), negative when bytes were deleted */
-                                    usage_type: string;
-                                    value: number;
-                                }[];
-                                summary: {
-                                    /** @description bytes stored at the end of the range (storage is a level: `from` does not apply to it) */
-                                    storage_bytes_total: number;
-                                    /** @description participant-minutes recorded in the range */
-                                    streaming_minutes_total: number;
-                                };
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5895,80 +1210,7 @@ export interface paths {
          * Daily usage totals
          * @description One entry per UTC day from `from`'s day to `to`'s day (default the last 30 days), oldest first, with every day present: the participant-minutes recorded that day and the bytes stored at its end. For charts: nothing to sum on the client. At most 366 days; 400 naming the parameter otherwise.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description first day: the UTC day holding this time (default: 30 days before `to`) */
-                    from?: string;
-                    /** @description only this project of the organisation */
-                    project_id?: string;
-                    /** @description last day: the UTC day holding this time (default: now); at most 366 days after `from` */
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /**
-                                 * Format: date
-                                 * @description a UTC day
-                                 */
-                                date: string;
-                                /** @description bytes stored at the end of that day */
-                                storage_bytes: number;
-                                /** @description participant-minutes recorded that day */
-                                streaming_minutes: number;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getDailyUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5988,79 +1230,7 @@ export interface paths {
          * List webhooks
          * @description The active webhooks of the project, oldest first; `include_inactive=true` lists paused ones too. Never a secret. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation. Changes need the admin role (API keys have it).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description also list paused webhooks */
-                    include_inactive: boolean;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                description: string | null;
-                                events: string[];
-                                id: string;
-                                is_active: boolean;
-                                project_id: string;
-                                url: string;
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook
@@ -6068,90 +1238,7 @@ export interface paths {
          *
          *     Delivery: a POST of `{ id, type, timestamp, project_id, session_id, data }` with `X-Service-Signature` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole `whsec_…` secret), `X-Service-Event-Id`, `X-Service-Timestamp` (Unix seconds of this attempt), and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes of the secret's base64 part. Only a 2xx answer within `WEBHOOK_TIMEOUT_MS` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description see Idempotency */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description free text, up to 500 characters */
-                        description?: string | null;
-                        /** @description the event types to receive, at least one, each once */
-                        events: ("session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed")[];
-                        /** @default true */
-                        is_active?: boolean;
-                        /** @description receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting. */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                description: string | null;
-                                events: string[];
-                                id: string;
-                                is_active: boolean;
-                                project_id: string;
-                                /** @description shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part */
-                                secret: string;
-                                url: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6166,229 +1253,21 @@ export interface paths {
             cookie?: never;
         };
         /** Get a webhook */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                description: string | null;
-                                events: string[];
-                                id: string;
-                                is_active: boolean;
-                                project_id: string;
-                                url: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook
          * @description Deletes the webhook, its pending deliveries and its delivery log.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                                id: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Update, pause or resume a webhook
          * @description Changes any of `url`, `events`, `is_active` (false pauses: pending deliveries are dropped and new events are not queued; true resumes) and `description`. At least one field.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description free text, up to 500 characters */
-                        description?: string | null;
-                        /** @description the event types to receive, at least one, each once */
-                        events?: ("session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed")[];
-                        is_active?: boolean;
-                        /** @description receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting. */
-                        url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                description: string | null;
-                                events: string[];
-                                id: string;
-                                is_active: boolean;
-                                project_id: string;
-                                url: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/v1/webhooks/{webhookId}/deliveries": {
@@ -6402,90 +1281,7 @@ export interface paths {
          * Delivery log
          * @description Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, and when the next attempt is due. Kept 30 days.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
-                    cursor?: string;
-                    /** @description page size, 1 to 200 */
-                    limit: number;
-                };
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description 1 for the first attempt at this event */
-                                attempt: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                duration_ms: number | null;
-                                /** @description why the attempt failed */
-                                error: string | null;
-                                event_id: string;
-                                event_type: string;
-                                id: string;
-                                /** Format: date-time */
-                                next_attempt_at: string | null;
-                                /** @description the receiver's HTTP status, null when none came */
-                                response_status: number | null;
-                                /**
-                                 * @description what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.
-                                 * @enum {string}
-                                 */
-                                status: "succeeded" | "failed" | "pending";
-                            }[];
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6507,76 +1303,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Issues a new secret, shown in this response only. Every attempt from now on, retries of earlier events included, is signed with it; the old one stops at once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                description: string | null;
-                                events: string[];
-                                id: string;
-                                is_active: boolean;
-                                project_id: string;
-                                /** @description shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part */
-                                secret: string;
-                                url: string;
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6596,69 +1323,31 @@ export interface paths {
          * Send a test event
          * @description Queues a `webhook.test` event (`session_id` null, `data: { webhook_id }`) for this webhook alone, paused or not, delivered and retried like any other; its attempts appear in the delivery log.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every failure: data is null, error names the problem. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every failure: data is null, error names the problem. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: null;
-                            error: {
-                                /** @description stable machine-readable code, e.g. BAD_REQUEST */
-                                code: string;
-                                /** @description human-readable; names the offending field where there is one */
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                event_id: string;
-                                /** @enum {string} */
-                                type: "webhook.test";
-                            };
-                            error: null;
-                        };
-                    };
-                };
-            };
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /**
+         * Live WebSocket
+         * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409.
+         *
+         *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
+         *
+         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down, 1008 too many invalid messages, 1011 server error, 1013 too slow a receiver. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
+         */
+        get: operations["connectLive"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6666,17 +1355,4087 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "export.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An MP4 export completed
+         * @description Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing. Delivered only to active webhooks of the project that list `export.completed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverExportCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recording is ready
+         * @description Sent after `session.ended`, once every stream of the session is durably written: the recording can be replayed and exported. Not sent for a session deleted before that. Delivered only to active webhooks of the project that list `recording.ready` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverRecordingReady"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session was created
+         * @description Sent when `createSession` or `createProjectSession` creates a session (queued in the transaction that creates it). `data` is the session as `getSession` shows it (`started_at` and `ended_at` null). Delivered only to active webhooks of the project that list `session.created` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverSessionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session ended
+         * @description Sent once, when the last participant has been gone `SESSION_DEPARTURE_TIMEOUT_S`. `data` is the session with `ended_at` set. Delivered only to active webhooks of the project that list `session.ended` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverSessionEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session started
+         * @description Sent once, when the first participant joins (in whichever process). `data` is the session with `started_at` set. Delivered only to active webhooks of the project that list `session.started` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverSessionStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        /** AgentActivity */
+        AgentActivity: {
+            /** @description `agent_token:<id>` or `oauth:<grant id>` */
+            actor: string;
+            /** Format: date-time */
+            created_at: string;
+            error_code: string | null;
+            id: string;
+            project_id: string;
+            session_id: string | null;
+            /** @description `succeeded`, `failed` (the API refused: see error_code) or `refused` (scope) */
+            status: string;
+            tool: string;
+        };
+        /** AgentToken */
+        AgentToken: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            id: string;
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** @description the first 12 characters of the secret, for recognition */
+            prefix: string;
+            project_id: string;
+            /** @description `mcp:read`, `mcp:write` */
+            scopes: string[];
+        };
+        /** ApiKey */
+        ApiKey: {
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** @description the first 12 characters of the secret, for recognition */
+            prefix: string;
+            project_id: string;
+        };
+        /** BillingLimits */
+        BillingLimits: {
+            /** @description a subscription of the organisation (or of one of its projects) is active, trialing or past due */
+            has_active_subscription: boolean;
+            /** @description over the free tier without a subscription: new sessions and exports are refused */
+            is_blocked: boolean;
+            /** @description what to do, for a person; empty when there is nothing to say */
+            status_message: string;
+            /** @description bytes stored now, in GB (10⁹ bytes) */
+            storage_bytes_used_gb: number;
+            /** @description participant-minutes this calendar month (UTC) */
+            streaming_minutes_used: number;
+            /** @description neither free-tier limit is exceeded */
+            within_free_tier: boolean;
+        };
+        /** BillingPortal */
+        BillingPortal: {
+            /** @description the payment provider's portal: redirect the person there */
+            portal_url: string;
+        };
+        /** BillingSummary */
+        BillingSummary: {
+            cost_breakdown: components["schemas"]["CostBreakdown"];
+            /** @enum {string} */
+            currency: "usd";
+            /**
+             * Format: date-time
+             * @description the first instant of the next month (exclusive)
+             */
+            period_end: string;
+            /**
+             * Format: date-time
+             * @description the first instant of the current calendar month (UTC)
+             */
+            period_start: string;
+            /** @description bytes stored now */
+            storage_bytes_used: number;
+            /** @description participant-minutes this month */
+            streaming_minutes_used: number;
+        };
+        /** ConnectionToken */
+        ConnectionToken: {
+            /** @description JWT for /ws, valid 300 seconds */
+            access_token: string;
+            /** @description seconds until expiry: 300 */
+            expires_in: number;
+            session: string;
+        };
+        /** CostBreakdown */
+        CostBreakdown: {
+            /** @description storage_bytes_used in GB (10⁹ bytes) × PRICE_PER_GB_MONTH, rounded to cents: the month's charge if what is stored now stays stored */
+            storage_cost: number;
+            /** @description streaming_minutes_used × PRICE_PER_STREAMING_MINUTE, in dollars rounded to cents */
+            streaming_cost: number;
+            /** @description streaming_cost + storage_cost */
+            total_due: number;
+        };
+        /** CreatedAgentToken */
+        CreatedAgentToken: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            id: string;
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** @description the first 12 characters of the secret, for recognition */
+            prefix: string;
+            project_id: string;
+            /** @description `mcp:read`, `mcp:write` */
+            scopes: string[];
+            /** @description shown once, never again: `sat_…` */
+            secret: string;
+        };
+        /** CreatedApiKey */
+        CreatedApiKey: {
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** @description the first 12 characters of the secret, for recognition */
+            prefix: string;
+            project_id: string;
+            /** @description shown once, never again: `sk_live_…` */
+            secret: string;
+        };
+        /** CreatedInvitation */
+        CreatedInvitation: {
+            /** @description {base_url}/invite?token=…, for the caller to deliver */
+            accept_url: string;
+            /** Format: date-time */
+            accepted_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description the inviting user id, or "api_key" */
+            created_by: string;
+            email: string;
+            /** Format: date-time */
+            expires_at: string;
+            id: string;
+            org_id: string;
+            role: string;
+            /** @description shown once; the invitee redeems it */
+            token: string;
+        };
+        /** CreatedRestrictedKey */
+        CreatedRestrictedKey: {
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** @description the first 12 characters of the secret, for recognition */
+            prefix: string;
+            project_id: string;
+            /** @description shown once, never again: `rk_live_…` */
+            secret: string;
+        };
+        /** Deleted */
+        Deleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: string;
+        };
+        /** Error */
+        Error: {
+            /** @description stable machine-readable code, e.g. BAD_REQUEST */
+            code: string;
+            /** @description human-readable; names the offending field where there is one */
+            message: string;
+        };
+        /**
+         * ErrorEnvelope
+         * @description Every failure: data is null, error names the problem.
+         */
+        ErrorEnvelope: {
+            data: null;
+            error: components["schemas"]["Error"];
+        };
+        /** ExportCompletedEvent */
+        ExportCompletedEvent: {
+            data: components["schemas"]["ExportJob"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "export.completed";
+        };
+        /** ExportJob */
+        ExportJob: {
+            /** @description render attempts started so far */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description when it completed or failed
+             */
+            completed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description the download operation; it answers 409 until `completed` */
+            download_url: string;
+            /** @description of the MP4, once completed */
+            duration_ms: number | null;
+            /** @description why the job failed (or why the last attempt did) */
+            error: string | null;
+            /** @description the end of ffmpeg’s log when ffmpeg failed (paths under DATA_DIR shown as $DATA_DIR) */
+            error_log: string | null;
+            /** @description as asked; null when the layout follows the director */
+            focus: string | null;
+            /** Format: uuid */
+            job_id: string;
+            /** @enum {string} */
+            layout: "grid" | "presenter";
+            /** @enum {string} */
+            orientation: "landscape" | "vertical";
+            /** @description share of the current attempt rendered */
+            progress: number;
+            /** @description the session id */
+            room_id: string;
+            /** @description of the MP4, once completed */
+            size_bytes: number | null;
+            /**
+             * Format: date-time
+             * @description when the current (or last) attempt started
+             */
+            started_at: string | null;
+            /**
+             * @description `queued` → `processing` → `completed` | `failed`. A job whose worker stopped or died stays `processing` until another worker takes it up (after `EXPORT_LEASE_S`); at most 3 attempts.
+             * @enum {string}
+             */
+            status: "queued" | "processing" | "completed" | "failed";
+        };
+        /** Invitation */
+        Invitation: {
+            /** Format: date-time */
+            accepted_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description the inviting user id, or "api_key" */
+            created_by: string;
+            email: string;
+            /** Format: date-time */
+            expires_at: string;
+            id: string;
+            org_id: string;
+            role: string;
+        };
+        /** JsonRpcError */
+        JsonRpcError: {
+            code: number;
+            data?: unknown;
+            message: string;
+        };
+        /** JsonRpcResponse */
+        JsonRpcResponse: {
+            error?: components["schemas"]["JsonRpcError"];
+            id: string | number | null;
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            result?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * LiveAck
+         * @description The publish with this `id` is durably written (survives a crash); sent to the publisher.
+         */
+        LiveAck: {
+            data: {
+                /** @description the publish's `id`, as a string */
+                id: string;
+                seq: number;
+            };
+            /** @enum {string} */
+            event: "ack";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the publisher */
+            user_id: string;
+        };
+        /**
+         * LiveChatPayload
+         * @description What a `chat` publish carries in `body` (UTF-8 JSON).
+         */
+        LiveChatPayload: {
+            text: string;
+        };
+        /**
+         * LiveClientMessage
+         * @description What a client sends, as a JSON text frame (or a media publish as a binary frame). Every message counts against 200 per second (400 in a burst); more than 20 invalid ones within 10 s close the connection with 1008.
+         */
+        LiveClientMessage: components["schemas"]["LivePublish"] | components["schemas"]["LiveUnpublish"];
+        /**
+         * LiveControl
+         * @description Server → client: lifecycle and protocol signals, by `event`.
+         */
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"];
+        /**
+         * LiveDirectorCommand
+         * @description What a `director` publish carries in `body` (UTF-8 JSON).
+         */
+        LiveDirectorCommand: {
+            data: {
+                layout: "grid" | "presenter";
+            };
+            /** @enum {string} */
+            type: "director.layout";
+        } | {
+            data: {
+                user_id: string;
+            };
+            /** @enum {string} */
+            type: "director.focus";
+        };
+        /**
+         * LiveEnd
+         * @description A replay connection played the whole recording; the server then closes with 1000.
+         */
+        LiveEnd: {
+            data: {
+                elapsed_ms: number;
+                /** @description `replay finished` */
+                reason: string;
+            };
+            /** @enum {string} */
+            event: "end";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description `system` */
+            user_id: string;
+        };
+        /**
+         * LiveError
+         * @description A message was refused; sent to its sender.
+         */
+        LiveError: {
+            data: {
+                /** @enum {string} */
+                code: "BAD_MESSAGE" | "FORBIDDEN_STREAM" | "TOO_LARGE" | "RATE_LIMITED" | "BAD_CODEC" | "REDACTED" | "REPLAY_ONLY" | "SERVER_ERROR";
+                /** @description the refused message's `id`, when it had one that could be read */
+                id?: string;
+                message: string;
+            };
+            /** @enum {string} */
+            event: "error";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the sender */
+            user_id: string;
+        };
+        /**
+         * LiveMessage
+         * @description Server → client: recorded data of a stream, from another participant (a publisher never gets its own back), or from the recording on a replay connection. With `format=binary`, media comes as binary frames instead.
+         */
+        LiveMessage: {
+            /** @description base64 of the payload (for chat and director a `LiveRecordedPayload`) */
+            body: string;
+            /** @description the message's place in the session's one sequence over all streams */
+            seq: number;
+            stream_type: string;
+            /** @description ms since 1970, the media clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "message";
+        };
+        /**
+         * LivePresence
+         * @description Someone joined or left; sent to everybody else.
+         */
+        LivePresence: {
+            data: Record<string, never>;
+            /** @enum {string} */
+            event: "join" | "leave";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the participant concerned */
+            user_id: string;
+        };
+        /**
+         * LivePublish
+         * @description Client → server: publish to a stream. At most 2 MiB for media, 64 KiB otherwise.
+         */
+        LivePublish: {
+            /** @description base64 of the payload: one JPEG or EVC1 video chunk (cam, screen), one EVC1 audio chunk (mic), a `LiveChatPayload` or a `LiveDirectorCommand` (UTF-8 JSON) */
+            body: string;
+            /** @description asks for an `ack` once the message is durably written (or an `error` naming it) */
+            id?: string | number;
+            /** @description `media/<own user_id>/cam`, `…/mic` or `…/screen`, `chat` or `director`; the first publish on a media stream emits `track.published` */
+            stream_type: string;
+            /** @description ms since 1970 on the media clock; default the server's clock */
+            timestamp_ms?: number;
+            /** @enum {string} */
+            type: "publish";
+        };
+        /**
+         * LiveRecordedPayload
+         * @description The `body` of a `chat` or `director` message as received (and recorded): UTF-8 JSON.
+         */
+        LiveRecordedPayload: {
+            /** @description the publishing user_id */
+            actor: string;
+            /** @description `{ text }` for chat, the command's `data` for director */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description ms since 1970 */
+            ts: number;
+            type: "chat.message" | "director.layout" | "director.focus";
+            /** @enum {number} */
+            v: 1;
+        };
+        /**
+         * LiveServerMessage
+         * @description What the server sends as JSON text frames.
+         */
+        LiveServerMessage: components["schemas"]["LiveMessage"] | components["schemas"]["LiveControl"];
+        /**
+         * LiveTrack
+         * @description A media track started (first publish) or stopped (unpublish, or leaving); sent to everybody else.
+         */
+        LiveTrack: {
+            data: {
+                kind: "cam" | "mic" | "screen";
+                /** @description `media/<user_id>/<kind>` */
+                stream_type: string;
+            };
+            /** @enum {string} */
+            event: "track.published" | "track.unpublished";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the participant concerned */
+            user_id: string;
+        };
+        /**
+         * LiveUnpublish
+         * @description Client → server: stop a media track (emits `track.unpublished`).
+         */
+        LiveUnpublish: {
+            /** @description `media/<own user_id>/cam|mic|screen`: a track published before */
+            stream_type: string;
+            /** @enum {string} */
+            type: "unpublish";
+        };
+        /**
+         * LiveWelcome
+         * @description Sent first, to the new connection alone.
+         */
+        LiveWelcome: {
+            data: {
+                mode: "live" | "replay";
+                /** @description user ids present in every process (empty on a replay connection) */
+                participants: string[];
+                session_id: string;
+                user_id: string;
+            };
+            /** @enum {string} */
+            event: "welcome";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the connecting participant */
+            user_id: string;
+        };
+        /** Manifest */
+        Manifest: {
+            capabilities: string[];
+            end_ts: number;
+            epoch: number;
+            participants: components["schemas"]["ManifestParticipant"][];
+            session_id: string;
+            start_ts: number;
+            streams: {
+                chat: string;
+                director: string;
+                events: string;
+            };
+            /** @enum {number} */
+            version: 1;
+        };
+        /** ManifestParticipant */
+        ManifestParticipant: {
+            tracks: components["schemas"]["ManifestTrack"][];
+            user_id: string;
+        };
+        /** ManifestTrack */
+        ManifestTrack: {
+            end_ts: number;
+            kind: "cam" | "mic" | "screen";
+            start_ts: number;
+            stream_id: string;
+        };
+        /** Membership */
+        Membership: {
+            org_id: string;
+            role: string;
+            user_id: string;
+        };
+        /** OAuthAuthorizationServerMetadata */
+        OAuthAuthorizationServerMetadata: {
+            authorization_endpoint: string;
+            /** @description a client may also be known by an https `client_id` naming its metadata document */
+            client_id_metadata_document_supported: boolean;
+            code_challenge_methods_supported: string[];
+            grant_types_supported: string[];
+            issuer: string;
+            registration_endpoint: string;
+            response_types_supported: string[];
+            revocation_endpoint: string;
+            revocation_endpoint_auth_methods_supported: string[];
+            scopes_supported: ("mcp:read" | "mcp:write")[];
+            token_endpoint: string;
+            token_endpoint_auth_methods_supported: string[];
+        };
+        /** OAuthClient */
+        OAuthClient: {
+            client_id: string;
+            /** @description Unix seconds */
+            client_id_issued_at: number;
+            client_name?: string;
+            /** @description `client_secret_post` only: `ocs_…`, shown this once */
+            client_secret?: string;
+            /** @description 0: never */
+            client_secret_expires_at?: number;
+            /** @description default both */
+            grant_types: ("authorization_code" | "refresh_token")[];
+            redirect_uris: string[];
+            response_types: "code"[];
+            /**
+             * @description `none` (a public client, the default) or `client_secret_post` (gets a secret, once)
+             * @enum {string}
+             */
+            token_endpoint_auth_method: "none" | "client_secret_post";
+        };
+        /** OAuthConsentForm */
+        OAuthConsentForm: {
+            /** @description the sealed request the page carried */
+            consent: string;
+            /** @enum {string} */
+            decision: "allow" | "deny";
+            /**
+             * Format: uuid
+             * @description the project the client may act on
+             */
+            project_id?: string;
+        };
+        /** OAuthError */
+        OAuthError: {
+            /** @description `invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`, `invalid_redirect_uri`, `invalid_client_metadata` */
+            error: string;
+            error_description: string;
+        };
+        /** OAuthGrant */
+        OAuthGrant: {
+            client_id: string;
+            client_name: string | null;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            last_used_at: string | null;
+            project_id: string;
+            scopes: string[];
+        };
+        /** OAuthProtectedResourceMetadata */
+        OAuthProtectedResourceMetadata: {
+            /** @description this server: {base_url} */
+            authorization_servers: string[];
+            bearer_methods_supported: "header"[];
+            /** @description {base_url}/mcp */
+            resource: string;
+            resource_name: string;
+            scopes_supported: ("mcp:read" | "mcp:write")[];
+        };
+        /** OAuthRevokeRequest */
+        OAuthRevokeRequest: {
+            client_id: string;
+            /** @description for `client_secret_post` clients */
+            client_secret?: string;
+            /** @description an access or refresh token */
+            token: string;
+        };
+        /** OAuthTokenRequest */
+        OAuthTokenRequest: {
+            client_id: string;
+            /** @description for `client_secret_post` clients */
+            client_secret?: string;
+            /** @description `authorization_code`: the code of the redirect */
+            code?: string;
+            /** @description `authorization_code`: the PKCE verifier */
+            code_verifier?: string;
+            /** @enum {string} */
+            grant_type: "authorization_code" | "refresh_token";
+            /** @description `authorization_code`: when given, that of the authorization request */
+            redirect_uri?: string;
+            /** @description `refresh_token`: the latest refresh token */
+            refresh_token?: string;
+        };
+        /** OAuthTokens */
+        OAuthTokens: {
+            /** @description `oat_…`, accepted by /mcp only */
+            access_token: string;
+            /** @description seconds: 900 */
+            expires_in: number;
+            /** @description `ort_…`, good for one exchange */
+            refresh_token: string;
+            /** @description space-separated granted scopes */
+            scope: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+        };
+        /** PlaybackEvent */
+        PlaybackEvent: {
+            body_base64: string;
+            seq: number;
+            stream_id: string;
+            timestamp_ms: number;
+        };
+        /** PlaybackTimeline */
+        PlaybackTimeline: {
+            max_ts: number;
+            min_ts: number;
+            /** @description participants with recorded media, as the manifest lists them: a redacted participant is not counted */
+            participant_count: number;
+            stream_ids: string[];
+            total_events_estimated: number;
+        };
+        /** PlaybackWindow */
+        PlaybackWindow: {
+            /** @description the seq this read started from */
+            base_seq: number;
+            events: components["schemas"]["PlaybackEvent"][];
+            /** @description pass as base_seq (from_ts unchanged) for the rest; null when the recording holds nothing further */
+            next_base_seq: number | null;
+        };
+        /** Project */
+        Project: {
+            /** Format: date-time */
+            created_at: string;
+            environment: string | null;
+            id: string;
+            name: string;
+            org_id: string;
+        };
+        /** ProviderEventReceived */
+        ProviderEventReceived: {
+            /** @description the provider's event id */
+            id: string;
+            /** @enum {boolean} */
+            received: true;
+        };
+        /** PublicSession */
+        PublicSession: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            ended_at: string | null;
+            id: string;
+            name: string;
+            /** Format: date-time */
+            started_at: string | null;
+        };
+        /** RecordingReadyData */
+        RecordingReadyData: {
+            /** @description bytes of the recorded streams */
+            bytes: number;
+            /** @description from the earliest to the latest recorded event over all the session's streams; 0 when nothing was recorded */
+            duration_ms: number;
+            /** @description recorded streams (media tracks, chat, director, the events timeline) */
+            stream_count: number;
+        };
+        /** RecordingReadyEvent */
+        RecordingReadyEvent: {
+            data: components["schemas"]["RecordingReadyData"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "recording.ready";
+        };
+        /** RedactedParticipant */
+        RedactedParticipant: {
+            /** @description how many of their media streams were deleted */
+            deletedStreams: number;
+            /** @description the redacted participant */
+            redacted: string;
+        };
+        /** RegisteredUser */
+        RegisteredUser: {
+            /** Format: date-time */
+            created_at: string;
+            email: string;
+            id: string;
+            org_id: string;
+            /** @description the project created with the account, named "Default" */
+            project_id: string;
+            role: components["schemas"]["Role"];
+        };
+        /** ReplayLink */
+        ReplayLink: {
+            /** Format: date-time */
+            expires_at: string;
+            /** @description {base_url}/v1/public/sessions/{sessionId}/replay?token={token} */
+            link: string;
+            token: string;
+        };
+        /** RestrictedKey */
+        RestrictedKey: {
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** @description the first 12 characters of the secret, for recognition */
+            prefix: string;
+            project_id: string;
+        };
+        /** RevokedReplayLinks */
+        RevokedReplayLinks: {
+            /** @description how many links were revoked */
+            revoked: number;
+            session_id: string;
+        };
+        /**
+         * Role
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "member";
+        /** Session */
+        Session: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description "api_key" for an API key, "restricted_key" for a restricted key, the user id for a dashboard user */
+            created_by: string;
+            /** Format: date-time */
+            ended_at: string | null;
+            id: string;
+            is_public: boolean;
+            name: string;
+            project_id: string;
+            /** Format: date-time */
+            started_at: string | null;
+        };
+        /** SessionCreatedEvent */
+        SessionCreatedEvent: {
+            data: components["schemas"]["Session"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "session.created";
+        };
+        /** SessionEndedEvent */
+        SessionEndedEvent: {
+            data: components["schemas"]["Session"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "session.ended";
+        };
+        /** SessionStartedEvent */
+        SessionStartedEvent: {
+            data: components["schemas"]["Session"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "session.started";
+        };
+        /** SignedOut */
+        SignedOut: {
+            signed_out: boolean;
+        };
+        /** TimelineEvent */
+        TimelineEvent: {
+            actor: string;
+            data: {
+                [key: string]: unknown;
+            };
+            seq: number;
+            ts: number;
+            type: string;
+            v: number;
+        };
+        /** Usage */
+        Usage: {
+            /** @description newest first; the next page is in the `Link` header */
+            records: components["schemas"]["UsageRecord"][];
+            summary: components["schemas"]["UsageTotals"];
+        };
+        /** UsageDay */
+        UsageDay: {
+            /**
+             * Format: date
+             * @description a UTC day
+             */
+            date: string;
+            /** @description bytes stored at the end of that day */
+            storage_bytes: number;
+            /** @description participant-minutes recorded that day */
+            streaming_minutes: number;
+        };
+        /** UsageRecord */
+        UsageRecord: {
+            id: string;
+            project_id: string;
+            /** Format: date-time */
+            recorded_at: string;
+            session_id: string;
+            /** @description `streaming_minutes`: participant-minutes of live connections since the previous record of the same process (fractional); `storage_bytes`: the change of the session's stored bytes (recording and export files), negative when bytes were deleted */
+            usage_type: string;
+            value: number;
+        };
+        /** UsageTotals */
+        UsageTotals: {
+            /** @description bytes stored at the end of the range (storage is a level: `from` does not apply to it) */
+            storage_bytes_total: number;
+            /** @description participant-minutes recorded in the range */
+            streaming_minutes_total: number;
+        };
+        /** User */
+        User: {
+            /** Format: date-time */
+            created_at: string;
+            email: string;
+            id: string;
+            org_id: string;
+            role: components["schemas"]["Role"];
+        };
+        /** Webhook */
+        Webhook: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            id: string;
+            is_active: boolean;
+            project_id: string;
+            url: string;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            /** @description 1 for the first attempt at this event */
+            attempt: number;
+            /** Format: date-time */
+            created_at: string;
+            duration_ms: number | null;
+            /** @description why the attempt failed */
+            error: string | null;
+            event_id: string;
+            event_type: string;
+            id: string;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @description the receiver's HTTP status, null when none came */
+            response_status: number | null;
+            /**
+             * @description what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.
+             * @enum {string}
+             */
+            status: "succeeded" | "failed" | "pending";
+        };
+        /**
+         * WebhookEventType
+         * @enum {string}
+         */
+        WebhookEventType: "session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed";
+        /** WebhookTestQueued */
+        WebhookTestQueued: {
+            event_id: string;
+            /** @enum {string} */
+            type: "webhook.test";
+        };
+        /** WebhookWithSecret */
+        WebhookWithSecret: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            id: string;
+            is_active: boolean;
+            project_id: string;
+            /** @description shown here only: `whsec_` + base64 of 32 random bytes. `X-Service-Signature` is HMAC-SHA256 keyed with this whole string; the Standard Webhooks `webhook-signature` is keyed with the bytes of its base64 part */
+            secret: string;
+            url: string;
+        };
+    };
+    responses: {
+        /** @description Refused: the error envelope. `code` names the reason (BAD_REQUEST 400, UNAUTHORIZED 401, FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409, RATE_LIMITED 429, …: the list is in the document's description) and `message` the offending field; the operation's description says which apply. */
+        ClientError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Failed on the server (SERVER_ERROR 500), or refused because the organisation is over its free tier without a subscription (USAGE_LIMITS_EXCEEDED 503, on session creation and export only): the error envelope. */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
-    requestBodies: never;
+    requestBodies: {
+        BillingPortalRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description where the portal sends the person back (http or https); default `{PUBLIC_BASE_URL}/billing`
+                     */
+                    return_url?: string;
+                };
+            };
+        };
+        ConnectionRequest: {
+            content: {
+                "application/json": {
+                    /** @description replay only this stream (e.g. media/u1/cam) or this user's media */
+                    focus?: string;
+                    /** @description replay start, ms since 1970 */
+                    from_ts?: number;
+                    /** @description true for replay mode; omitted or false for live */
+                    replay?: boolean;
+                    /** @description replay speed, 0.25 to 16 (default 1) */
+                    speed?: number;
+                    /** @description the participant; 1 to 128 characters, no "/" or spaces (it names media streams) */
+                    user_id: string;
+                };
+            };
+        };
+        CreateAgentTokenRequest: {
+            content: {
+                "application/json": {
+                    /** @description default: never */
+                    expires_in_days?: number;
+                    label?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description defaults to the user's first project
+                     */
+                    project_id?: string;
+                    /** @description `mcp:read` (read tools), `mcp:write` (tools that change things); at least one */
+                    scopes: ("mcp:read" | "mcp:write")[];
+                };
+            };
+        };
+        CreateApiKeyRequest: {
+            content: {
+                "application/json": {
+                    /** @description free text to recognise the key by, 1 to 200 characters, or null */
+                    label?: string | null;
+                };
+            };
+        };
+        CreateInvitationRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description compared case-insensitively
+                     */
+                    email: string;
+                    /** @enum {string} */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        CreateProjectRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `development`, `staging`, `production`, or null when not set
+                     * @enum {string|null}
+                     */
+                    environment?: "development" | "staging" | "production" | null;
+                    /** @description 1 to 200 characters */
+                    name: string;
+                };
+            };
+        };
+        CreateReplayLinkRequest: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 43200 (30 days); default 1440 (one day) */
+                    expires_in_minutes?: number;
+                };
+            };
+        };
+        CreateRestrictedKeyRequest: {
+            content: {
+                "application/json": {
+                    /** @description free text to recognise the key by, 1 to 200 characters, or null */
+                    label?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description defaults to the caller's project
+                     */
+                    project_id?: string;
+                };
+            };
+        };
+        CreateSessionRequest: {
+            content: {
+                "application/json": {
+                    /** @description at most 200 characters; default "" */
+                    name?: string;
+                };
+            };
+        };
+        CreateWebhookRequest: {
+            content: {
+                "application/json": {
+                    /** @description free text, up to 500 characters */
+                    description?: string | null;
+                    /** @description the event types to receive, at least one, each once */
+                    events: components["schemas"]["WebhookEventType"][];
+                    /** @default true */
+                    is_active?: boolean;
+                    /** @description receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting. */
+                    url: string;
+                };
+            };
+        };
+        JsonRpcRequest: {
+            content: {
+                "application/json": {
+                    id?: string | number | null;
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                    /** @description e.g. `initialize`, `tools/list`, `tools/call`, `resources/read` */
+                    method: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        OAuthClientRegistrationRequest: {
+            content: {
+                "application/json": {
+                    /** @description shown on the consent page */
+                    client_name?: string;
+                    /** @description default both */
+                    grant_types?: ("authorization_code" | "refresh_token")[];
+                    /** @description https, http on a loopback address, or a private-use scheme; matched exactly at authorization */
+                    redirect_uris: string[];
+                    /**
+                     * @description `none` (a public client, the default) or `client_secret_post` (gets a secret, once)
+                     * @enum {string}
+                     */
+                    token_endpoint_auth_method?: "none" | "client_secret_post";
+                };
+            };
+        };
+        RedeemInvitationRequest: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        RegisterRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description compared case-insensitively
+                     */
+                    email: string;
+                    /** @description 8 to 256 characters, never truncated */
+                    password: string;
+                };
+            };
+        };
+        RelabelKeyRequest: {
+            content: {
+                "application/json": {
+                    /** @description free text to recognise the key by, 1 to 200 characters, or null */
+                    label: string | null;
+                };
+            };
+        };
+        SetMemberRoleRequest: {
+            content: {
+                "application/json": {
+                    role: components["schemas"]["Role"];
+                };
+            };
+        };
+        SetVisibilityRequest: {
+            content: {
+                "application/json": {
+                    is_public: boolean;
+                };
+            };
+        };
+        SignInRequest: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        /** @description a Stripe event, verified over its raw bytes with `Stripe-Signature` */
+        StripeEvent: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        UpdateProjectRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `development`, `staging`, `production`, or null when not set
+                     * @enum {string|null}
+                     */
+                    environment?: "development" | "staging" | "production" | null;
+                    /** @description 1 to 200 characters */
+                    name?: string;
+                };
+            };
+        };
+        UpdateWebhookRequest: {
+            content: {
+                "application/json": {
+                    /** @description free text, up to 500 characters */
+                    description?: string | null;
+                    /** @description the event types to receive, at least one, each once */
+                    events?: components["schemas"]["WebhookEventType"][];
+                    is_active?: boolean;
+                    /** @description receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting. */
+                    url?: string;
+                };
+            };
+        };
+    };
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getOAuthServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The metadata (RFC 8414, not the envelope). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAuthorizationServerMetadata"];
+                };
+            };
+        };
+    };
+    getMcpResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The metadata (RFC 9728, not the envelope). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            /** @description The service is up: storage is intact and the database answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "ok";
+                };
+            };
+            /** @description Unavailable: `database unavailable`, or `storage unavailable: …` naming what was removed or replaced. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    callMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JsonRpcRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The JSON-RPC answer to the request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description Accepted: the message was a notification (no `id`), which has no answer. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A batch, or a message that is not JSON-RPC: a JSON-RPC error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description No agent token or OAuth access token, or a bad one: the error envelope. */
+            401: {
+                headers: {
+                    /** @description `Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource/mcp"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `Accept` does not name both `application/json` and `text/event-stream`: a JSON-RPC error. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description The call failed on the server: a JSON-RPC error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+        };
+    };
+    authorizeOAuthClient: {
+        parameters: {
+            query: {
+                /** @description a registered client id, or the https address of its metadata document */
+                client_id: string;
+                /** @description PKCE, S256 */
+                code_challenge: string;
+                code_challenge_method: "S256";
+                /** @description one the client registered; may be left out when it registered only one */
+                redirect_uri?: string;
+                response_type: "code";
+                /** @description space-separated `mcp:read` and/or `mcp:write`; default `mcp:read` */
+                scope?: string;
+                /** @description returned unchanged with the redirect */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The consent page, or, without a login cookie, a page asking to sign in first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page explaining why the request cannot be authorized. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    answerOAuthConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthConsentForm"];
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Back to the client: its `redirect_uri` with `code` (or `error=access_denied`), `state` and `iss`. */
+            302: {
+                headers: {
+                    /** @description the redirect address */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A page explaining why the answer cannot be used (altered or expired form). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page asking to sign in again: the login session has ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    registerOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["OAuthClientRegistrationRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The registered client (RFC 7591, not the envelope). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            /** @description `invalid_redirect_uri` or `invalid_client_metadata`, in OAuth form. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    revokeOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthRevokeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthRevokeRequest"];
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Done (or nothing to revoke): an empty object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description `invalid_client`: unknown client, or a missing or wrong secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    exchangeOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthTokenRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description New tokens (RFC 6749, not the envelope). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokens"];
+                };
+            };
+            /** @description `invalid_grant` or `unsupported_grant_type`, in OAuth form. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `invalid_client`: unknown client, or a missing or wrong secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    listAgentActivity: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of tool calls, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentActivity"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listAgentTokens: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of agent tokens. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentToken"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createAgentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateAgentTokenRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new token, with its secret (shown this once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedAgentToken"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    deleteAgentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The token was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+                /** @description only the keys of this project */
+                project_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of API keys. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The key was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    relabelApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RelabelKeyRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The key with its new label. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SignInRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The signed-in user; the `service_session` cookie is set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Signed out; the cookie is cleared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignedOut"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    registerAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RegisterRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new user with their organisation and Default project; the `service_session` cookie is set. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RegisteredUser"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getBillingLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The limits and where the organisation stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BillingLimits"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    openBillingPortal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["BillingPortalRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The portal session to send the person to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BillingPortal"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["StripeEvent"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The event was applied (or had been already). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProviderEventReceived"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getBillingSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description This month's usage and cost. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BillingSummary"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The export job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The whole MP4. */
+            200: {
+                headers: {
+                    "Accept-Ranges"?: "bytes";
+                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` */
+                    "Content-Disposition"?: string;
+                    /** @description bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description names this rendering: send it back in `If-Range` */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description The requested byte range of the MP4. */
+            206: {
+                headers: {
+                    "Accept-Ranges"?: "bytes";
+                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` */
+                    "Content-Disposition"?: string;
+                    /** @description bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description `bytes {start}-{end}/{size}` */
+                    "Content-Range"?: string;
+                    /** @description names this rendering: send it back in `If-Range` */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of invitations, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The invitation was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    redeemInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RedeemInvitationRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The user is now a member of the inviting organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Membership"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The user the cookie belongs to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The member was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    setMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SetMemberRoleRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The member with the new role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listOAuthGrants: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of grants, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OAuthGrant"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    revokeOAuthGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                grantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The grant was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of projects. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateProjectRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new project. */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateProjectRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The project as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreateApiKeyRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new key, with its secret (shown this once). */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedApiKey"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    openProjectBillingPortal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["BillingPortalRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The portal session to send the person to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BillingPortal"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateInvitationRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The invitation, with its token and accept URL (shown this once). */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedInvitation"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listProjectSessions: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of sessions, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createProjectSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreateSessionRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new session. */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getProjectSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getProjectUsage: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description only records at or after this time (ISO 8601, with a time zone) */
+                from?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+                /** @description only the records of this session */
+                session_id?: string;
+                /** @description only records before this time (ISO 8601, with a time zone); must be after `from` */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of usage records, with the totals. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Usage"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listPublicSessions: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of public sessions, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PublicSession"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getPublicManifest: {
+        parameters: {
+            query?: {
+                /** @description replay link token */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The manifest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Manifest"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getPublicPlaybackWindow: {
+        parameters: {
+            query: {
+                /** @description continue from this seq: the `next_base_seq` of the previous answer */
+                base_seq?: number;
+                /** @description start of reading, ms since 1970 */
+                from_ts: number;
+                /** @description ms, 1 to 300000 (default 30000) */
+                window_size?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description One window of events, streamed (chunked). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlaybackWindow"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getPublicPlaybackTimeline: {
+        parameters: {
+            query?: {
+                /** @description replay link token */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The timeline metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlaybackTimeline"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getReplayWindow: {
+        parameters: {
+            query?: {
+                /** @description continue from this seq: the `next_base_seq` of the previous answer */
+                base_seq?: number;
+                /** @description start of reading, ms since 1970; default: the recording's first event, so that a replay link opens as returned */
+                from_ts?: number;
+                /** @description replay link token */
+                token?: string;
+                /** @description ms, 1 to 300000 (default 30000) */
+                window_size?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description One window of events, streamed (chunked). A browser (`Accept` naming `text/html` first) gets the dashboard's player page instead. */
+            200: {
+                headers: {
+                    /** @description the answer depends on `Accept` */
+                    Vary?: "Accept";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlaybackWindow"];
+                        error: null;
+                    };
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    listRestrictedKeys: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+                /** @description only the keys of this project */
+                project_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of restricted keys. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RestrictedKey"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createRestrictedKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreateRestrictedKeyRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new restricted key, with its secret (shown this once). */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedRestrictedKey"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    deleteRestrictedKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The key was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    relabelRestrictedKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RelabelKeyRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The key with its new label. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RestrictedKey"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of sessions, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreateSessionRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new session. */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The session and its recording were deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createConnectionToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ConnectionRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A token for `connectLive`, valid 300 seconds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConnectionToken"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    enqueueExport: {
+        parameters: {
+            query?: {
+                /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
+                focus?: string;
+                /** @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. */
+                layout?: "grid" | "presenter";
+                /** @description `landscape` (1280x720) or `vertical` (720x1280) */
+                orientation?: "landscape" | "vertical";
+            };
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Queued: poll the job with `getExport`. */
+            202: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description poll GET /v1/exports/{jobId}
+                             */
+                            job_id: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listSessionExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Every export of the session, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The manifest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Manifest"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    redactParticipant: {
+        parameters: {
+            query?: {
+                /** @description also replace the participant's chat bodies with a redaction marker */
+                include_chat?: boolean;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The participant was redacted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactedParticipant"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getPlaybackWindow: {
+        parameters: {
+            query: {
+                /** @description continue from this seq: the `next_base_seq` of the previous answer */
+                base_seq?: number;
+                /** @description start of reading, ms since 1970 */
+                from_ts: number;
+                /** @description ms, 1 to 300000 (default 30000) */
+                window_size?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description One window of events, streamed (chunked). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlaybackWindow"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getPlaybackTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The timeline metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlaybackTimeline"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createReplayLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreateReplayLinkRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The link and its token (stored hashed: shown this once). */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReplayLink"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    revokeReplayLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The links were revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RevokedReplayLinks"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Every timeline event, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TimelineEvent"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    setSessionVisibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SetVisibilityRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new visibility: true when the session is now public. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: boolean;
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description only records at or after this time (ISO 8601, with a time zone) */
+                from?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+                /** @description only the records of this session */
+                session_id?: string;
+                /** @description only records before this time (ISO 8601, with a time zone); must be after `from` */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of usage records, with the totals. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Usage"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getDailyUsage: {
+        parameters: {
+            query?: {
+                /** @description first day: the UTC day holding this time (default: 30 days before `to`) */
+                from?: string;
+                /** @description only this project of the organisation */
+                project_id?: string;
+                /** @description last day: the UTC day holding this time (default: now); at most 366 days after `from` */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description One entry per day, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UsageDay"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description also list paused webhooks */
+                include_inactive?: boolean;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of webhooks, oldest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateWebhookRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The new webhook, with its signing secret (shown this once). */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The webhook was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateWebhookRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The webhook as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of delivery attempts, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The webhook with its new secret (shown this once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Queued: the test event will be delivered like any other. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookTestQueued"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    connectLive: {
+        parameters: {
+            query: {
+                /** @description from `createConnectionToken`; valid 300 s */
+                access_token: string;
+                /** @description `binary`: media arrives as binary frames instead of base64 in JSON */
+                format?: "json" | "binary";
+                /** @description the session id the token was issued for */
+                session: string;
+                /** @description the token's `user_id` */
+                user_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Switching Protocols: the WebSocket is open. The server sends `LiveServerMessage`s (first a `welcome`), the client `LiveClientMessage`s. */
+            101: {
+                headers: {
+                    Upgrade?: "websocket";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `format` is neither `json` nor `binary`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Before the upgrade: a missing, expired, forged or foreign token, or another `user_id`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A valid request that does not ask for a WebSocket upgrade. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Before the upgrade: a live token for a session that has ended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deliverExportCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverRecordingReady: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverSessionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverSessionEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionEndedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverSessionStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
 
 /** Operations that honour `Idempotency-Key`: the client sends one on these and may retry them. */
 export const idempotentOperations: ReadonlySet<string> = new Set([

@@ -168,3 +168,51 @@ export function unresolvedRefs(doc: Json): string[] {
   visit(doc);
   return [...missing];
 }
+
+/**
+ * Moves each named schema that only ever is a request body into `components.requestBodies`, and
+ * points the operations there. A body field with a default (a webhook's `is_active`) may be left
+ * out; generators such as openapi-typescript make a field with a default required in a schema
+ * component (right for answers, which always carry it) but not under a request body, so a named
+ * request shape belongs there for a typed call to be able to omit it.
+ */
+export function requestBodiesAsComponents(doc: Json): void {
+  const components = doc.components as Json;
+  const schemas = components.schemas as Json;
+  const prefix = '#/components/schemas/';
+  const bodyRef = (op: Json): string | undefined => {
+    const media = ((op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.[
+      'application/json'
+    ];
+    const ref = (media?.schema as Json | undefined)?.$ref;
+    return typeof ref === 'string' && ref.startsWith(prefix) ? ref : undefined;
+  };
+  const asBody = new Map<string, number>();
+  // Operations only: a webhook's payload is what a receiver gets, always whole, so it stays a schema.
+  const ops = operations(doc).filter(({ where }) => !where.startsWith('webhook '));
+  for (const { op } of ops) {
+    const ref = bodyRef(op);
+    if (ref) asBody.set(ref, (asBody.get(ref) ?? 0) + 1);
+  }
+  const all = new Map<string, number>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (isObject(node)) {
+      if (typeof node.$ref === 'string') all.set(node.$ref, (all.get(node.$ref) ?? 0) + 1);
+      Object.values(node).forEach(visit);
+    }
+  };
+  visit(doc);
+  const bodies = (components.requestBodies ??= {}) as Json;
+  for (const { op } of ops) {
+    const ref = bodyRef(op);
+    if (!ref || all.get(ref) !== asBody.get(ref)) continue;
+    const name = decodeURIComponent(ref.slice(prefix.length));
+    const body = op.requestBody as Json;
+    if (!bodies[name]) {
+      bodies[name] = { ...body, content: { 'application/json': { schema: schemas[name] } } };
+    }
+    op.requestBody = { $ref: `#/components/requestBodies/${encodeURIComponent(name)}` };
+  }
+  for (const name of Object.keys(bodies)) delete schemas[name];
+}

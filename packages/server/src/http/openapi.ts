@@ -3,7 +3,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Config } from '../config.js';
 import { ErrorBody, ErrorEnvelope } from './envelope.js';
-import { hoistNamedSchemas, operations, unresolvedRefs } from './openapi-components.js';
+import {
+  hoistNamedSchemas,
+  requestBodiesAsComponents,
+  operations,
+  unresolvedRefs,
+} from './openapi-components.js';
 import type { DocResponse, WebhookDoc } from './openapi-docs.js';
 import type { RouteAuth } from './principal.js';
 import { Deleted, RoleSchema } from './shared-schemas.js';
@@ -142,7 +147,7 @@ type Json = Record<string, unknown>;
 
 /**
  * Fixes what the generator gets wrong or leaves out, over the whole document: parameters with a
- * default are optional (Ajv fills the default in), a body whose every field is optional is too,
+ * default are optional (Ajv fills the default in), and so are body fields with one; a body whose every field is optional is too,
  * lists announce their `Link` header, idempotent operations their replay header; then the webhooks
  * and the named components, and the checks that no operation id is used twice and no `$ref`
  * dangles.
@@ -154,6 +159,14 @@ function finish(doc: Json, webhooks: Map<string, WebhookDoc>): Json {
       if (p.in !== 'path' && (p.schema as Json | undefined)?.default !== undefined) p.required = false;
     const body = op.requestBody as Json | undefined;
     if (body && op['x-body-optional']) body.required = false;
+    // A body field with a default may be left out (Ajv fills the default in): not required either.
+    for (const media of Object.values((body?.content as Record<string, Json> | undefined) ?? {})) {
+      const schema = media.schema as Json | undefined;
+      const props = schema?.properties as Record<string, Json> | undefined;
+      if (!schema || !props || !Array.isArray(schema.required)) continue;
+      const required = (schema.required as string[]).filter((k) => props[k]?.default === undefined);
+      if (required.length !== schema.required.length) media.schema = { ...schema, required };
+    }
     delete op['x-body-optional'];
     const responses = op.responses as Record<string, Json>;
     const success = Object.entries(responses).filter(([code]) => /^2\d\d$/.test(code));
@@ -176,6 +189,7 @@ function finish(doc: Json, webhooks: Map<string, WebhookDoc>): Json {
 
   doc.webhooks = Object.fromEntries([...webhooks].map(([type, w]) => [type, webhookItem(w)]));
   hoistNamedSchemas(doc);
+  requestBodiesAsComponents(doc);
 
   const components = doc.components as Json;
   components.responses = { ...ERROR_RESPONSES };
