@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', '**/.typecheck-*/**', '.readme-*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,7 +21,10 @@ export default tseslint.config(
   // Examples are Node scripts that print what they do.
   { files: ['examples/**'], languageOptions: { globals: globals.node }, rules: { 'no-console': 'off' } },
   // Node scripts: the CLI's launcher and the client's type generator.
-  { files: ['packages/cli/bin/**', 'packages/client/scripts/**'], languageOptions: { globals: globals.node } },
+  {
+    files: ['packages/cli/bin/**', 'packages/client/scripts/**'],
+    languageOptions: { globals: globals.node },
+  },
   // The dashboard runs in browsers.
   { files: ['packages/web/src/**'], languageOptions: { globals: globals.browser } },
   // Tests read JSON answers whose shape they then assert.

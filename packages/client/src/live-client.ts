@@ -2,7 +2,7 @@
  * LiveClient, a client of the live protocol (docs/protocol.md) for Node and browsers alike: the
  * WebSocket constructor is passed in, so nothing here is Node-only or needs DOM types.
  */
-import { CLOSE, type ControlFrame, type UnpublishFrame } from './protocol.js';
+import { CLOSE, type ControlFrame, type UnpublishFrame, type WelcomeFrame } from './protocol.js';
 import {
   AckBook,
   CLOSED,
@@ -56,8 +56,8 @@ export class LiveClient {
   /** acks awaited on the current socket, by publish id */
   private readonly acks = new AckBook();
   private sock: WebSocketLike | null = null;
-  private connecting: Promise<ControlFrame> | null = null;
-  private lastWelcome: ControlFrame | null = null;
+  private connecting: Promise<WelcomeFrame> | null = null;
+  private lastWelcome: WelcomeFrame | null = null;
   /** set between a welcome and the end of the client's life: only then do drops reconnect */
   private established = false;
   /** set by close(): no reconnect, and an in-flight connect gives up */
@@ -105,7 +105,7 @@ export class LiveClient {
   }
 
   /** The last welcome frame received (of the current or the latest connection). */
-  get welcome(): ControlFrame | null {
+  get welcome(): WelcomeFrame | null {
     return this.lastWelcome;
   }
 
@@ -120,7 +120,7 @@ export class LiveClient {
    * A failed first connect is not retried: retrying a refused token would only hide the problem.
    * Calling it again while connected or reconnecting returns the same promise.
    */
-  connect(): Promise<ControlFrame> {
+  connect(): Promise<WelcomeFrame> {
     if (this.connecting) return this.connecting;
     const gen = ++this.gen;
     this.closing = false;
@@ -246,7 +246,7 @@ export class LiveClient {
    * Opens one socket; resolves with its welcome, rejects when it closes first. Whatever happens
    * after the welcome is handled by the socket's handlers (onSocketClosed decides on reconnecting).
    */
-  private open(token: string): Promise<ControlFrame> {
+  private open(token: string): Promise<WelcomeFrame> {
     const initial = !this.established;
     let sock: WebSocketLike;
     try {
@@ -265,7 +265,7 @@ export class LiveClient {
     // Why: a Blob (the browser default) can only be read asynchronously, which would reorder frames.
     sock.binaryType = 'arraybuffer';
     this.sock = sock;
-    return new Promise<ControlFrame>((resolve, reject) => {
+    return new Promise<WelcomeFrame>((resolve, reject) => {
       let welcomed = false;
       let transportError: string | undefined;
       let serverError: ControlFrame | undefined;
@@ -280,8 +280,8 @@ export class LiveClient {
           // as a drop of an established connection (reconnect, with a fresh retry budget).
           this.established = true;
           this.attempt = 0;
-          this.lastWelcome = control;
-          resolve(control);
+          this.lastWelcome = control as WelcomeFrame; // the server's welcome carries its fields
+          resolve(this.lastWelcome);
         } else if (control.event === 'error' && !welcomed) {
           serverError = control;
         }

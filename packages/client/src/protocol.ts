@@ -31,6 +31,19 @@ export interface ControlFrame {
   data: Record<string, unknown>;
 }
 
+/** The `welcome` control frame: the first message of every connection. */
+export interface WelcomeFrame extends ControlFrame {
+  event: 'welcome';
+  data: {
+    session_id: string;
+    user_id: string;
+    /** `live`, or `replay` for a replay connection */
+    mode: 'live' | 'replay';
+    /** user ids present in the session, this one included (empty in replay) */
+    participants: string[];
+  };
+}
+
 /** Client → server: publish to a stream; with `id`, the server acks once it is durably written. */
 export interface PublishFrame {
   type: 'publish';

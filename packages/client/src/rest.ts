@@ -1,6 +1,6 @@
 import createClient, { type Client, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
 import type { PathsWithMethod, RequiredKeysOf, SuccessResponseJSON } from 'openapi-typescript-helpers';
-import { idempotentOperations, type components, type paths } from './generated/openapi.js';
+import { idempotentOperations, type components, type paths, type webhooks } from './generated/openapi.js';
 import { LiveClient } from './live-client.js';
 import type { LiveClientOptions } from './live-types.js';
 
@@ -8,6 +8,14 @@ import type { LiveClientOptions } from './live-types.js';
 export type Paths = paths;
 /** The named schemas of the API (Session, Project, Webhook, …). */
 export type Schemas = components['schemas'];
+
+/** The body a webhook receiver gets for an event type: `WebhookPayload<'session.ended'>`. */
+export type WebhookPayload<E extends keyof webhooks> =
+  NonNullable<webhooks[E]['post']> extends { requestBody?: infer B }
+    ? NonNullable<B> extends { content: { 'application/json': infer J } }
+      ? J
+      : never
+    : never;
 
 /** The methods the API uses. */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';

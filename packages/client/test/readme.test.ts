@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,11 +30,14 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (i: number) =>
-  execFileSync(process.execPath, ['--import', 'tsx', join(dir, `example-${i}.ts`)], {
-    env,
-    encoding: 'utf8',
-  });
+/** Runs an example as a script; asynchronously, since the server it talks to runs in this process. */
+const run = async (i: number) =>
+  (
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(dir, `example-${i}.ts`)], {
+      env,
+      encoding: 'utf8',
+    })
+  ).stdout;
 
 describe('packages/client/README.md', () => {
   it('has the three examples', () => expect(blocks).toHaveLength(3));
@@ -62,8 +66,8 @@ describe('packages/client/README.md', () => {
     }
   }, 120_000);
 
-  it('the calls example creates, reads and lists sessions, and shows a typed error', () => {
-    const out = run(0);
+  it('the calls example creates, reads and lists sessions, and shows a typed error', async () => {
+    const out = await run(0);
     expect(out).toMatch(/^created [0-9a-f-]{36} null$/m);
     expect(out).toContain('fetched standup');
     expect(out).toMatch(/^1 on the first page; more: false$/m);
@@ -71,14 +75,14 @@ describe('packages/client/README.md', () => {
     expect(out).toMatch(/^400 BAD_REQUEST .*name/m);
   });
 
-  it('the live example joins and records a chat message', () => {
-    const out = run(1);
+  it('the live example joins and records a chat message', async () => {
+    const out = await run(1);
     expect(out).toContain('control welcome');
     expect(out).toContain('joined; participants: 1');
     expect(out).toMatch(/^chat recorded as seq \d+$/m);
   });
 
-  it('the browser example loads', () => {
-    expect(run(2)).toBe('');
+  it('the browser example loads', async () => {
+    expect(await run(2)).toBe('');
   });
 });

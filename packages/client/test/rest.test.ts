@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { VssClient, VssError } from '../src/index.js';
+import { VssClient, VssError, type Schemas, type WebhookPayload } from '../src/index.js';
 import { startApp, type TestApp } from '../../server/test/support/app.js';
 import { freePort, httpTenant } from '../../server/test/support/process.js';
 
@@ -135,5 +135,11 @@ describe('VssClient', () => {
     expect(welcome.event).toBe('welcome');
     expect(await live.publishChat('hello', { ack: true })).toBeGreaterThan(0);
     await live.close();
+  });
+
+  it('names the webhook payloads: session events carry the session', () => {
+    expectTypeOf<WebhookPayload<'session.ended'>['data']>().toEqualTypeOf<Schemas['Session']>();
+    expectTypeOf<WebhookPayload<'export.completed'>['data']>().toEqualTypeOf<Schemas['ExportJob']>();
+    expectTypeOf<WebhookPayload<'session.created'>['type']>().toEqualTypeOf<'session.created'>();
   });
 });

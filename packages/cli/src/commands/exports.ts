@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { DataOf, VssClient } from '@vss/client';
+import { VssError, type DataOf, type VssClient } from '@vss/client';
 import cliProgress from 'cli-progress';
 import { Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
@@ -50,6 +50,21 @@ const COLUMNS: Column<ExportJob>[] = [
  * Polls a job until it completed or failed. The bar is drawn only on a terminal; elsewhere (a
  * log, a CI job) each change of status is one line, and never on stdout, which scripts read.
  */
+/**
+ * Waits until a live session ends: it ends once its last participant has been gone for the
+ * server's SESSION_DEPARTURE_TIMEOUT_S (20 s by default).
+ */
+async function untilEnded(vss: VssClient, sessionId: string): Promise<void> {
+  note(
+    `session ${sessionId} is live: waiting for it to end (20 s after its last participant leaves, by default)`,
+  );
+  for (;;) {
+    const s = await vss.get('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
+    if (s.ended_at !== null) return;
+    await sleep(POLL_MS);
+  }
+}
+
 async function waitFor(vss: VssClient, jobId: string): Promise<ExportJob> {
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar(
@@ -63,13 +78,20 @@ async function waitFor(vss: VssClient, jobId: string): Promise<ExportJob> {
       )
     : null;
   bar?.start(100, 0, { status: 'queued' });
-  let said = '';
+  // Without a terminal, one line per stage reached. A job goes queued → processing → completed
+  // (or failed); a stage passed between two polls is still said, so the lines are always the same.
+  const stages = ['queued', 'processing', 'completed'];
+  let said = 0;
+  const sayUpTo = (status: string) => {
+    const upTo = status === 'failed' ? stages.indexOf('processing') : stages.indexOf(status);
+    for (; said <= upTo; said += 1) note(`export ${jobId}: ${stages[said]}`);
+    if (status === 'failed') note(`export ${jobId}: failed`);
+  };
   try {
     for (;;) {
       const job = await vss.get('/v1/exports/{jobId}', { params: { path: { jobId } } });
       if (bar) bar.update(Math.round(job.progress * 100), { status: job.status });
-      else if (job.status !== said) note(`export ${jobId}: ${job.status}`);
-      said = job.status;
+      else sayUpTo(job.status);
       if (job.status === 'completed' || job.status === 'failed') return job;
       await sleep(POLL_MS);
     }
@@ -164,7 +186,7 @@ export function register(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nThe session must have ended (everyone left). Without --wait it prints the job id: follow it with\n`vss exports get <jobId>`, fetch it with `vss exports download <jobId>`. A failed render exits 1 with its reason.',
+      '\nThe session must have ended (everyone left); with --wait a live session is waited for. Without --wait it prints the job id: follow it with\n`vss exports get <jobId>`, fetch it with `vss exports download <jobId>`. A failed render exits 1 with its reason.',
     )
     .action(async (sessionId: string, o: ExportOptions, cmd: Command) => {
       if (o.focus !== undefined && o.layout === 'grid')
@@ -174,12 +196,30 @@ export function register(program: Command): void {
       if (o.output !== undefined && o.output !== '' && o.output !== '-' && !isDirectory(dirname(o.output)))
         throw new UsageError(`--output: no directory ${dirname(o.output)}`);
       const vss = client(cmd);
-      const { job_id } = await vss.get('/v1/sessions/{sessionId}/export', {
-        params: {
-          path: { sessionId },
-          query: { layout, orientation: o.orientation, ...(o.focus !== undefined ? { focus: o.focus } : {}) },
-        },
-      });
+      const waiting = o.wait === true || o.output !== undefined;
+      const enqueue = () =>
+        vss.get('/v1/sessions/{sessionId}/export', {
+          params: {
+            path: { sessionId },
+            query: {
+              layout,
+              orientation: o.orientation,
+              ...(o.focus !== undefined ? { focus: o.focus } : {}),
+            },
+          },
+        });
+      let queued: Awaited<ReturnType<typeof enqueue>>;
+      try {
+        queued = await enqueue();
+      } catch (err) {
+        // A live session is exported once it ends; --wait waits for that too, as it waits for the render.
+        if (!waiting || !(err instanceof VssError) || err.code !== 'CONFLICT') throw err;
+        const s = await vss.get('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
+        if (s.started_at === null || s.ended_at !== null) throw err; // not live: nothing to wait for
+        await untilEnded(vss, sessionId);
+        queued = await enqueue();
+      }
+      const { job_id } = queued;
       if (!o.wait && o.output === undefined) {
         printDone(cmd, job_id, { job_id });
         if (!globals(cmd).json) note(`follow it with \`vss exports get ${job_id}\``);

@@ -1,6 +1,6 @@
 import type { Schemas } from '@vss/client';
 import { Argument, type Command } from 'commander';
-import { client } from '../context.js';
+import { client, globals } from '../context.js';
 import { collect, confirmed, paged } from '../options.js';
 import { printDone, printList, printObject, type Column } from '../output.js';
 
@@ -28,11 +28,13 @@ export function register(program: Command): void {
     .command('create')
     .description('create a session')
     .option('--name <name>', 'a name, up to 200 characters')
-    .action(async (o: { name?: string }, cmd: Command) => {
+    .option('-q, --quiet', 'print only the id (for SESSION=$(vss sessions create -q))')
+    .action(async (o: { name?: string; quiet?: boolean }, cmd: Command) => {
       const session = await client(cmd).post('/v1/sessions', {
         body: o.name !== undefined ? { name: o.name } : {},
       });
-      printObject(cmd, session);
+      if (o.quiet && !globals(cmd).json) process.stdout.write(`${session.id}\n`);
+      else printObject(cmd, session);
     });
 
   paged(sessions.command('list').description('sessions, newest first')).action(async (_o, cmd: Command) => {
