@@ -86,3 +86,35 @@ export function printJson(value: unknown): void {
 export function note(message: string): void {
   process.stderr.write(message + '\n');
 }
+
+/** Bytes for people: 1.5 GB, 12 MB (powers of 1000, as the service bills them). */
+export function bytes(n: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let v = Math.abs(n);
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i += 1;
+  }
+  const shown = i === 0 ? String(v) : v.toFixed(v < 10 ? 2 : 1).replace(/\.?0+$/, '');
+  return `${n < 0 ? '-' : ''}${shown} ${units[i]}`;
+}
+
+/** Minutes for people: at most two decimals. */
+export function minutes(n: number): string {
+  return String(Math.round(n * 100) / 100);
+}
+
+/** A file size for people: 2.1 MiB (powers of 1024, as file managers show them). */
+export function fileSize(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '-';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}

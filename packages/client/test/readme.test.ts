@@ -1,16 +1,16 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../../server/test/support/app.js';
 import { freePort, httpTenant } from '../../server/test/support/process.js';
+import { scratchDir, typecheck } from './support.js';
 
 /** The README's TypeScript examples, in order. */
 const blocks = [
   ...readFileSync(resolve(__dirname, '../README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g),
 ].map((m) => m[1]!);
-const TSC = resolve(__dirname, '../../../node_modules/typescript/bin/tsc');
 
 let t: TestApp;
 let env: Record<string, string>;
@@ -21,8 +21,7 @@ beforeAll(async () => {
   t = await startApp({ env: { PUBLIC_BASE_URL: baseUrl } });
   await t.app.listen({ port, host: '127.0.0.1' });
   env = { PATH: process.env.PATH ?? '', VSS_BASE_URL: baseUrl, VSS_API_KEY: (await httpTenant(baseUrl)).key };
-  // Inside the package, so that `@vss/client` resolves as it does for an installed package.
-  dir = mkdtempSync(join(resolve(__dirname, '..'), '.typecheck-'));
+  dir = scratchDir();
   blocks.forEach((code, i) => writeFileSync(join(dir, `example-${i}.ts`), code));
 });
 afterAll(async () => {
@@ -43,27 +42,7 @@ describe('packages/client/README.md', () => {
   it('has the three examples', () => expect(blocks).toHaveLength(3));
 
   it('its examples type-check against the built package', () => {
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          lib: ['ES2023', 'DOM'],
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        include: ['*.ts'],
-      }),
-    );
-    try {
-      execFileSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8', stdio: 'pipe' });
-    } catch (err) {
-      throw new Error(`tsc:\n${(err as { stdout: string }).stdout}`);
-    }
+    typecheck(dir, ['node']);
   }, 120_000);
 
   it('the calls example creates, reads and lists sessions, and shows a typed error', async () => {

@@ -10,7 +10,7 @@ import cliProgress from 'cli-progress';
 import { Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
-import { note, printDone, printJson, printList, printObject, type Column } from '../output.js';
+import { fileSize, note, printDone, printJson, printList, printObject, type Column } from '../output.js';
 
 type ExportJob = DataOf<'/v1/exports/{jobId}', 'get'>;
 
@@ -18,20 +18,6 @@ const LAYOUTS = ['grid', 'presenter'] as const;
 const ORIENTATIONS = ['landscape', 'vertical'] as const;
 /** How often a job is asked where it stands while waiting for it. */
 const POLL_MS = 1000;
-
-/** A size in bytes as people read it. */
-export function size(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined) return '-';
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
 
 const COLUMNS: Column<ExportJob>[] = [
   { key: 'job_id', label: 'JOB' },
@@ -42,7 +28,7 @@ const COLUMNS: Column<ExportJob>[] = [
     key: 'progress',
     format: (v, job) => (job.status === 'processing' ? `${Math.round((v as number) * 100)}%` : '-'),
   },
-  { key: 'size_bytes', label: 'SIZE', format: (v) => size(v as number | null) },
+  { key: 'size_bytes', label: 'SIZE', format: (v) => fileSize(v as number | null) },
   { key: 'created_at', label: 'CREATED' },
 ];
 
@@ -230,7 +216,7 @@ export function register(program: Command): void {
       const { file, bytes } = await download(vss, job_id, o.output ?? `${sessionId}.mp4`);
       if (file === '-') return;
       const seconds = job.duration_ms !== null ? `, ${(job.duration_ms / 1000).toFixed(1)} s` : '';
-      printDone(cmd, `wrote ${file} (${size(bytes)}${seconds})`, job);
+      printDone(cmd, `wrote ${file} (${fileSize(bytes)}${seconds})`, job);
     });
 
   const exportsCmd = program.command('exports').description('MP4 exports of sessions');
@@ -255,7 +241,7 @@ export function register(program: Command): void {
       printObject(cmd, {
         ...rest,
         progress: `${Math.round(job.progress * 100)}%`,
-        size_bytes: size(job.size_bytes),
+        size_bytes: fileSize(job.size_bytes),
       });
       if (error_log) process.stdout.write(`\nffmpeg's log (its end):\n${error_log.trimEnd()}\n`);
     });
@@ -267,6 +253,6 @@ export function register(program: Command): void {
     .action(async (jobId: string, o: { output?: string }, cmd: Command) => {
       const { file, bytes } = await download(client(cmd), jobId, o.output);
       if (file === '-') return;
-      printDone(cmd, `wrote ${file} (${size(bytes)})`, { job_id: jobId, file, bytes });
+      printDone(cmd, `wrote ${file} (${fileSize(bytes)})`, { job_id: jobId, file, bytes });
     });
 }

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { collect, paged } from '../options.js';
 import { note, printDone, printList, printObject, type Column } from '../output.js';
-import { asUser, projectFor, SIGN_IN_HELP } from './account.js';
+import { asUser, projectFor, SIGN_IN_HELP } from '../identity.js';
 
 type Invitation = DataOf<'/v1/invitations', 'get'>[number];
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { collect, confirmed, integer, paged } from '../options.js';
 import { note, printDone, printList, printObject, type Column } from '../output.js';
-import { asUser, projectFor, projectOption, SIGN_IN_HELP } from './account.js';
+import { asUser, projectFor, projectOption, SIGN_IN_HELP } from '../identity.js';
 
 type KeyRecord = DataOf<'/v1/api-keys', 'get'>[number];
 type AgentToken = DataOf<'/v1/agent-tokens', 'get'>[number];
