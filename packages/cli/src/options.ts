@@ -1,4 +1,3 @@
-import confirm from '@inquirer/confirm';
 import type { Page } from '@vss/client';
 import { InvalidArgumentError, type Command } from 'commander';
 import { UsageError } from './errors.js';
@@ -75,5 +74,7 @@ export async function confirmed(cmd: Command, question: string): Promise<boolean
   if (cmd.opts<{ yes?: boolean }>().yes) return true;
   if (!process.stdin.isTTY)
     throw new UsageError(`${question.replace(/\?$/, '')}: confirm with --yes (no terminal to ask on)`);
+  // Loaded when there is a question to ask: starting every other command without it is quicker.
+  const { default: confirm } = await import('@inquirer/confirm');
   return confirm({ message: question, default: false }, { output: process.stderr });
 }

@@ -1,4 +1,5 @@
-import Table from 'cli-table3';
+import type TableType from 'cli-table3';
+import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { globals } from './context.js';
 
@@ -21,6 +22,8 @@ export function cell(value: unknown): string {
 
 /** A borderless, aligned table, as `kubectl get` prints them. */
 function table(head: string[], rows: string[][]): string {
+  // Required when a table is printed (cli-table3 is CommonJS): --json and one-object answers start without it.
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof TableType;
   const t = new Table({
     head,
     chars: {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { runBots, type BotEvent, type BotStats } from '../bot/index.js';
+import type { BotEvent, BotStats } from '../bot/index.js';
 import { client, settings, globals } from '../context.js';
 import { UsageError } from '../errors.js';
 import { integer, seconds } from '../options.js';
@@ -101,6 +101,8 @@ export function register(program: Command): void {
       process.on('SIGINT', onSigint);
       let report;
       try {
+        // Loaded here: the engine (ws, ffmpeg handling) is not needed to start any other command.
+        const { runBots } = await import('../bot/index.js');
         report = await runBots({
           baseUrl: settings(globals(cmd)).baseUrl,
           sessionId,

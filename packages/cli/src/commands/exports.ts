@@ -6,7 +6,6 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { VssError, type DataOf, type VssClient } from '@vss/client';
-import cliProgress from 'cli-progress';
 import { Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -52,7 +51,9 @@ async function untilEnded(vss: VssClient, sessionId: string): Promise<void> {
 }
 
 async function waitFor(vss: VssClient, jobId: string): Promise<ExportJob> {
-  const bar = process.stderr.isTTY
+  // Loaded when a bar is drawn: every other command starts without it.
+  const cliProgress = process.stderr.isTTY ? (await import('cli-progress')).default : null;
+  const bar = cliProgress
     ? new cliProgress.SingleBar(
         {
           stream: process.stderr,

@@ -4,7 +4,7 @@ import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
 import { collect, confirmed, integer, oneOf, paged } from '../options.js';
 import { note, printDone, printList, printObject, type Column } from '../output.js';
-import { listen, type Received } from '../webhooks/listen.js';
+import type { Received } from '../webhooks/listen.js';
 import { checkSecret, DEFAULT_TOLERANCE_S } from '../webhooks/verify.js';
 
 type Webhook = DataOf<'/v1/webhooks/{webhookId}', 'get'>;
@@ -241,6 +241,7 @@ export function register(program: Command): void {
         const json = !!globals(cmd).json;
         let listener;
         try {
+          const { listen } = await import('../webhooks/listen.js'); // only this command serves HTTP
           listener = await listen(
             { host: o.host, port: o.port, secret: o.secret, toleranceS: o.tolerance, forwardTo: o.forwardTo },
             (r) => process.stdout.write((json ? JSON.stringify(r) : line(r)) + '\n'),
