@@ -30,11 +30,20 @@ export function settings(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.e
     throw new UsageError(
       `no profile "${opts.profile}" in ${profileFile}: run \`vss login --profile ${opts.profile}\``,
     );
-  const baseUrl = opts.baseUrl ?? env.VSS_BASE_URL ?? profile.base_url ?? DEFAULT_BASE_URL;
+  // Flags first; then a profile named with --profile (asked for by name on this very command);
+  // then VSS_BASE_URL and VSS_API_KEY; then the default (or VSS_PROFILE's) profile.
+  const named = opts.profile !== undefined;
+  const baseUrl =
+    opts.baseUrl ??
+    (named ? profile.base_url : undefined) ??
+    env.VSS_BASE_URL ??
+    profile.base_url ??
+    DEFAULT_BASE_URL;
   checkBaseUrl(baseUrl);
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),
-    apiKey: opts.apiKey ?? env.VSS_API_KEY ?? profile.api_key ?? null,
+    apiKey:
+      opts.apiKey ?? (named ? profile.api_key : undefined) ?? env.VSS_API_KEY ?? profile.api_key ?? null,
     profileName,
     profileFile,
   };

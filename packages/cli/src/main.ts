@@ -22,8 +22,14 @@ export function program(): Command {
     )
     .version(version, '-V, --version')
     .option('--profile <name>', 'the profile `vss login` saved (default "default", or VSS_PROFILE)')
-    .option('--base-url <url>', 'the server (default: the profile, VSS_BASE_URL, or http://localhost:8080)')
-    .option('--api-key <key>', 'an API key (default: the profile, or VSS_API_KEY)')
+    .option(
+      '--base-url <url>',
+      'the server (default: a profile named with --profile, else VSS_BASE_URL, else the default profile, else http://localhost:8080)',
+    )
+    .option(
+      '--api-key <key>',
+      'an API key (default: a profile named with --profile, else VSS_API_KEY, else the default profile)',
+    )
     .option('--json', 'print JSON for scripts instead of tables')
     .showSuggestionAfterError(true)
     .exitOverride()

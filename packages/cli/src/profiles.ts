@@ -31,12 +31,15 @@ export function readProfiles(path: string): ProfileFile {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
     throw new UsageError(`cannot read ${path}: ${(err as Error).message}`);
   }
+  let parsed: Partial<ProfileFile> | null;
   try {
-    const parsed = JSON.parse(text) as Partial<ProfileFile>;
-    return { profiles: parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {} };
+    parsed = JSON.parse(text) as Partial<ProfileFile> | null;
   } catch {
     throw new UsageError(`${path} is not valid JSON: fix it or delete it and run \`vss login\` again`);
   }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`${path} holds no profiles: fix it or delete it and run \`vss login\` again`);
+  return { profiles: parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {} };
 }
 
 /** Saves one profile, replacing the file atomically with mode 0600. */

@@ -48,6 +48,20 @@ describe('vss login and profiles', () => {
     expect(JSON.parse(readFileSync(server.configFile, 'utf8')).profiles.staging).toBeUndefined();
   });
 
+  it('a profile named with --profile wins over VSS_API_KEY; without it the variable wins', async () => {
+    const env = { ...profileOnly(), VSS_API_KEY: 'sk_live_from_the_environment' };
+    const named = JSON.parse((await vss(['--profile', 'default', '--json', 'whoami'], { env })).stdout);
+    expect(named.key_prefix).toBe(`${server.key.slice(0, 12)}…`);
+    const unnamed = JSON.parse((await vss(['--json', 'whoami'], { env })).stdout);
+    expect(unnamed.key_prefix).toBe('sk_live_from…');
+  });
+
+  it('login without --base-url keeps the server the profile already names', async () => {
+    const r = await vss(['login', '--api-key', server.key], { env: profileOnly() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Logged in to ${server.baseUrl} as profile "default"`);
+  });
+
   it('VSS_API_KEY and VSS_BASE_URL work without any profile', async () => {
     const r = await vss(['--json', 'projects', 'list'], {
       env: { VSS_BASE_URL: server.baseUrl, VSS_API_KEY: server.key, VSS_CONFIG: `${server.configFile}.none` },
@@ -81,7 +95,7 @@ describe('vss login and profiles', () => {
       },
     });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^vss: NETWORK_ERROR: no answer from the server \(ECONNREFUSED\)\n$/);
+    expect(r.stderr).toBe(`vss: NETWORK_ERROR: no answer from http://127.0.0.1:${closed} (ECONNREFUSED)\n`);
   });
 
   it('a damaged profile file is a usage error naming the file', async () => {
@@ -91,6 +105,16 @@ describe('vss login and profiles', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       `vss: ${file} is not valid JSON: fix it or delete it and run \`vss login\` again\n`,
+    );
+  });
+
+  it('a profile file holding null is a usage error, not a crash', async () => {
+    const file = `${server.configFile}.null`;
+    writeFileSync(file, 'null');
+    const r = await vss(['sessions', 'list'], { env: { VSS_CONFIG: file } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `vss: ${file} holds no profiles: fix it or delete it and run \`vss login\` again\n`,
     );
   });
 });

@@ -80,6 +80,9 @@ describe('vss webhooks: managing them', () => {
     const secret = /^secret\s+(whsec_\S+)$/m.exec(created.stdout)?.[1];
     expect(secret).toBeDefined();
     expect(created.stderr).toContain('shown this once');
+    // The hint to try it locally names the receiver's port and keeps the secret off the command line.
+    expect(created.stderr).toContain('VSS_WEBHOOK_SECRET=<the secret> vss webhooks listen --port 9');
+    expect(created.stderr).not.toContain('whsec_');
     const id = /^id\s+(\S+)$/m.exec(created.stdout)![1]!;
     expect((await api('GET', `/v1/webhooks/${id}`)).data).toMatchObject({
       url: 'http://127.0.0.1:9/first',
@@ -110,6 +113,10 @@ describe('vss webhooks: managing them', () => {
       '',
     ]);
     expect(paused).toMatchObject({ events: ['recording.ready'], is_active: false, description: null });
+    // The only webhook is paused: the list says why it looks empty.
+    expect((await run(['webhooks', 'list'])).stdout).toBe(
+      '(no active webhooks; --include-inactive shows paused ones)\n',
+    );
     expect((await api('GET', `/v1/webhooks/${id}`)).data).toMatchObject({
       is_active: false,
       description: null,

@@ -1,5 +1,5 @@
 import createClient, { type Client, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
-import type { PathsWithMethod, RequiredKeysOf, SuccessResponseJSON } from 'openapi-typescript-helpers';
+import type { PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { idempotentOperations, type components, type paths, type webhooks } from './generated/openapi.js';
 import { LiveClient } from './live-client.js';
 import type { LiveClientOptions } from './live-types.js';
@@ -20,22 +20,35 @@ export type WebhookPayload<E extends keyof webhooks> =
 /** The methods the API uses. */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** The second argument of a call: required when the route has a required parameter or body. */
-export type InitParam<Init> =
-  RequiredKeysOf<Init> extends never
-    ? [(Init & { [key: string]: unknown })?]
-    : [Init & { [key: string]: unknown }];
+/**
+ * The options of a call (`params.path`, `params.query`, `body`, `headers`), as openapi-fetch takes
+ * them, for one route and method.
+ */
+export type CallInit<P extends keyof paths, M extends Method> = MaybeOptionalInit<paths[P], M>;
+
+/**
+ * The rest of a call's arguments: the options, required when the route has a required parameter
+ * or body. Not inferred from the argument (as openapi-fetch does), so that a misspelt field or
+ * option in an object literal is an error rather than silently dropped.
+ */
+export type Args<P extends keyof paths, M extends Method> =
+  RequiredKeysOf<NonNullable<CallInit<P, M>>> extends never
+    ? [init?: CallInit<P, M>]
+    : [init: CallInit<P, M>];
 
 /** The `data` of a route's success envelope (undefined for answers without a JSON body). */
 export type DataOf<P extends keyof paths, M extends Method> = P extends keyof paths
   ? M extends keyof paths[P]
-    ? Unwrap<SuccessResponseJSON<paths[P][M] & Record<string | number, unknown>>>
+    ? Unwrap<JsonOf<SuccessOf<paths[P][M]>>>
     : never
   : never;
-type Unwrap<E> = [E] extends [never] ? undefined : E extends { data: infer D; error: null } ? D : E;
-
-/** Options of a call, as openapi-fetch takes them (`params.path`, `params.query`, `body`, `headers`). */
-export type CallInit<P extends PathsWithMethod<paths, M>, M extends Method> = MaybeOptionalInit<paths[P], M>;
+/** The success answers of an operation (2xx). */
+type SuccessOf<O> = O extends { responses: infer R }
+  ? R[Extract<keyof R, 200 | 201 | 202 | 204 | 206>]
+  : never;
+/** An answer's JSON body; undefined for an answer that has none (204, an MP4). */
+type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : undefined;
+type Unwrap<E> = E extends { data: infer D; error: null } ? D : E;
 
 /**
  * An error answer of the API (its envelope's `code` and `message`, and the HTTP status), or a
@@ -124,62 +137,56 @@ export class VssClient {
   }
 
   /** Calls a route and answers its `data` with the Response; throws VssError for an error answer. */
-  request<M extends Method, P extends PathsWithMethod<paths, M>, I extends MaybeOptionalInit<paths[P], M>>(
+  request<M extends Method, P extends PathsWithMethod<paths, M>>(
     method: M,
     path: P,
-    ...init: InitParam<I>
+    ...init: Args<P, M>
   ): Promise<{ data: DataOf<P, M>; response: Response }> {
     return this.call(method, path, init[0]) as Promise<{ data: DataOf<P, M>; response: Response }>;
   }
 
-  get<P extends PathsWithMethod<paths, 'get'>, I extends MaybeOptionalInit<paths[P], 'get'>>(
-    path: P,
-    ...init: InitParam<I>
-  ): Promise<DataOf<P, 'get'>> {
+  get<P extends PathsWithMethod<paths, 'get'>>(path: P, ...init: Args<P, 'get'>): Promise<DataOf<P, 'get'>> {
     return this.call('get', path, init[0]).then((r) => r.data as DataOf<P, 'get'>);
   }
 
-  post<P extends PathsWithMethod<paths, 'post'>, I extends MaybeOptionalInit<paths[P], 'post'>>(
+  post<P extends PathsWithMethod<paths, 'post'>>(
     path: P,
-    ...init: InitParam<I>
+    ...init: Args<P, 'post'>
   ): Promise<DataOf<P, 'post'>> {
     return this.call('post', path, init[0]).then((r) => r.data as DataOf<P, 'post'>);
   }
 
-  put<P extends PathsWithMethod<paths, 'put'>, I extends MaybeOptionalInit<paths[P], 'put'>>(
-    path: P,
-    ...init: InitParam<I>
-  ): Promise<DataOf<P, 'put'>> {
+  put<P extends PathsWithMethod<paths, 'put'>>(path: P, ...init: Args<P, 'put'>): Promise<DataOf<P, 'put'>> {
     return this.call('put', path, init[0]).then((r) => r.data as DataOf<P, 'put'>);
   }
 
-  patch<P extends PathsWithMethod<paths, 'patch'>, I extends MaybeOptionalInit<paths[P], 'patch'>>(
+  patch<P extends PathsWithMethod<paths, 'patch'>>(
     path: P,
-    ...init: InitParam<I>
+    ...init: Args<P, 'patch'>
   ): Promise<DataOf<P, 'patch'>> {
     return this.call('patch', path, init[0]).then((r) => r.data as DataOf<P, 'patch'>);
   }
 
-  delete<P extends PathsWithMethod<paths, 'delete'>, I extends MaybeOptionalInit<paths[P], 'delete'>>(
+  delete<P extends PathsWithMethod<paths, 'delete'>>(
     path: P,
-    ...init: InitParam<I>
+    ...init: Args<P, 'delete'>
   ): Promise<DataOf<P, 'delete'>> {
     return this.call('delete', path, init[0]).then((r) => r.data as DataOf<P, 'delete'>);
   }
 
   /** One page of a list route, with the cursor of the next page from its `Link` header. */
-  async page<P extends PathsWithMethod<paths, 'get'>, I extends MaybeOptionalInit<paths[P], 'get'>>(
+  async page<P extends PathsWithMethod<paths, 'get'>>(
     path: P,
-    ...init: InitParam<I>
+    ...init: Args<P, 'get'>
   ): Promise<Page<ItemOf<DataOf<P, 'get'>>>> {
     const { data, response } = await this.call('get', path, init[0]);
     return { items: (data ?? []) as ItemOf<DataOf<P, 'get'>>[], nextCursor: nextCursor(response) };
   }
 
   /** Every item of a list route, page after page (`limit` in the query sets the page size). */
-  async *list<P extends PathsWithMethod<paths, 'get'>, I extends MaybeOptionalInit<paths[P], 'get'>>(
+  async *list<P extends PathsWithMethod<paths, 'get'>>(
     path: P,
-    ...init: InitParam<I>
+    ...init: Args<P, 'get'>
   ): AsyncGenerator<ItemOf<DataOf<P, 'get'>>> {
     const first = (init[0] ?? {}) as { params?: { query?: Record<string, unknown> } };
     let cursor: string | null = null;
@@ -197,11 +204,11 @@ export class VssClient {
    * Calls a route and answers the raw Response for a body that is not a JSON envelope (an MP4
    * download, an NDJSON stream): the caller reads `body`. Error answers throw VssError as usual.
    */
-  async stream<
-    M extends Method,
-    P extends PathsWithMethod<paths, M>,
-    I extends MaybeOptionalInit<paths[P], M>,
-  >(method: M, path: P, ...init: InitParam<I>): Promise<Response> {
+  async stream<M extends Method, P extends PathsWithMethod<paths, M>>(
+    method: M,
+    path: P,
+    ...init: Args<P, M>
+  ): Promise<Response> {
     let result: { error?: unknown; response: Response };
     try {
       result = await (this.api.request as (m: string, p: string, i?: unknown) => Promise<typeof result>)(
@@ -210,7 +217,7 @@ export class VssClient {
         { ...(init[0] as object), parseAs: 'stream' },
       );
     } catch (err) {
-      throw networkError(err);
+      throw networkError(err, this.baseUrl);
     }
     if (!result.response.ok) throw errorFrom(result.response, result.error);
     return result.response;
@@ -256,7 +263,7 @@ export class VssClient {
         init,
       );
     } catch (err) {
-      throw networkError(err);
+      throw networkError(err, this.baseUrl);
     }
     if (!result.response.ok) throw errorFrom(result.response, result.error);
     const body = result.data as { data?: unknown; error?: unknown } | undefined;
@@ -306,12 +313,12 @@ function errorFrom(response: Response, body: unknown): VssError {
   );
 }
 
-function networkError(err: unknown): VssError {
+function networkError(err: unknown, baseUrl: string): VssError {
   if (err instanceof VssError) return err;
   const e = err as Error & { cause?: { code?: string; message?: string } };
   if (e?.name === 'AbortError') return new VssError('ABORTED', 'the request was aborted', 0);
   const detail = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
-  return new VssError('NETWORK_ERROR', `no answer from the server (${detail})`, 0);
+  return new VssError('NETWORK_ERROR', `no answer from ${baseUrl} (${detail})`, 0);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { VssClient, VssError, type Schemas, type WebhookPayload } from '../src/index.js';
+import { VssClient, VssError, type DataOf, type Schemas, type WebhookPayload } from '../src/index.js';
 import { startApp, type TestApp } from '../../server/test/support/app.js';
 import { freePort, httpTenant } from '../../server/test/support/process.js';
 
@@ -99,7 +99,7 @@ describe('VssClient', () => {
       .catch((e: unknown) => e)) as VssError;
     expect(lossy.seen).toHaveLength(1);
     expect(err).toMatchObject({ code: 'NETWORK_ERROR', status: 0 });
-    expect(err.message).toBe('no answer from the server (ECONNRESET)');
+    expect(err.message).toBe(`no answer from ${baseUrl} (ECONNRESET)`);
     // A GET is safe to repeat: retried.
     const again = lossyFetch(2);
     const reader = new VssClient({ baseUrl, apiKey: key, fetch: again.fetch, retry: { minDelayMs: 1 } });
@@ -141,5 +141,23 @@ describe('VssClient', () => {
     expectTypeOf<WebhookPayload<'session.ended'>['data']>().toEqualTypeOf<Schemas['Session']>();
     expectTypeOf<WebhookPayload<'export.completed'>['data']>().toEqualTypeOf<Schemas['ExportJob']>();
     expectTypeOf<WebhookPayload<'session.created'>['type']>().toEqualTypeOf<'session.created'>();
+  });
+
+  it('refuses a misspelt route, field or option when it compiles (npm run check type-checks this file)', () => {
+    const vss = new VssClient({ baseUrl, apiKey: key });
+    const typos = () => {
+      // @ts-expect-error: `nam` is not a field of a session
+      void vss.post('/v1/sessions', { body: { nam: 'x' } });
+      // @ts-expect-error: `parms` is not an option of a call
+      void vss.get('/v1/sessions', { parms: { query: { limit: 5 } } });
+      // @ts-expect-error: `limt` is not a query parameter of the list
+      void vss.get('/v1/sessions', { params: { query: { limt: 5 } } });
+      // @ts-expect-error: there is no such route
+      void vss.get('/v1/sesions');
+      // @ts-expect-error: the session id is required
+      void vss.get('/v1/sessions/{sessionId}');
+    };
+    expectTypeOf(typos).toBeFunction();
+    expectTypeOf<DataOf<'/v1/exports/{jobId}/download', 'get'>>().toEqualTypeOf<undefined>();
   });
 });

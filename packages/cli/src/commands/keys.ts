@@ -59,7 +59,7 @@ function keyCommands(
 
   group
     .command('update <keyId>')
-    .description(`rename a ${kind.noun}`)
+    .description(`rename ${article(kind.noun)} ${kind.noun}`)
     .requiredOption('--name <name>', "the new name, 1 to 200 characters ('' removes it)")
     .action(async (keyId: string, o: { name: string }, cmd: Command) => {
       const path = kind.base === '/v1/api-keys' ? '/v1/api-keys/{keyId}' : '/v1/restricted-keys/{keyId}';
@@ -71,7 +71,7 @@ function keyCommands(
 
   group
     .command('delete <keyId>')
-    .description(`delete a ${kind.noun}: it is refused from the next request on`)
+    .description(`delete ${article(kind.noun)} ${kind.noun}: it is refused from the next request on`)
     .option('-y, --yes', 'do not ask for confirmation')
     .action(async (keyId: string, _o, cmd: Command) => {
       if (!(await confirmed(cmd, `Delete ${kind.noun} ${keyId}? Anything using it stops working.`))) return;
@@ -91,6 +91,11 @@ function scopes(value: string): Array<'mcp:read' | 'mcp:write'> {
     out.add(`mcp:${s}`);
   }
   return [...out];
+}
+
+/** `a` or `an`, as the noun is spoken (an API key, a restricted key). */
+function article(noun: string): string {
+  return /^[aeiouAEIOU]/.test(noun) ? 'an' : 'a';
 }
 
 export function register(program: Command): void {

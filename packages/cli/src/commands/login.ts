@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { checkBaseUrl, DEFAULT_BASE_URL, globals, settings } from '../context.js';
 import { UsageError } from '../errors.js';
 import { printDone } from '../output.js';
-import { profilePath, removeProfile, saveProfile } from '../profiles.js';
+import { profilePath, readProfiles, removeProfile, saveProfile } from '../profiles.js';
 
 /** Reads a key piped on stdin (`echo $KEY | vss login`), so it stays out of the shell history. */
 async function keyFromStdin(): Promise<string | null> {
@@ -26,7 +26,12 @@ export function register(program: Command): void {
     .action(async (_opts, cmd: Command) => {
       const g = globals(cmd);
       const profile = g.profile ?? process.env.VSS_PROFILE ?? 'default';
-      const baseUrl = (g.baseUrl ?? process.env.VSS_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+      // The server this profile already names, unless told otherwise: a new key for the same server.
+      const known = readProfiles(profilePath()).profiles[profile]?.base_url;
+      const baseUrl = (g.baseUrl ?? process.env.VSS_BASE_URL ?? known ?? DEFAULT_BASE_URL).replace(
+        /\/+$/,
+        '',
+      );
       checkBaseUrl(baseUrl);
       const apiKey = g.apiKey ?? process.env.VSS_API_KEY ?? (await keyFromStdin());
       if (!apiKey)

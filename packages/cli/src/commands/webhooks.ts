@@ -50,12 +50,18 @@ function events(value: string): string[] {
 /** `--description ''` removes the description; the API takes null for that. */
 const description = (d: string) => (d === '' ? null : d);
 
+/** The port of a receiver's address, as `webhooks listen --port` takes it. */
+function portOf(url: string): string {
+  const u = new URL(url);
+  return u.port || (u.protocol === 'https:' ? '443' : '80');
+}
+
 /** The new secret, for people apart from the rest so that it is not missed. */
 function printWithSecret(cmd: Command, hook: Webhook & { secret: string }): void {
   printObject(cmd, hook);
   if (!globals(cmd).json)
     note(
-      `\nThe signing secret is shown this once: save it. Try it locally with\n  vss webhooks listen --secret ${hook.secret}`,
+      `\nThe signing secret is shown this once: save it. To receive on this machine, keep it out of the\ncommand line: VSS_WEBHOOK_SECRET=<the secret> vss webhooks listen --port ${portOf(hook.url)}`,
     );
 }
 
@@ -86,7 +92,7 @@ export function register(program: Command): void {
     const rows = await collect(cmd, (query) =>
       vss.page('/v1/webhooks', { params: { query: { ...query, include_inactive: !!o.includeInactive } } }),
     );
-    printList(cmd, rows, COLUMNS, 'no webhooks');
+    printList(cmd, rows, COLUMNS, 'no active webhooks; --include-inactive shows paused ones');
   });
 
   webhooks
