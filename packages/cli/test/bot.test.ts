@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeEvc1 } from '@vss/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FfmpegNotFoundError } from '../src/bot/ffmpeg.js';
 import { findFfmpeg, runBots, type BotEvent, type BotOptions } from '../src/bot/index.js';
 import {
   freePort,
@@ -65,6 +66,19 @@ describe('finding ffmpeg', () => {
     expect(() => findFfmpeg({ PATH: '', FFMPEG_PATH: notExecutable })).toThrow(
       `FFMPEG_PATH is ${notExecutable}, which is not an executable file`,
     );
+  });
+
+  it('fails with an error of its own kind, which vss bot answers as a mistake of the local setup', () => {
+    const dir = tempDir();
+    for (const env of [{ PATH: dir }, { PATH: '', FFMPEG_PATH: join(dir, 'nope') }]) {
+      let thrown: unknown;
+      try {
+        findFfmpeg(env);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(FfmpegNotFoundError);
+    }
   });
 });
 

@@ -1,5 +1,14 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +16,7 @@ import { call } from '../../server/test/support/app.js';
 import { jpeg } from '../../server/test/support/live.js';
 import { recordSession, type Planned } from '../../server/test/support/media.js';
 import { eventually } from '../../server/test/support/wait.js';
-import { useCliServer, vss, vssJson } from './support.js';
+import { useCliServer, vss, VSS_BIN, vssJson } from './support.js';
 
 // Sessions end as soon as their last participant leaves: an export can follow at once.
 const server = useCliServer({ SESSION_DEPARTURE_TIMEOUT_S: '0' });
@@ -43,7 +52,8 @@ async function ended(sessionId: string): Promise<void> {
 describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
   let sessionId = '';
   let jobId = '';
-  const mp4 = () => join(dir, 'x.mp4');
+  /** Where `--output <a directory>/` saves the export: the session's id as its name. */
+  const mp4 = () => join(dir, 'renders', `${sessionId}.mp4`);
 
   it('three bots record a session, and the export downloads an MP4 with H.264 video and AAC audio', async () => {
     sessionId = (await vssJson(server, ['sessions', 'create', '--name', 'bots'])).id;
@@ -70,13 +80,14 @@ describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
     ]);
     await ended(sessionId);
 
-    const r = await run(['export', sessionId, '--wait', '--output', mp4()], 180_000);
+    mkdirSync(join(dir, 'renders'));
+    const r = await run(['export', sessionId, '--wait', '--output', join(dir, 'renders') + '/'], 180_000);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^wrote ${mp4()} \\(\\d+\\.\\d (KiB|MiB), \\d+\\.\\d s\\)\\n$`));
     // Not a terminal: plain lines on stderr instead of a bar, the last one the outcome.
     expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^export [0-9a-f-]{36}: completed$/);
     jobId = /^export ([0-9a-f-]{36}):/.exec(r.stderr)![1]!;
-    expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
+    expect(readdirSync(join(dir, 'renders'))).toEqual([`${sessionId}.mp4`]);
 
     const probe = JSON.parse(
       execFileSync(
@@ -125,6 +136,10 @@ describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
     expect(readFileSync(join(dir, named)).equals(readFileSync(mp4()))).toBe(true);
     const json = await vssJson(server, ['exports', 'download', jobId, '--output', join(dir, 'y.mp4')]);
     expect(json).toEqual({ job_id: jobId, file: join(dir, 'y.mp4'), bytes: api.size_bytes });
+    // Into a directory: the name the server suggests, there.
+    const into = await vssJson(server, ['exports', 'download', jobId, '--output', join(dir, 'renders')]);
+    expect(into).toEqual({ job_id: jobId, file: join(dir, 'renders', named), bytes: api.size_bytes });
+    expect(readFileSync(join(dir, 'renders', named)).equals(readFileSync(mp4()))).toBe(true);
   });
 
   it('without --wait prints the job id at once; --focus chooses the presenter layout', async () => {
@@ -184,6 +199,19 @@ describe('vss export, exports and bot: bad input', () => {
     const output = await run(['export', UNKNOWN, '--output', join(dir, 'none', 'x.mp4')]);
     expect(output.code).toBe(2);
     expect(output.stderr).toBe(`vss: --output: no directory ${join(dir, 'none')}\n`);
+    const noDir = await run(['export', UNKNOWN, '--output', join(dir, 'none') + '/']);
+    expect(noDir.code).toBe(2);
+    expect(noDir.stderr).toBe(`vss: --output: no directory ${join(dir, 'none')}/\n`);
+    for (const args of [
+      ['export', UNKNOWN, '--output', ''],
+      ['exports', 'download', UNKNOWN, '--output', ''],
+    ]) {
+      const empty = await run(args);
+      expect(empty.code, args.join(' ')).toBe(2);
+      expect(empty.stderr).toBe(
+        'vss: --output: empty: give a file, a directory, or "-" for standard output\n',
+      );
+    }
     const orientation = await run(['export', UNKNOWN, '--orientation', 'square']);
     expect(orientation.code).toBe(2);
     for (const args of [
@@ -205,7 +233,8 @@ describe('vss export, exports and bot: bad input', () => {
       ['exports', 'list', UNKNOWN],
       ['exports', 'get', UNKNOWN],
       ['exports', 'download', UNKNOWN],
-      ['bot', UNKNOWN],
+      // ffmpeg is looked for first: without it, that is the answer.
+      ...(missing.includes('ffmpeg') ? [] : [['bot', UNKNOWN]]),
     ]) {
       const r = await run(args);
       expect(r.code, args.join(' ')).toBe(1);
@@ -233,9 +262,106 @@ describe('vss export, exports and bot: bad input', () => {
     expect(video.stderr).toBe(`vss: --video: no file ${join(dir, 'none.webm')}\n`);
     const prefix = await run(['bot', session, '--user-prefix', 'a/b']);
     expect(prefix.code).toBe(2);
+    expect(prefix.stderr).toBe('vss: --user-prefix: "a/b" must not contain "/" or spaces\n');
+    // User ids are <prefix>-<n>, at most 128 characters.
+    for (const [length, count] of [
+      [130, '1'],
+      [126, '10'],
+    ] as const) {
+      const long = await run(['bot', session, '--user-prefix', 'a'.repeat(length), '--count', count]);
+      expect(long.code, `${length} ${count}`).toBe(2);
+      expect(long.stderr).toBe(
+        `vss: --user-prefix: at most ${127 - count.length} characters with --count ${count} (user ids are <prefix>-<n>, at most 128), got ${length}\n`,
+      );
+    }
+    const ffmpeg = await vss(['bot', session], { env: { ...server.env, FFMPEG_PATH: '/nope' }, cwd: dir });
+    expect(ffmpeg.code).toBe(2);
+    expect(ffmpeg.stderr).toBe('vss: FFMPEG_PATH is /nope, which is not an executable file\n');
     // Nobody joined: the session never started.
     expect(
       (await call(server.app, 'GET', `/v1/sessions/${session}`, { key: server.key })).body.data.started_at,
     ).toBeNull();
   });
+
+  it.skipIf(missing.includes('ffmpeg'))(
+    'vss bot refuses a --video ffmpeg cannot decode with usage',
+    async () => {
+      const session = (await vssJson(server, ['sessions', 'create'])).id;
+      const notVideo = join(dir, 'notvideo.txt');
+      writeFileSync(notVideo, 'these are notes, not a video\n');
+      const r = await run(['bot', session, '--video', notVideo]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^vss: --video: cannot use ${notVideo} as video: .*Invalid data found when processing input.*\n$`,
+        ),
+      );
+      // Nobody joined: the session never started.
+      expect(
+        (await call(server.app, 'GET', `/v1/sessions/${session}`, { key: server.key })).body.data.started_at,
+      ).toBeNull();
+    },
+  );
+});
+
+describe.skipIf(missing.includes('ffmpeg'))('vss bot stopped by a signal', () => {
+  /** Runs two bots for a minute, signals them once both joined, and answers how vss ended. */
+  async function stopped(signal: 'SIGINT' | 'SIGTERM') {
+    const sessionId = (await vssJson(server, ['sessions', 'create', '--name', signal])).id;
+    const child = spawn(process.execPath, [VSS_BIN, 'bot', sessionId, '--count', '2', '--duration', '60'], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...server.env },
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    try {
+      await eventually(
+        () => /^bot-1 joined/m.test(stderr) && /^bot-2 joined/m.test(stderr),
+        20_000,
+        'both bots to join',
+      );
+      child.kill(signal);
+      const [code, killedBy] = await exited;
+      return { sessionId, code, killedBy, stdout, stderr };
+    } finally {
+      clearTimeout(killer);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s: the bots leave, the summary is printed, and vss exits %i',
+    async (signal, exitCode) => {
+      const r = await stopped(signal);
+      expect({ code: r.code, killedBy: r.killedBy }, r.stderr).toEqual({ code: exitCode, killedBy: null });
+      for (const user of ['bot-1', 'bot-2']) {
+        expect(r.stderr).toMatch(
+          new RegExp(`^${user} left: aborted \\(\\d+ of \\d+ frames recorded\\)$`, 'm'),
+        );
+        expect(r.stdout).toMatch(new RegExp(`^${user}\\s+yes\\s+\\d+`, 'm'));
+      }
+      expect(r.stderr).toMatch(/^stopped after [\d.]+ s$/m);
+      // They left cleanly: the session saw both go, and ends.
+      await ended(r.sessionId);
+      const timeline = (
+        await call(server.app, 'GET', `/v1/sessions/${r.sessionId}/timeline`, { key: server.key })
+      ).body.data as Array<{ type: string; actor: string }>;
+      expect(
+        timeline
+          .filter((e) => e.type === 'participant.left')
+          .map((e) => e.actor)
+          .sort(),
+      ).toEqual(['bot-1', 'bot-2']);
+    },
+    60_000,
+  );
 });

@@ -1,4 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +66,44 @@ beforeAll(async () => {
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * A proxy in front of the server that passes the first `answered` playback reads and answers the
+ * ones after with a server error: a dump cut off midway. `reads` counts the playback reads since
+ * the last `reset`.
+ */
+async function cuttingProxy(
+  answered: number,
+): Promise<{ url: string; reads: () => number; reset: () => void; close: () => Promise<void> }> {
+  let reads = 0;
+  const proxy = createServer((req, res) => {
+    if (/\/playback\?/.test(req.url ?? '') && ++reads > answered) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: null, error: { code: 'INTERNAL', message: 'cut off' } }));
+      return;
+    }
+    const upstream = request(
+      new URL(req.url!, server.baseUrl),
+      { method: req.method, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode!, r.headers);
+        r.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    reads: () => reads,
+    reset: () => (reads = 0),
+    close: () =>
+      new Promise((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
+  };
+}
 
 function lines(stdout: string): DumpLine[] {
   return stdout
@@ -117,6 +165,20 @@ describe('vss manifest, timeline and playback timeline', () => {
     expect(r.stdout).toContain(
       `from          ${startMs} (${new Date(startMs).toISOString().replace('T', ' ')})`,
     );
+  });
+
+  it('playback timeline of a session with nothing recorded says so, not the time 0', async () => {
+    const empty = (await vssJson(server, ['sessions', 'create', '--name', 'nothing yet'])).id;
+    const r = await run(['playback', 'timeline', empty]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('1970');
+    expect(r.stdout).toMatch(/^from\s+nothing recorded$/m);
+    expect(r.stdout).toMatch(/^to\s+-$/m);
+    expect(r.stdout).toMatch(/^duration\s+-$/m);
+    expect(await vssJson(server, ['playback', 'timeline', empty])).toMatchObject({
+      stream_ids: [],
+      min_ts: 0,
+    });
   });
 
   it('answers an unknown session with the API error, a wrong key with UNAUTHORIZED, no argument with usage', async () => {
@@ -195,6 +257,7 @@ describe('vss playback dump', () => {
     expect(early.code).toBe(0);
     expect(early.stdout).toBe('');
     expect(early.stderr).toBe(`wrote 12 events to ${out}\n`);
+    expect(existsSync(`${out}.part`)).toBe(false);
     const kept = lines(readFileSync(out, 'utf8'));
     expect(countBy(kept)).toEqual({ 'media/alice/cam': 10, director: 1, events: 1 });
     expect(Math.max(...kept.map((e) => e.timestamp_ms))).toBe(startMs + 900);
@@ -286,14 +349,79 @@ describe('vss playback dump', () => {
     expect(notNumber.code).toBe(2);
     expect(notNumber.stderr).toMatch(/^vss: option '--from <ms>' argument 'yesterday' is invalid\./);
     const nowhere = await run(['playback', 'dump', sessionId, '--out', join(dir, 'none', 'x.ndjson')]);
-    expect(nowhere.code).toBe(1);
-    expect(nowhere.stderr).toBe(
-      `vss: ENOENT: no such file or directory, open '${join(dir, 'none', 'x.ndjson')}'\n`,
-    );
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toBe(`vss: --out: no directory ${join(dir, 'none')}\n`);
+    const aDirectory = await run(['playback', 'dump', sessionId, '--out', dir]);
+    expect(aDirectory.code).toBe(2);
+    expect(aDirectory.stderr).toBe(`vss: --out: ${dir} is a directory\n`);
+    const aFile = join(dir, 'a-file');
+    writeFileSync(aFile, 'kept\n');
+    const splitFile = await run(['playback', 'dump', sessionId, '--split', aFile]);
+    expect(splitFile.code).toBe(2);
+    expect(splitFile.stderr).toBe(`vss: --split: ${aFile} is not a directory\n`);
+    expect(readFileSync(aFile, 'utf8')).toBe('kept\n');
     const unknown = await run(['playback', 'dump', UNKNOWN]);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toMatch(NOT_FOUND);
+  });
+});
+
+describe('vss playback dump that fails', () => {
+  it('an unknown or malformed session leaves an existing --out file as it was, and creates none', async () => {
+    const existing = join(dir, 'existing.ndjson');
+    for (const id of [UNKNOWN, 'not-a-session-id']) {
+      writeFileSync(existing, 'an earlier dump\n');
+      const r = await run(['playback', 'dump', id, '--out', existing]);
+      expect(r.code, id).toBe(1);
+      expect(r.stderr, id).toMatch(/^vss: [A-Z_]+ \(HTTP 4\d\d\): .+\n$/);
+      expect(readFileSync(existing, 'utf8'), id).toBe('an earlier dump\n');
+    }
+    const fresh = join(dir, 'fresh.ndjson');
+    const r = await run(['playback', 'dump', UNKNOWN, '--out', fresh]);
+    expect(r.stderr).toMatch(NOT_FOUND);
+    expect(readdirSync(dir).filter((f) => f.startsWith('fresh'))).toEqual([]);
+  });
+
+  it('an unknown session creates no --split directory', async () => {
+    const split = join(dir, 'never', 'split');
+    const r = await run(['playback', 'dump', UNKNOWN, '--split', split]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(NOT_FOUND);
+    expect(existsSync(join(dir, 'never'))).toBe(false);
+  });
+
+  it('a dump cut off midway exits 1 and leaves no partial file that looks complete', async () => {
+    const proxy = await cuttingProxy(1);
+    try {
+      const env = { ...server.env, VSS_BASE_URL: proxy.url };
+      const existing = join(dir, 'cut.ndjson');
+      writeFileSync(existing, 'an earlier dump\n');
+      const r = await vss(['playback', 'dump', sessionId, '--out', existing], { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('vss: INTERNAL (HTTP 500): cut off\n');
+      // The first answer was read (and written), the second failed.
+      expect(proxy.reads()).toBe(2);
+      expect(readFileSync(existing, 'utf8')).toBe('an earlier dump\n');
+      expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
+
+      const split = join(dir, 'cut-split');
+      proxy.reset();
+      const s = await vss(['playback', 'dump', sessionId, '--split', split], { env });
+      expect(s.code).toBe(1);
+      expect(proxy.reads()).toBe(2);
+      expect(existsSync(split)).toBe(false);
+      // A directory that was there stays, without the files the failed dump began.
+      mkdirSync(join(dir, 'kept-split'));
+      writeFileSync(join(dir, 'kept-split', 'notes.txt'), 'mine\n');
+      proxy.reset();
+      const k = await vss(['playback', 'dump', sessionId, '--split', join(dir, 'kept-split')], { env });
+      expect(k.code).toBe(1);
+      expect(proxy.reads()).toBe(2);
+      expect(readdirSync(join(dir, 'kept-split'))).toEqual(['notes.txt']);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
@@ -331,7 +459,8 @@ describe('vss replay-links', () => {
   });
 
   it('refuses an expiry out of range or unreadable with usage, and an unknown session with NOT_FOUND', async () => {
-    for (const bad of ['0', '31d', 'soon', '-5m']) {
+    // Links count whole minutes: less than one is refused, not rounded up to one.
+    for (const bad of ['0', '30', '59s', '0.5m', '31d', 'soon', '-5m']) {
       const r = await run(['replay-links', 'create', sessionId, '--expires-in', bad]);
       expect(r.code, bad).toBe(2);
       expect(r.stderr).toContain(`got "${bad}"`);

@@ -8,19 +8,35 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { IvfReader, type IvfFrame } from './ivf.js';
 
-/** The ffmpeg binary: FFMPEG_PATH when set, else the first `ffmpeg` on PATH. Throws a one-line Error otherwise. */
+/**
+ * No ffmpeg to run: a problem of the machine's setup, not of the service or of a bot, so that a
+ * caller can tell it apart (`vss bot` answers it as a usage error).
+ */
+export class FfmpegNotFoundError extends Error {
+  override readonly name = 'FfmpegNotFoundError';
+}
+
+/** A video file ffmpeg cannot decode: a bad input, found before any bot joins. */
+export class VideoInputError extends Error {
+  override readonly name = 'VideoInputError';
+}
+
+/**
+ * The ffmpeg binary: FFMPEG_PATH when set, else the first `ffmpeg` on PATH. Throws a one-line
+ * FfmpegNotFoundError otherwise.
+ */
 export function findFfmpeg(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.FFMPEG_PATH;
   if (configured) {
     if (!isExecutableFile(configured))
-      throw new Error(`FFMPEG_PATH is ${configured}, which is not an executable file`);
+      throw new FfmpegNotFoundError(`FFMPEG_PATH is ${configured}, which is not an executable file`);
     return configured;
   }
   const name = process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg';
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir && isExecutableFile(join(dir, name))) return join(dir, name);
   }
-  throw new Error(
+  throw new FfmpegNotFoundError(
     'ffmpeg not found: install ffmpeg (e.g. apt install ffmpeg) or set FFMPEG_PATH to its binary',
   );
 }
@@ -179,8 +195,9 @@ export async function probe(
   if (err) throw new Error(`cannot run ${ffmpeg}: ${err.message}`);
   if (p.child.exitCode === 0) return;
   const what = spec.file ? `cannot use ${spec.file} as video` : 'cannot encode the VP8 test pattern';
-  if (p.child.signalCode) throw new Error(`${what}: ffmpeg did not finish within ${timeoutMs / 1000} s`);
-  throw new Error(`${what}: ${exitText(p.child.exitCode, null, p.last())}`);
+  const Failure = spec.file ? VideoInputError : Error;
+  if (p.child.signalCode) throw new Failure(`${what}: ffmpeg did not finish within ${timeoutMs / 1000} s`);
+  throw new Failure(`${what}: ${exitText(p.child.exitCode, null, p.last())}`);
 }
 
 /** A frame as the bots get it. */

@@ -6,6 +6,12 @@ import { UsageError } from '../errors.js';
 import { integer, seconds } from '../options.js';
 import { note, printJson, printList, type Column } from '../output.js';
 
+/** The longest user id the API takes. */
+const MAX_USER_ID = 128;
+
+/** A run stopped by a signal exits as a shell reports one: 128 + the signal's number. */
+const exitCodeOf = (signal: NodeJS.Signals): number => (signal === 'SIGTERM' ? 143 : 130);
+
 interface BotCommandOptions {
   count: number;
   duration: number;
@@ -66,11 +72,18 @@ export function register(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nNeeds ffmpeg (FFMPEG_PATH, or on PATH). The first bot to join starts the session; the session ends\nonce every participant has left. Progress goes to stderr; a summary of what each bot sent, and how much\nof it the server recorded, to stdout at the end. Ctrl-C makes every bot leave cleanly first.',
+      '\nNeeds ffmpeg (FFMPEG_PATH, or on PATH). The first bot to join starts the session; the session ends\nonce every participant has left. Progress goes to stderr; a summary of what each bot sent, and how much\nof it the server recorded, to stdout at the end. Ctrl-C (or SIGTERM) makes every bot leave cleanly\nfirst; the summary is printed, then vss exits 130 (143 for SIGTERM), not 0: the run did not complete.',
     )
     .action(async (sessionId: string, o: BotCommandOptions, cmd: Command) => {
       if (!/^[^/\s]+$/.test(o.userPrefix))
         throw new UsageError(`--user-prefix: "${o.userPrefix}" must not contain "/" or spaces`);
+      // User ids are <prefix>-<n>, and the API takes at most 128 characters: refused here rather
+      // than by the server once the bots start.
+      const longest = 127 - String(o.count).length;
+      if (o.userPrefix.length > longest)
+        throw new UsageError(
+          `--user-prefix: at most ${longest} characters with --count ${o.count} (user ids are <prefix>-<n>, at most ${MAX_USER_ID}), got ${o.userPrefix.length}`,
+        );
       if (o.video !== undefined) {
         let isFile = false;
         try {
@@ -79,6 +92,19 @@ export function register(program: Command): void {
           throw new UsageError(`--video: no file ${o.video}`);
         }
         if (!isFile) throw new UsageError(`--video: ${o.video} is not a file`);
+      }
+      // Loaded here: the engine (ws, ffmpeg handling) is not needed to start any other command.
+      const [{ runBots }, { findFfmpeg, FfmpegNotFoundError, VideoInputError }] = await Promise.all([
+        import('../bot/index.js'),
+        import('../bot/ffmpeg.js'),
+      ]);
+      let ffmpegPath: string;
+      try {
+        ffmpegPath = findFfmpeg();
+      } catch (err) {
+        // The machine's setup, as FFMPEG_PATH or PATH tell it: the message names what to change.
+        if (err instanceof FfmpegNotFoundError) throw new UsageError(err.message);
+        throw err;
       }
       const vss = client(cmd);
       const connectionToken = async (userId: string) =>
@@ -92,17 +118,19 @@ export function register(program: Command): void {
       // error line rather than every bot failing on its own.
       await connectionToken(`${o.userPrefix}-1`);
 
+      // The first Ctrl-C (or SIGTERM) makes every bot leave cleanly; a second quits at once.
       const abort = new AbortController();
-      const onSigint = () => {
-        if (abort.signal.aborted) process.exit(130);
-        note('stopping: every bot leaves (Ctrl-C again to quit at once)');
+      let stoppedBy: NodeJS.Signals | null = null;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (abort.signal.aborted) process.exit(exitCodeOf(signal));
+        stoppedBy = signal;
+        note(`stopping: every bot leaves (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)`);
         abort.abort();
       };
-      process.on('SIGINT', onSigint);
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       let report;
       try {
-        // Loaded here: the engine (ws, ffmpeg handling) is not needed to start any other command.
-        const { runBots } = await import('../bot/index.js');
         report = await runBots({
           baseUrl: settings(globals(cmd)).baseUrl,
           sessionId,
@@ -111,6 +139,7 @@ export function register(program: Command): void {
           durationS: o.duration,
           userPrefix: o.userPrefix,
           chatEveryS: o.chatEvery,
+          ffmpegPath,
           ...(o.video !== undefined ? { video: o.video } : {}),
           signal: abort.signal,
           onEvent: (e) => {
@@ -118,13 +147,27 @@ export function register(program: Command): void {
             if (line) note(line);
           },
         });
+      } catch (err) {
+        // The probe that runs before any bot joins could not decode the file: a bad --video.
+        if (err instanceof VideoInputError) throw new UsageError(`--video: ${err.message}`);
+        throw err;
       } finally {
-        process.off('SIGINT', onSigint);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
       }
       if (globals(cmd).json) printJson(report);
       else printList(cmd, report.bots, COLUMNS);
       if (report.aborted) note(`stopped after ${report.elapsedS} s`);
       const failed = report.bots.filter((b) => !b.joined).length;
+      if (stoppedBy) {
+        if (failed) note(`${failed} of ${report.bots.length} bots could not join`);
+        // The bots left and the summary is out; the exit code still says the run was cut short, so
+        // that `vss bot … && vss export …` does not go on as if it had completed. Set as the
+        // process ends, after the command's own (successful) result.
+        const code = exitCodeOf(stoppedBy);
+        process.once('exit', () => (process.exitCode = code));
+        return;
+      }
       if (failed) throw new Error(`${failed} of ${report.bots.length} bots could not join`);
     });
 }

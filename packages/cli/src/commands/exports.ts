@@ -1,6 +1,6 @@
 import { createWriteStream, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -100,26 +100,44 @@ function suggested(response: Response): string | null {
   return name && name !== '.' && name !== '..' ? name : null;
 }
 
+/** Where a download goes: standard output, a file, or a directory (under the server's name). */
+type Target = '-' | { file: string } | { dir: string };
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
 /**
- * Streams a completed export to `output` ("-": standard output). The bytes go to a `.part` file
- * renamed into place at the end, so that an interrupted download never leaves a file that looks
- * complete. Answers the file written and its size.
+ * --output checked before anything is asked of the server (for `export`, before the render is
+ * queued rather than after it ran): an existing directory receives the file under its default
+ * name; a file must be in a directory that exists.
  */
-async function download(
-  vss: VssClient,
-  jobId: string,
-  output: string | undefined,
-): Promise<{ file: string; bytes: number }> {
+function target(output: string): Target {
+  if (output === '-') return '-';
+  if (output === '')
+    throw new UsageError('--output: empty: give a file, a directory, or "-" for standard output');
+  if (isDirectory(output)) return { dir: output };
+  const dir = /[\\/]$/.test(output) ? output : dirname(output);
+  if (!isDirectory(dir)) throw new UsageError(`--output: no directory ${dir}`);
+  return { file: output };
+}
+
+/**
+ * Streams a completed export to `to`. The bytes go to a `.part` file renamed into place at the
+ * end, so that an interrupted download never leaves a file that looks complete. Answers the file
+ * written and its size.
+ */
+async function download(vss: VssClient, jobId: string, to: Target): Promise<{ file: string; bytes: number }> {
   const res = await vss.stream('get', '/v1/exports/{jobId}/download', { params: { path: { jobId } } });
   if (!res.body) throw new Error(`the download of ${jobId} has no body`);
   let bytes = 0;
   const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
   body.on('data', (chunk: Buffer) => (bytes += chunk.length));
-  if (output === '-') {
+  if (to === '-') {
     await pipeline(body, process.stdout, { end: false });
     return { file: '-', bytes };
   }
-  const file = output ?? suggested(res) ?? `${jobId}.mp4`;
+  const file = 'file' in to ? to.file : join(to.dir, suggested(res) ?? `${jobId}.mp4`);
   const part = `${file}.part`;
   try {
     await pipeline(body, createWriteStream(part));
@@ -129,14 +147,6 @@ async function download(
     throw err;
   }
   return { file, bytes };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 interface ExportOptions {
@@ -169,7 +179,7 @@ export function register(program: Command): void {
     .option('--wait', 'wait for the render (progress on stderr), then download the MP4')
     .option(
       '--output <file>',
-      'where --wait saves the MP4 (default <sessionId>.mp4; "-": stdout); implies --wait',
+      'where --wait saves the MP4: a file, or a directory to save <sessionId>.mp4 in (default <sessionId>.mp4 here; "-": stdout); implies --wait',
     )
     .addHelpText(
       'after',
@@ -179,9 +189,8 @@ export function register(program: Command): void {
       if (o.focus !== undefined && o.layout === 'grid')
         throw new UsageError('--focus is for the presenter layout: drop it, or use --layout presenter');
       const layout = o.layout ?? (o.focus !== undefined ? 'presenter' : 'grid');
-      // Checked before the render is queued, not found out after it.
-      if (o.output !== undefined && o.output !== '' && o.output !== '-' && !isDirectory(dirname(o.output)))
-        throw new UsageError(`--output: no directory ${dirname(o.output)}`);
+      const to = target(o.output ?? `${sessionId}.mp4`);
+      const saved = typeof to === 'object' && 'dir' in to ? { file: join(to.dir, `${sessionId}.mp4`) } : to;
       const vss = client(cmd);
       const waiting = o.wait === true || o.output !== undefined;
       const enqueue = () =>
@@ -214,7 +223,7 @@ export function register(program: Command): void {
       }
       const job = await waitFor(vss, job_id);
       if (job.status === 'failed') throw failure(job);
-      const { file, bytes } = await download(vss, job_id, o.output ?? `${sessionId}.mp4`);
+      const { file, bytes } = await download(vss, job_id, saved);
       if (file === '-') return;
       const seconds = job.duration_ms !== null ? `, ${(job.duration_ms / 1000).toFixed(1)} s` : '';
       printDone(cmd, `wrote ${file} (${fileSize(bytes)}${seconds})`, job);
@@ -250,9 +259,13 @@ export function register(program: Command): void {
   exportsCmd
     .command('download <jobId>')
     .description('download a completed export')
-    .option('--output <file>', 'where to save it (default: the name the server suggests; "-": stdout)')
+    .option(
+      '--output <file>',
+      'where to save it: a file, or a directory to save it in under the name the server suggests (default: that name, here; "-": stdout)',
+    )
     .action(async (jobId: string, o: { output?: string }, cmd: Command) => {
-      const { file, bytes } = await download(client(cmd), jobId, o.output);
+      const to = target(o.output ?? '.');
+      const { file, bytes } = await download(client(cmd), jobId, to);
       if (file === '-') return;
       printDone(cmd, `wrote ${file} (${fileSize(bytes)})`, { job_id: jobId, file, bytes });
     });

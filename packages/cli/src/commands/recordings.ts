@@ -25,13 +25,15 @@ export function duration(ms: number): string {
 
 /**
  * `--expires-in`: a number of seconds, or a number with a unit (`90m`, `12h`, `7d`), from one
- * minute to 30 days. Replay links expire on whole minutes, so seconds are rounded up to one.
+ * minute to 30 days. Replay links expire on whole minutes, so seconds past a minute are rounded up
+ * to the next one; less than a minute is refused rather than silently made one.
  */
 export function expiresIn(value: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$/i.exec(value);
   const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[(m?.[2] ?? 's').toLowerCase() as 's'];
-  const minutes = m ? Math.ceil((Number(m[1]) * unit) / 60) : NaN;
-  if (!Number.isFinite(minutes) || minutes < 1 || minutes > 43_200)
+  const seconds = m ? Number(m[1]) * unit : NaN;
+  const minutes = Math.ceil(seconds / 60);
+  if (!Number.isFinite(seconds) || seconds < 60 || minutes > 43_200)
     throw new InvalidArgumentError(
       `expected seconds, or a duration such as 90m, 12h or 7d, from 1 minute to 30 days; got "${value}"`,
     );
@@ -56,7 +58,7 @@ export function register(program: Command): void {
     .description('create a replay link and print it')
     .option(
       '--expires-in <duration>',
-      'seconds, or 90m, 12h, 7d: from 1 minute to 30 days (default one day)',
+      'seconds (60 or more), or 90m, 12h, 7d: from 1 minute to 30 days, rounded up to whole minutes (default one day)',
       expiresIn,
     )
     .action(async (sessionId: string, o: { expiresIn?: number }, cmd: Command) => {
@@ -151,13 +153,15 @@ export function register(program: Command): void {
         params: { path: { sessionId } },
       });
       if (globals(cmd).json) return printJson(t);
+      // With nothing recorded the API's bounds are 0: no time to show, rather than 1970.
+      const empty = t.stream_ids.length === 0;
       printObject(cmd, {
         participants: t.participant_count,
-        streams: t.stream_ids,
-        events: `about ${t.total_events_estimated}`,
-        from: `${t.min_ts} (${instant(t.min_ts)})`,
-        to: `${t.max_ts} (${instant(t.max_ts)})`,
-        duration: duration(t.max_ts - t.min_ts),
+        streams: empty ? '-' : t.stream_ids,
+        events: empty ? 0 : `about ${t.total_events_estimated}`,
+        from: empty ? 'nothing recorded' : `${t.min_ts} (${instant(t.min_ts)})`,
+        to: empty ? '-' : `${t.max_ts} (${instant(t.max_ts)})`,
+        duration: empty ? '-' : duration(t.max_ts - t.min_ts),
       });
     });
 
