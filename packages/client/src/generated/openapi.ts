@@ -1968,10 +1968,12 @@ export interface components {
         /** Manifest */
         Manifest: {
             capabilities: string[];
+            /** @description the last recorded timestamp, ms since 1970; timeline events written after the session ended (recording.ready, export.completed, a redaction) do not extend it */
             end_ts: number;
             epoch: number;
             participants: components["schemas"]["ManifestParticipant"][];
             session_id: string;
+            /** @description the first recorded timestamp, ms since 1970 */
             start_ts: number;
             streams: {
                 chat: string;

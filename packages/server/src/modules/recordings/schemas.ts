@@ -87,8 +87,11 @@ export const Manifest = Type.Object(
     version: Type.Literal(1),
     session_id: Type.String(),
     epoch: Type.Integer(),
-    start_ts: Type.Integer(),
-    end_ts: Type.Integer(),
+    start_ts: Type.Integer({ description: 'the first recorded timestamp, ms since 1970' }),
+    end_ts: Type.Integer({
+      description:
+        'the last recorded timestamp, ms since 1970; timeline events written after the session ended (recording.ready, export.completed, a redaction) do not extend it',
+    }),
     participants: Type.Array(
       Type.Object({ user_id: Type.String(), tracks: Type.Array(Track) }, { title: 'ManifestParticipant' }),
     ),

@@ -82,7 +82,13 @@ export function recordingsService(deps: {
       .sort((a, b) => a.tracks[0]!.start_ts - b.tracks[0]!.start_ts || a.user_id.localeCompare(b.user_id));
     const fallback = session.started_at ?? session.created_at;
     const start = stats.length ? Math.min(...stats.map((s) => s.minTs)) : fallback;
-    const end = stats.length ? Math.max(...stats.map((s) => s.maxTs)) : (session.ended_at ?? fallback);
+    // The recording ends where the session did: timeline events written after its end (recording.ready,
+    // export.completed, a redaction) stay in the timeline but do not lengthen the recording. Media
+    // keeps its publishers' own timestamps, whatever the server's clock said.
+    const ended = session.ended_at;
+    const lastOf = (s: (typeof stats)[number]) =>
+      s.streamId === 'events' && ended !== null ? Math.max(s.minTs, Math.min(s.maxTs, ended)) : s.maxTs;
+    const end = stats.length ? Math.max(...stats.map(lastOf)) : (ended ?? fallback);
     const capabilities = ['separated-tracks', 'event-timeline', 'director-track', 'configurable-layouts'];
     if (stats.some((s) => s.streamId === 'captions')) capabilities.push('captions');
     return {
