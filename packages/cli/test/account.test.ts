@@ -2,21 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, join, jpeg, leave, publish } from '../../server/test/support/live.js';
 import { localStripe, STRIPE_WEBHOOK_SECRET } from '../../server/test/support/stripe.js';
-import { useCliServer, vss, vssJson } from './support.js';
+import { api, useCliServer, vss, vssJson } from './support.js';
 
 // Usage written every second, and a session ends as its last participant leaves: the records of
 // a short live session appear within the test.
 const server = useCliServer({ USAGE_FLUSH_INTERVAL_S: '1', SESSION_DEPARTURE_TIMEOUT_S: '0' });
 const run = (args: string[], env: Record<string, string> = {}) =>
   vss(args, { env: { ...server.env, ...env } });
-
-async function api(method: string, path: string): Promise<{ status: number; data: any }> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${server.key}` },
-  });
-  return { status: res.status, data: ((await res.json()) as { data: unknown }).data };
-}
 
 async function register(email: string, password: string): Promise<void> {
   const res = await fetch(`${server.baseUrl}/v1/auth/register`, {
@@ -38,7 +30,7 @@ describe('vss usage and billing', () => {
     await leave(alice);
     await eventually(
       async () => {
-        const records = (await api('GET', '/v1/usage')).data.records as Array<{ usage_type: string }>;
+        const records = (await api(server, 'GET', '/v1/usage')).data.records as Array<{ usage_type: string }>;
         const types = new Set(records.map((r) => r.usage_type));
         return types.has('streaming_minutes') && types.has('storage_bytes');
       },
@@ -57,7 +49,7 @@ describe('vss usage and billing', () => {
     expect(r.stdout).toMatch(new RegExp(`streaming_minutes\\s+[\\d.]+\\s+${sessionId}`));
 
     const json = await vssJson(server, ['usage']);
-    expect(json).toEqual(await api('GET', '/v1/usage').then((a) => a.data));
+    expect(json).toEqual(await api(server, 'GET', '/v1/usage').then((a) => a.data));
     expect(json.summary.storage_bytes_total).toBeGreaterThan(0);
     expect(json.summary.streaming_minutes_total).toBeGreaterThan(0);
   });
@@ -209,7 +201,7 @@ describe('vss invitations', () => {
     });
     expect(redeemed.code).toBe(0);
     expect(redeemed.stdout).toMatch(/ is now admin of organisation /);
-    const members = (await api('GET', '/v1/members')).data as Array<{ email: string; role: string }>;
+    const members = (await api(server, 'GET', '/v1/members')).data as Array<{ email: string; role: string }>;
     expect(members.find((m) => m.email === email)?.role).toBe('admin');
     const after = await vssJson(server, ['invitations', 'list']);
     expect(after.find((i: { email: string }) => i.email === email).accepted_at).not.toBeNull();

@@ -1,25 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useCliServer, vss, vssJson } from './support.js';
+import { api, useCliServer, vss, vssJson } from './support.js';
 
 const server = useCliServer();
 const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
   vss(args, { env: { ...server.env, ...env }, input });
-
-/** Calls the API with a credential, as a script would, to check what a command did. */
-async function api(
-  method: string,
-  path: string,
-  key: string,
-  body?: unknown,
-): Promise<{ status: number; data: any }> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, data: ((await res.json()) as { data: unknown }).data };
-}
 
 describe('vss keys', () => {
   it('creates a key in its own project by default and prints the secret once; the key works until deleted', async () => {
@@ -30,7 +15,7 @@ describe('vss keys', () => {
     expect(created.stdout).toMatch(new RegExp(`^project_id\\s+${server.projectId}$`, 'm'));
     expect(created.stderr).toContain('shown this once');
     const id = /^id\s+(\S+)$/m.exec(created.stdout)![1]!;
-    expect((await api('GET', '/v1/projects', secret!)).status).toBe(200);
+    expect((await api(server, 'GET', '/v1/projects', { key: secret! })).status).toBe(200);
 
     const listed = await run(['keys', 'list']);
     expect(listed.code).toBe(0);
@@ -40,13 +25,13 @@ describe('vss keys', () => {
 
     const renamed = await vssJson(server, ['keys', 'update', id, '--name', 'deploys']);
     expect(renamed).toMatchObject({ id, label: 'deploys' });
-    const row = (await api('GET', '/v1/api-keys', server.key)).data.find((k: { id: string }) => k.id === id);
+    const row = (await api(server, 'GET', '/v1/api-keys')).data.find((k: { id: string }) => k.id === id);
     expect(row.label).toBe('deploys');
     expect((await vssJson(server, ['keys', 'update', id, '--name', ''])).label).toBeNull();
 
     const unconfirmed = await run(['keys', 'delete', id]);
     expect(unconfirmed.code).toBe(2);
-    expect((await api('GET', '/v1/projects', secret!)).status).toBe(200);
+    expect((await api(server, 'GET', '/v1/projects', { key: secret! })).status).toBe(200);
     const deleted = await run(['keys', 'delete', id, '--yes']);
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toBe(`deleted ${id}\n`);
@@ -102,7 +87,7 @@ describe('vss restricted-keys', () => {
     expect(created).toMatchObject({ label: 'mobile app', project_id: server.projectId });
     expect(created.secret).toMatch(/^rk_live_/);
 
-    expect((await api('POST', '/v1/sessions', created.secret, {})).status).toBe(201);
+    expect((await api(server, 'POST', '/v1/sessions', { key: created.secret, body: {} })).status).toBe(201);
     const elsewhere = await run(['webhooks', 'list'], { VSS_API_KEY: created.secret });
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toMatch(/^vss: FORBIDDEN \(HTTP 403\): restricted keys may only/);
@@ -120,7 +105,7 @@ describe('vss restricted-keys', () => {
 
     const deleted = await run(['restricted-keys', 'delete', created.id, '--yes']);
     expect(deleted.code).toBe(0);
-    expect((await api('POST', '/v1/sessions', created.secret, {})).status).toBe(401);
+    expect((await api(server, 'POST', '/v1/sessions', { key: created.secret, body: {} })).status).toBe(401);
     expect(await vssJson(server, ['restricted-keys', 'list'])).toEqual([]);
 
     // An API key's id is not a restricted key's.

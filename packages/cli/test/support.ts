@@ -106,3 +106,22 @@ export async function vssJson<T = any>(
   if (r.code !== 0) throw new Error(`vss ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }
+
+/**
+ * Calls the API directly, as a script would, to check what a command did: with the server's API
+ * key unless `key` is given, and a JSON body when there is one.
+ */
+export async function api(
+  server: CliServer,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown } = {},
+): Promise<{ status: number; data: any }> {
+  const { key = server.key, body } = options;
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, data: ((await res.json()) as { data: unknown }).data };
+}

@@ -5,19 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../server/src/modules/webhooks/deliver.js';
 import { receiver } from '../../server/test/support/webhooks.js';
 import { eventually } from '../../server/test/support/wait.js';
-import { useCliServer, vss, VSS_BIN, vssJson } from './support.js';
+import { api, useCliServer, vss, VSS_BIN, vssJson } from './support.js';
 
 const server = useCliServer();
 const run = (args: string[], input?: string) => vss(args, { env: server.env, input });
-
-/** The API as a script would call it, to check what a command did. */
-async function api(method: string, path: string): Promise<{ status: number; data: any }> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${server.key}` },
-  });
-  return { status: res.status, data: ((await res.json()) as { data: unknown }).data };
-}
 
 /** A `vss webhooks listen` kept running: its address, and what it has printed so far. */
 interface Listening {
@@ -84,7 +75,7 @@ describe('vss webhooks: managing them', () => {
     expect(created.stderr).toContain('VSS_WEBHOOK_SECRET=<the secret> vss webhooks listen --port 9');
     expect(created.stderr).not.toContain('whsec_');
     const id = /^id\s+(\S+)$/m.exec(created.stdout)![1]!;
-    expect((await api('GET', `/v1/webhooks/${id}`)).data).toMatchObject({
+    expect((await api(server, 'GET', `/v1/webhooks/${id}`)).data).toMatchObject({
       url: 'http://127.0.0.1:9/first',
       events: ['session.created', 'session.ended'],
       description: 'first receiver',
@@ -117,7 +108,7 @@ describe('vss webhooks: managing them', () => {
     expect((await run(['webhooks', 'list'])).stdout).toBe(
       '(no active webhooks; --include-inactive shows paused ones)\n',
     );
-    expect((await api('GET', `/v1/webhooks/${id}`)).data).toMatchObject({
+    expect((await api(server, 'GET', `/v1/webhooks/${id}`)).data).toMatchObject({
       is_active: false,
       description: null,
     });
@@ -134,12 +125,12 @@ describe('vss webhooks: managing them', () => {
     const refused = await run(['webhooks', 'delete', id]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('confirm with --yes');
-    expect((await api('GET', `/v1/webhooks/${id}`)).status).toBe(200);
+    expect((await api(server, 'GET', `/v1/webhooks/${id}`)).status).toBe(200);
 
     const deleted = await run(['webhooks', 'delete', id, '--yes']);
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toBe(`deleted ${id}\n`);
-    expect((await api('GET', `/v1/webhooks/${id}`)).status).toBe(404);
+    expect((await api(server, 'GET', `/v1/webhooks/${id}`)).status).toBe(404);
     const gone = await run(['webhooks', 'get', id]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/^vss: NOT_FOUND \(HTTP 404\): .+\n$/);
@@ -171,7 +162,7 @@ describe('vss webhooks: managing them', () => {
     ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^vss: BAD_REQUEST \(HTTP 400\): .*events.*\n$/);
-    expect((await api('GET', '/v1/webhooks?include_inactive=true')).data).toEqual([]);
+    expect((await api(server, 'GET', '/v1/webhooks?include_inactive=true')).data).toEqual([]);
 
     const nothing = await run(['webhooks', 'update', randomUUID()]);
     expect(nothing.code).toBe(2);
