@@ -175,12 +175,11 @@ export class VssClient {
   }
 
   /** One page of a list route, with the cursor of the next page from its `Link` header. */
-  async page<P extends PathsWithMethod<paths, 'get'>>(
+  page<P extends PathsWithMethod<paths, 'get'>>(
     path: P,
     ...init: Args<P, 'get'>
   ): Promise<Page<ItemOf<DataOf<P, 'get'>>>> {
-    const { data, response } = await this.call('get', path, init[0]);
-    return { items: (data ?? []) as ItemOf<DataOf<P, 'get'>>[], nextCursor: nextCursor(response) };
+    return this.pageOf(path, init[0]) as Promise<Page<ItemOf<DataOf<P, 'get'>>>>;
   }
 
   /** Every item of a list route, page after page (`limit` in the query sets the page size). */
@@ -192,11 +191,9 @@ export class VssClient {
     let cursor: string | null = null;
     do {
       const params = { ...first.params, query: { ...first.params?.query, ...(cursor ? { cursor } : {}) } };
-      const next = { ...first, params };
-      const page = (await this.call('get', path, next)) as { data: unknown; response: Response };
-      const items = (page.data ?? []) as ItemOf<DataOf<P, 'get'>>[];
-      yield* items;
-      cursor = nextCursor(page.response);
+      const page = await this.pageOf(path, { ...first, params });
+      yield* page.items as ItemOf<DataOf<P, 'get'>>[];
+      cursor = page.nextCursor;
     } while (cursor);
   }
 
@@ -209,18 +206,7 @@ export class VssClient {
     path: P,
     ...init: Args<P, M>
   ): Promise<Response> {
-    let result: { error?: unknown; response: Response };
-    try {
-      result = await (this.api.request as (m: string, p: string, i?: unknown) => Promise<typeof result>)(
-        method,
-        path,
-        { ...(init[0] as object), parseAs: 'stream' },
-      );
-    } catch (err) {
-      throw networkError(err, this.baseUrl);
-    }
-    if (!result.response.ok) throw errorFrom(result.response, result.error);
-    return result.response;
+    return (await this.send(method, path, { ...(init[0] as object), parseAs: 'stream' })).response;
   }
 
   /**
@@ -249,12 +235,15 @@ export class VssClient {
     });
   }
 
-  /** Sends a call through openapi-fetch; the public methods give it its types. */
-  private async call(
+  /**
+   * Sends a call through openapi-fetch (the public methods give it its types): a network failure
+   * or an error answer becomes VssError.
+   */
+  private async send(
     method: Method,
     path: string,
     init: unknown,
-  ): Promise<{ data: unknown; response: Response }> {
+  ): Promise<{ data?: unknown; response: Response }> {
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
       result = await (this.api.request as (m: string, p: string, i?: unknown) => Promise<typeof result>)(
@@ -266,9 +255,28 @@ export class VssClient {
       throw networkError(err, this.baseUrl);
     }
     if (!result.response.ok) throw errorFrom(result.response, result.error);
-    const body = result.data as { data?: unknown; error?: unknown } | undefined;
-    const data = body && typeof body === 'object' && 'data' in body && 'error' in body ? body.data : body;
-    return { data, response: result.response };
+    return result;
+  }
+
+  /** A call's answer, with the envelope's `data` taken out. */
+  private async call(
+    method: Method,
+    path: string,
+    init: unknown,
+  ): Promise<{ data: unknown; response: Response }> {
+    const { data: body, response } = await this.send(method, path, init);
+    const envelope = body as { data?: unknown; error?: unknown } | undefined;
+    const data =
+      envelope && typeof envelope === 'object' && 'data' in envelope && 'error' in envelope
+        ? envelope.data
+        : body;
+    return { data, response };
+  }
+
+  /** One page of a list and the cursor of the next, from its `Link` header. */
+  private async pageOf(path: string, init: unknown): Promise<Page<unknown>> {
+    const { data, response } = await this.call('get', path, init);
+    return { items: (data ?? []) as unknown[], nextCursor: nextCursor(response) };
   }
 }
 
