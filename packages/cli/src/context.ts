@@ -21,12 +21,25 @@ export interface Settings {
   profileFile: string;
 }
 
-export function settings(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Settings {
-  const profileName = opts.profile ?? env.VSS_PROFILE ?? 'default';
+/** The profile a command uses: --profile, else VSS_PROFILE, else "default". */
+export function profileNameOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): string {
+  return opts.profile ?? env.VSS_PROFILE ?? 'default';
+}
+
+/**
+ * The run's settings. A profile named with --profile must exist, unless `creating` (`vss login`
+ * makes it).
+ */
+export function settings(
+  opts: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  { creating = false } = {},
+): Settings {
+  const profileName = profileNameOf(opts, env);
   const profileFile = profilePath(env);
   const profiles = readProfiles(profileFile).profiles;
   const profile: Partial<Profile> = profiles[profileName] ?? {};
-  if (opts.profile && !profiles[opts.profile])
+  if (opts.profile && !profiles[opts.profile] && !creating)
     throw new UsageError(
       `no profile "${opts.profile}" in ${profileFile}: run \`vss login --profile ${opts.profile}\``,
     );

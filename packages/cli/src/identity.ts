@@ -42,13 +42,20 @@ export const SIGN_IN_HELP =
   '(or VSS_EMAIL) and its password in VSS_PASSWORD or on standard input. The command signs in,\n' +
   'does its work, and signs out again.';
 
-async function passwordFromStdin(): Promise<string | null> {
+/**
+ * What was piped on standard input (`echo … | vss …`), so that a secret stays out of the shell's
+ * history and of `ps`; null when it is a terminal.
+ */
+export async function stdinText(): Promise<string | null> {
   if (process.stdin.isTTY) return null;
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  // The first line: `echo "$PASSWORD" | vss …` adds a newline that is not part of it.
-  const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-  return line || null;
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A password piped on standard input: its first line (`echo` adds a newline that is not part of it). */
+async function passwordFromStdin(): Promise<string | null> {
+  return (await stdinText())?.split(/\r?\n/)[0] || null;
 }
 
 /**

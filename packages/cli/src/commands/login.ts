@@ -1,18 +1,10 @@
 import { VssClient } from '@vss/client';
 import type { Command } from 'commander';
-import { checkBaseUrl, DEFAULT_BASE_URL, globals, settings } from '../context.js';
+import { globals, profileNameOf, settings } from '../context.js';
 import { UsageError } from '../errors.js';
+import { stdinText } from '../identity.js';
 import { printDone } from '../output.js';
-import { profilePath, readProfiles, removeProfile, saveProfile } from '../profiles.js';
-
-/** Reads a key piped on stdin (`echo $KEY | vss login`), so it stays out of the shell history. */
-async function keyFromStdin(): Promise<string | null> {
-  if (process.stdin.isTTY) return null;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const key = Buffer.concat(chunks).toString('utf8').trim();
-  return key || null;
-}
+import { profilePath, removeProfile, saveProfile } from '../profiles.js';
 
 export function register(program: Command): void {
   program
@@ -25,21 +17,19 @@ export function register(program: Command): void {
     )
     .action(async (_opts, cmd: Command) => {
       const g = globals(cmd);
-      const profile = g.profile ?? process.env.VSS_PROFILE ?? 'default';
-      // The server this profile already names, unless told otherwise: a new key for the same server.
-      const known = readProfiles(profilePath()).profiles[profile]?.base_url;
-      const baseUrl = (g.baseUrl ?? process.env.VSS_BASE_URL ?? known ?? DEFAULT_BASE_URL).replace(
-        /\/+$/,
-        '',
-      );
-      checkBaseUrl(baseUrl);
-      const apiKey = g.apiKey ?? process.env.VSS_API_KEY ?? (await keyFromStdin());
+      // The server as every command finds it (so a new key for a profile keeps its server); the
+      // key is the new one, never the profile's old one.
+      const {
+        baseUrl,
+        profileName: profile,
+        profileFile: path,
+      } = settings(g, process.env, { creating: true });
+      const apiKey = g.apiKey ?? process.env.VSS_API_KEY ?? ((await stdinText())?.trim() || null);
       if (!apiKey)
         throw new UsageError('login: give the key with --api-key, VSS_API_KEY, or on standard input');
       // One call proves the address and the key; a restricted key cannot list projects, which is said plainly.
       const vss = new VssClient({ baseUrl, apiKey, retry: false });
       const projects = await vss.get('/v1/projects', { params: { query: { limit: 200 } } });
-      const path = profilePath();
       saveProfile(path, profile, {
         base_url: baseUrl,
         api_key: apiKey,
@@ -62,7 +52,7 @@ export function register(program: Command): void {
     .description('forget the key of a profile')
     .action((_opts, cmd: Command) => {
       const g = globals(cmd);
-      const profile = g.profile ?? process.env.VSS_PROFILE ?? 'default';
+      const profile = profileNameOf(g);
       const path = profilePath();
       if (!removeProfile(path, profile)) throw new UsageError(`no profile "${profile}" in ${path}`);
       printDone(cmd, `Removed profile "${profile}" from ${path}`, { profile, removed: true });
