@@ -7,6 +7,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../server/test/support/app.js';
 import { jpeg } from '../../server/test/support/live.js';
 import { recordSession, type Planned } from '../../server/test/support/media.js';
-import { useCliServer, vss, vssJson } from './support.js';
+import { useCliServer, vss, VSS_BIN, vssJson } from './support.js';
 
 // Sessions end as soon as their last participant leaves, so that a recording is complete at once.
 const server = useCliServer({ SESSION_DEPARTURE_TIMEOUT_S: '0' });
@@ -238,6 +240,21 @@ describe('vss playback dump', () => {
     const windowOf = (e: DumpLine) => Math.floor(e.timestamp_ms / 300_000);
     expect(events.every((e, i) => i === 0 || windowOf(e) >= windowOf(events[i - 1]!))).toBe(true);
     expect(windowOf(events.at(-1)!) - windowOf(events[0]!)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('ends quietly with 0 when its reader stops early (| head)', async () => {
+    const child = spawn(process.execPath, [VSS_BIN, 'playback', 'dump', sessionId], {
+      env: { PATH: process.env.PATH ?? '', ...server.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    // Read one chunk, then close the pipe as `head -1` does.
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('--from and --to keep the events of that time only; --out writes a file', async () => {

@@ -192,10 +192,7 @@ export async function dump(sessionId: string, o: DumpOptions, cmd: Command): Pro
 
   if (o.split !== undefined) return split(o.split, pages, cmd);
   if (toStdout) {
-    // A reader that stops early (`| head`) is not an error of the dump.
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(0);
-    });
+    // A reader that stops early (`| head`) ends vss quietly: main.ts handles EPIPE on stdout.
     await writeNdjson(pages, process.stdout);
     return;
   }
