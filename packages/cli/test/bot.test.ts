@@ -377,11 +377,16 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     const cam = (await recorded(sessionId, droppedAt - 60_000)).filter(
       (e) => e.stream_id === 'media/bot-1/cam',
     );
-    // The outage is the one gap in the camera's recording; frames sent while the connection was
-    // down are gone, so the recording resumes at a key frame, and goes on.
+    // Frames sent while the connection was down are gone: the outage is a gap in the camera's
+    // recording. A frame skipped behind a full socket (on a busy machine, just after the
+    // reconnect) makes another until the next key frame. Every gap resumes at a key frame, so a
+    // decoder never gets a delta frame without its key frame, and the recording goes on.
     const gaps = cam.flatMap((e, i) => (i > 0 && e.timestamp_ms - cam[i - 1]!.timestamp_ms > 500 ? [i] : []));
-    expect(gaps).toHaveLength(1);
-    expect(decodeEvc1(cam[gaps[0]!]!.body).key).toBe(true);
-    expect(cam.length - gaps[0]!).toBeGreaterThan(5);
+    const outage = gaps.filter(
+      (i) => cam[i - 1]!.timestamp_ms < droppedAt && cam[i]!.timestamp_ms > droppedAt,
+    );
+    expect(outage).toHaveLength(1);
+    for (const i of gaps) expect(decodeEvc1(cam[i]!.body).key, `frame ${i}, after a gap`).toBe(true);
+    expect(cam.length - gaps.at(-1)!).toBeGreaterThan(5);
   }, 60_000);
 });
