@@ -58,6 +58,7 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
         client.release();
       }
     },
+    async seal() {},
     async maxSeq(sessionId) {
       return Number(
         (await one<{ m: string }>(

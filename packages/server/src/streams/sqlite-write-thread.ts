@@ -14,6 +14,7 @@ export type WriteOp =
       /** session, stream, events, bytes, min ts, max ts */
       stats: Array<[string, string, number, number, number, number]>;
     }
+  | { op: 'seal'; sessionId: string }
   | { op: 'deleteStreams'; sessionId: string; streamIds: string[] }
   | { op: 'deleteSession'; sessionId: string }
   | { op: 'replaceBody'; sessionId: string; seq: number; body: ArrayBuffer }
@@ -48,8 +49,8 @@ export class StreamWriteError extends Error {
 }
 
 /**
- * The write side of the SQLite stream store: a worker thread that owns the write connection, so
- * that commits, their fsyncs and the WAL checkpoints (which copy every media body a second time)
+ * The write side of the embedded stream store: a worker thread that owns the segments being
+ * appended to and the index's write connection, so that the appends, their fsyncs and the commits
  * run beside the event loop instead of on it. Requests run one at a time in the order posted, so
  * a delete posted after an append sees it. The thread starts on the first write (a store that is
  * only read never starts it) and holds the process open only while a request is in flight. A
@@ -66,15 +67,27 @@ export class SqliteWriteThread {
    */
   private spare: ArrayBuffer[] = [];
 
-  constructor(private readonly path: string) {}
+  /**
+   * @param path streams.sqlite
+   * @param segments the folder of the segment files
+   */
+  constructor(
+    private readonly path: string,
+    private readonly segments: string,
+  ) {}
 
   /** The running thread, if any (tests stop it to check that a crash fails writes, not hangs them). */
   get thread(): Worker | null {
     return this.worker;
   }
 
-  /** Writes a batch in one transaction; resolves once it has committed. */
-  append(events: StreamEvent[]): Promise<void> {
+  /**
+   * Writes a batch: bodies to the sessions' segments, synced, then the index rows in one
+   * transaction; resolves once it has committed.
+   */
+  append(batch: StreamEvent[]): Promise<void> {
+    // Each session's events one after another (in their order), so that its bodies are one write.
+    const events = groupBySession(batch);
     let total = 0;
     for (const e of events) total += e.body.length;
     // The bodies are copied into one buffer that is moved, not cloned, to the thread: the events'
@@ -112,20 +125,30 @@ export class SqliteWriteThread {
     return Buffer.allocUnsafeSlow(Math.max(MIN_BODY_BUFFER, 2 ** Math.ceil(Math.log2(size)))).buffer;
   }
 
-  deleteStreams(sessionId: string, streamIds: string[]): Promise<number> {
-    return this.request({ op: 'deleteStreams', sessionId, streamIds }) as Promise<number>;
+  /** Seals the session's open segment; answers the segments sealed (none or one). */
+  seal(sessionId: string): Promise<number[]> {
+    return this.request({ op: 'seal', sessionId }) as Promise<number[]>;
+  }
+
+  /** Zeroes the streams' bytes and deletes their rows; answers the events gone and segments changed. */
+  deleteStreams(sessionId: string, streamIds: string[]): Promise<{ events: number; segments: number[] }> {
+    return this.request({ op: 'deleteStreams', sessionId, streamIds }) as Promise<{
+      events: number;
+      segments: number[];
+    }>;
   }
 
   deleteSession(sessionId: string): Promise<number> {
     return this.request({ op: 'deleteSession', sessionId }) as Promise<number>;
   }
 
-  replaceBody(sessionId: string, seq: number, body: Buffer): Promise<void> {
+  /** Answers the segments that changed. */
+  replaceBody(sessionId: string, seq: number, body: Buffer): Promise<number[]> {
     const copy = Buffer.allocUnsafeSlow(body.length);
     body.copy(copy);
-    return this.request({ op: 'replaceBody', sessionId, seq, body: copy.buffer }, [
-      copy.buffer,
-    ]) as Promise<void>;
+    return this.request({ op: 'replaceBody', sessionId, seq, body: copy.buffer }, [copy.buffer]) as Promise<
+      number[]
+    >;
   }
 
   /** Lets the requests already posted finish, closes the write connection and stops the thread. */
@@ -154,7 +177,7 @@ export class SqliteWriteThread {
 
   private start(): Worker {
     const worker = new Worker(new URL('./sqlite-write-worker.js', import.meta.url), {
-      workerData: { path: this.path },
+      workerData: { path: this.path, segments: this.segments },
       // The worker is plain JavaScript: it needs none of the parent's loaders or flags.
       execArgv: [],
     });
@@ -183,4 +206,19 @@ export class SqliteWriteThread {
     this.worker = worker;
     return worker;
   }
+}
+
+/** The events of a batch with each session's together, in their order within the session. */
+function groupBySession(events: StreamEvent[]): StreamEvent[] {
+  let mixed = false;
+  for (let i = 1; i < events.length && !mixed; i++)
+    if (events[i]!.sessionId !== events[i - 1]!.sessionId) mixed = true;
+  if (!mixed) return events;
+  const by = new Map<string, StreamEvent[]>();
+  for (const e of events) {
+    const list = by.get(e.sessionId);
+    if (list) list.push(e);
+    else by.set(e.sessionId, [e]);
+  }
+  return [...by.values()].flat();
 }

@@ -1,86 +1,137 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { migrateRowBodies, recoverTails } from './sqlite-segments.js';
 import { SqliteWriteThread } from './sqlite-write-thread.js';
+import { SegmentReader, type SegmentSource } from './segments.js';
 import {
   nextPageRows,
   READ_FIRST_PAGE_ROWS,
   type ReadRange,
+  type StreamEvent,
   type StreamStat,
   type StreamStore,
 } from './store.js';
 
 /** rows per statement of a playback window: a page of media bodies is about a megabyte */
 const SLOT_PAGE = 64;
-type Row = { seq: number; stream_id: string; ts: number; body: Buffer };
+type Row = {
+  seq: number;
+  stream_id: string;
+  ts: number;
+  segment: number;
+  off: number;
+  len: number;
+  crc: number;
+};
 
 /** The SQLite stream store, with its write thread in view (tests stop it to check crash handling). */
 export interface SqliteStreamStore extends StreamStore {
   readonly writes: SqliteWriteThread;
 }
 
+const SCHEMA = `
+  create table if not exists stream_index (
+    session_id text not null,
+    seq integer not null,
+    stream_id text not null,
+    ts integer not null,
+    segment integer not null,
+    off integer not null,
+    len integer not null,
+    crc integer not null,
+    primary key (session_id, seq)
+  );
+  create index if not exists stream_index_ts on stream_index (session_id, ts, seq);
+  create table if not exists stream_segments (
+    session_id text not null,
+    segment integer not null,
+    bytes integer not null,
+    sealed integer not null,
+    stored integer not null,
+    primary key (session_id, segment)
+  );
+  create table if not exists stream_stats (
+    session_id text not null,
+    stream_id text not null,
+    events integer not null,
+    bytes integer not null,
+    min_ts integer not null,
+    max_ts integer not null,
+    primary key (session_id, stream_id)
+  );
+`;
+
 /**
- * Recorded streams in their own SQLite file (`DATA_DIR/streams.sqlite`), so that media writes never
- * queue behind metadata transactions. Writes go to a worker thread that owns the write connection
- * (sqlite-write-thread.ts): better-sqlite3 is synchronous, and commits with their fsyncs and WAL
- * checkpoints stalled the event loop, and so fan-out. Reads run here on a read-only connection: in
- * WAL mode they see every committed batch and neither wait for the writer nor block it.
+ * Recorded streams on local disk: each session's event bodies appended to segment files in
+ * `DATA_DIR/segments/<session>/`, and one small index row per event (seq, stream, time, segment,
+ * offset, length, checksum) in their own SQLite file (`DATA_DIR/streams.sqlite`), so that media
+ * writes never queue behind metadata transactions. A body is written once, to its segment: the
+ * database holds the index, not the media.
+ *
+ * Writes go to a worker thread that owns the segment files being appended to and the write
+ * connection (sqlite-write-thread.ts): the appends, their fsyncs and the commits run beside the
+ * event loop, not on it. Reads run here: index rows from a read-only connection (in WAL mode it
+ * sees every committed batch and neither waits for the writer nor blocks it), bodies by positional
+ * reads of the segments (segments.ts), each checked against its checksum.
  */
-export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): SqliteStreamStore {
+export function sqliteStreamStore(
+  dataDir: string,
+  file = 'streams.sqlite',
+  options: { remote?: SegmentSource | null } = {},
+): SqliteStreamStore {
   const path = join(dataDir, file);
+  const root = join(dataDir, file === 'streams.sqlite' ? 'segments' : `${file}.segments`);
+  mkdirSync(root, { recursive: true });
   const db = new SQLite(path);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
-  db.exec(`
-    create table if not exists stream_events (
-      session_id text not null,
-      seq integer not null,
-      stream_id text not null,
-      ts integer not null,
-      body blob not null,
-      primary key (session_id, seq)
-    );
-    create index if not exists stream_events_ts on stream_events (session_id, ts, seq);
-    create table if not exists stream_stats (
-      session_id text not null,
-      stream_id text not null,
-      events integer not null,
-      bytes integer not null,
-      min_ts integer not null,
-      max_ts integer not null,
-      primary key (session_id, stream_id)
-    );
-  `);
+  db.exec(SCHEMA);
+  migrateRowBodies(db, root);
+  recoverTails(db, root);
   // From here on this connection only reads: every write goes through the thread, in order.
   db.pragma('query_only = ON');
-  const writes = new SqliteWriteThread(path);
-  const maxSeq = db.prepare('select coalesce(max(seq), 0) as m from stream_events where session_id = ?');
+  const writes = new SqliteWriteThread(path, root);
+  const reader = new SegmentReader(root, options.remote ?? null);
+  const withBodies = async function* (sessionId: string, rows: Row[]): AsyncGenerator<StreamEvent> {
+    const bodies = await reader.bodies(sessionId, rows);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: bodies[i]! };
+    }
+  };
+  const maxSeq = db.prepare('select coalesce(max(seq), 0) as m from stream_index where session_id = ?');
   const stats = db.prepare(
     'select stream_id, events, bytes, min_ts, max_ts from stream_stats where session_id = ? order by stream_id',
   );
   const firstFrom = db.prepare(
-    'select seq, ts from stream_events where session_id = ? and seq >= ? and ts >= ? order by seq limit 1',
+    'select seq, ts from stream_index where session_id = ? and seq >= ? and ts >= ? order by seq limit 1',
   );
   const nextTs = db.prepare(
-    'select ts from stream_events where session_id = ? and ts >= ? order by ts limit 1',
+    'select ts from stream_index where session_id = ? and ts >= ? order by ts limit 1',
   );
   const minSeqIn = db.prepare(
-    'select min(seq) as s from stream_events where session_id = ? and ts >= ? and ts < ?',
+    'select min(seq) as s from stream_index where session_id = ? and ts >= ? and ts < ?',
   );
   // The seq range of a window from the covering (session, ts, seq) index: without the hint the
   // planner may walk the primary key from fromSeq to the session's end, testing ts row by row.
   const slotBounds = db.prepare(
-    'select min(seq) as lo, max(seq) as hi from stream_events indexed by stream_events_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
+    'select min(seq) as lo, max(seq) as hi from stream_index indexed by stream_index_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
   );
+  const COLUMNS = 'seq, stream_id, ts, segment, off, len, crc';
   const slotPage = db.prepare(
-    'select seq, stream_id, ts, body from stream_events where session_id = ? and seq >= ? and seq <= ? and ts >= ? and ts < ? order by seq limit ?',
+    `select ${COLUMNS} from stream_index where session_id = ? and seq >= ? and seq <= ? and ts >= ? and ts < ? order by seq limit ?`,
   );
 
   return {
-    files: [path],
+    files: [path, root],
     writes,
     appendBatch(events) {
       return writes.append(events);
+    },
+    async seal(sessionId) {
+      await writes.seal(sessionId);
     },
     async maxSeq(sessionId) {
       return (maxSeq.get(sessionId) as { m: number }).m;
@@ -93,7 +144,7 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Sql
       if (range.toTs !== undefined) where.push('ts < ?');
       if (range.streamId !== undefined) where.push('stream_id = ?');
       const stmt = db.prepare(
-        `select seq, stream_id, ts, body from stream_events where ${where.join(' and ')} order by seq limit ?`,
+        `select ${COLUMNS} from stream_index where ${where.join(' and ')} order by seq limit ?`,
       );
       for (let page = READ_FIRST_PAGE_ROWS; ;) {
         const params: unknown[] = [sessionId, from];
@@ -101,10 +152,11 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Sql
         if (range.toTs !== undefined) params.push(range.toTs);
         if (range.streamId !== undefined) params.push(range.streamId);
         const rows = stmt.all(...params, page) as Row[];
-        for (const r of rows) {
-          from = r.seq + 1;
-          if (range.streams && !range.streams(r.stream_id)) continue;
-          yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: r.body };
+        if (rows.length === 0) return;
+        from = rows[rows.length - 1]!.seq + 1;
+        const wanted = range.streams ? rows.filter((r) => range.streams!(r.stream_id)) : rows;
+        for await (const e of withBodies(sessionId, wanted.length > left ? wanted.slice(0, left) : wanted)) {
+          yield e;
           if (--left <= 0) return;
         }
         if (rows.length < page) return;
@@ -145,7 +197,7 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Sql
       while (left > 0) {
         const n = Math.min(SLOT_PAGE, left);
         const rows = slotPage.all(sessionId, from, bounds.hi, lo, hi, n) as Row[];
-        for (const r of rows) yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: r.body };
+        yield* withBodies(sessionId, rows);
         if (rows.length < n) return;
         left -= n;
         from = rows[rows.length - 1]!.seq + 1;
@@ -153,18 +205,20 @@ export function sqliteStreamStore(dataDir: string, file = 'streams.sqlite'): Sql
     },
     async deleteStreams(sessionId, streamIds) {
       if (streamIds.length === 0) return 0;
-      // The thread deletes, then truncates the WAL (see sqlite-write-worker.js): redacted bytes are
-      // left neither in the database file (secure_delete) nor in its log.
-      return writes.deleteStreams(sessionId, streamIds);
+      // The thread overwrites the bodies with zeros in their segments, then deletes the rows and
+      // truncates the WAL (see sqlite-write-worker.js): redacted bytes are left nowhere on disk.
+      return (await writes.deleteStreams(sessionId, streamIds)).events;
     },
-    deleteSession(sessionId) {
+    async deleteSession(sessionId) {
+      reader.forget(sessionId);
       return writes.deleteSession(sessionId);
     },
-    replaceBody(sessionId, seq, body) {
-      return writes.replaceBody(sessionId, seq, body);
+    async replaceBody(sessionId, seq, body) {
+      await writes.replaceBody(sessionId, seq, body);
     },
     async close() {
       await writes.close();
+      reader.close();
       db.close();
     },
   };

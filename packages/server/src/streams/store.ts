@@ -56,9 +56,9 @@ const READ_PAGE_BYTES = 1 << 20;
  * at once (a page, and the garbage it leaves) stays near 1 MiB whatever the stream. The first page
  * is READ_FIRST_PAGE_ROWS.
  */
-export function nextPageRows(rows: ReadonlyArray<{ body: Buffer }>): number {
+export function nextPageRows(rows: ReadonlyArray<{ body: Buffer } | { len: number }>): number {
   let bytes = 0;
-  for (const r of rows) bytes += r.body.length;
+  for (const r of rows) bytes += 'len' in r ? r.len : r.body.length;
   if (rows.length === 0 || bytes === 0) return READ_PAGE_ROWS;
   // As many rows as 1 MiB holds at the last page's average, both ways: a page just under 1 MiB
   // must not be followed by 256 rows of the same large bodies.
@@ -89,6 +89,11 @@ export interface StreamStore {
   readonly files: readonly string[];
   /** Writes a batch of events in one transaction; resolves once it is durable. */
   appendBatch(events: StreamEvent[]): Promise<void>;
+  /**
+   * Seals the session's open segment (its session ended): nothing more is appended to it, and
+   * where object storage is configured it is stored there.
+   */
+  seal(sessionId: string): Promise<void>;
   /** The highest seq recorded for the session, or 0. */
   maxSeq(sessionId: string): Promise<number>;
   /** Events in seq order, read page by page so memory stays bounded. */

@@ -70,6 +70,15 @@ export class StreamWriter {
     return this.next;
   }
 
+  /**
+   * Writes what is queued, then seals the session's open segment: its session ended, so nothing
+   * more is appended to it.
+   */
+  async seal(sessionId: string): Promise<void> {
+    await this.flush();
+    await this.store.seal(sessionId);
+  }
+
   private write(): Promise<void> {
     // Another flush may have taken the events between the last commit and this call.
     if (this.pending.length === 0) return this.inFlight ?? Promise.resolve();

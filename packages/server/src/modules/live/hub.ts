@@ -370,7 +370,11 @@ export class SessionHub {
     const ended = await this.lifecycle.end(sessionId, now, now - this.deps.departureTimeoutMs);
     if (!ended) return false;
     await this.record(sessionId, 'session.ended', 'system', {}, now);
-    await this.deps.writer.flush();
+    // The end is decided and recorded: sealing the session's segment is housekeeping, and a
+    // failure of it must not undo the end (the next start seals what was left open).
+    await this.deps.writer
+      .seal(sessionId)
+      .catch((err) => this.deps.log.error({ err, sessionId }, 'sealing the recording failed'));
     this.deps.sequencer.forget(sessionId);
     return true;
   }

@@ -2,11 +2,12 @@ import { parseMediaStream, type TrackKind } from '@vss/client';
 import type { EventBus } from '../../bus/events.js';
 import type { Config } from '../../config.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';
-import { NotFound, Unauthorized } from '../../http/errors.js';
+import { ApiError, NotFound, Unauthorized } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { iso, now } from '../../lib/time.js';
+import { SegmentCorruptError } from '../../streams/segments.js';
 import type { StreamStore } from '../../streams/store.js';
 import type { RecordingsStore } from './store.js';
 import type { StreamWriter } from '../../streams/writer.js';
@@ -148,7 +149,9 @@ export function recordingsService(deps: {
     let bytes = 0;
     let next: number | null = null;
     let firstSeq: number | undefined;
-    for await (const e of streams.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1)) {
+    for await (const e of reportDamage(
+      streams.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1),
+    )) {
       if (count >= MAX_WINDOW_EVENTS || (count > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)) {
         next = e.seq;
         break;
@@ -347,3 +350,16 @@ export function recordingsService(deps: {
   };
 }
 export type RecordingsService = ReturnType<typeof recordingsService>;
+
+/**
+ * The events of a read, with a body that fails its checksum reported as a 500 naming the damaged
+ * event (never served, and never hidden behind "internal server error": the operator must know).
+ */
+async function* reportDamage<T>(events: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (err) {
+    if (err instanceof SegmentCorruptError) throw new ApiError(500, 'SERVER_ERROR', err.message);
+    throw err;
+  }
+}
