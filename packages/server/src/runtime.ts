@@ -299,7 +299,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     oauth: oauthService({ config, db, store: oauthStore(db), projects }),
   };
   // Each module declares its jobs; the queue runs them.
-  for (const kind of recordingsJobs({ bus, jobs, recordings: services.recordings })) jobs.register(kind);
+  for (const kind of recordingsJobs({ bus, jobs, writer, recordings: services.recordings })) jobs.register(kind);
   jobs.register(deliveryJob({ config, store: webhooks }));
   jobs.register(
     renderJob({

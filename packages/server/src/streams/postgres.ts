@@ -1,9 +1,14 @@
+import { rmSync } from 'node:fs';
 import type pg from 'pg';
+import { sessionDir, sessionPrefix } from './segment-files.js';
+import { rewriteZeroed, sealRows } from './pg-segments.js';
+import { SegmentReader, type SealedSegments } from './segments.js';
 import {
   nextPageRows,
   READ_FIRST_PAGE_ROWS,
   statsOf,
   type ReadRange,
+  type StreamEvent,
   type StreamStat,
   type StreamStore,
 } from './store.js';
@@ -12,16 +17,56 @@ import {
 const SLOT_PAGE = 64;
 /** rows per INSERT statement (5 parameters each, well under PostgreSQL's 65535) */
 const ROWS_PER_STATEMENT = 1000;
-type Row = { seq: string | number; stream_id: string; ts: string | number; body: Buffer };
+type Row = {
+  seq: string | number;
+  stream_id: string;
+  ts: string | number;
+  body: Buffer | null;
+  segment: number | null;
+  off: string | null;
+  len: number | null;
+  crc: string | null;
+};
+const COLUMNS = 'seq, stream_id, ts, body, segment, off, len, crc';
 
 /**
  * Recorded streams in a PostgreSQL table beside the metadata. Batches are multi-row INSERTs in one
- * transaction, with the per-stream statistics upserted in it. The schema is created by the
- * metadata migrations (002-live, 003-recordings).
+ * transaction, with the per-stream statistics upserted in it: PostgreSQL is where every process
+ * can read what any of them acknowledged, so a recording being made stays in rows there. With
+ * object storage configured, a session's rows are sealed once it ends: their bodies are packed
+ * into segment objects in the bucket and the rows keep only where each body is (segment, offset,
+ * length, CRC-32), so the database holds the index, not the media, and any process reads any
+ * recording. The schema is created by the metadata migrations (002-live, 003-recordings,
+ * 008-segments).
  */
-export function postgresStreamStore(pool: pg.Pool): StreamStore {
+export function postgresStreamStore(pool: pg.Pool, segments: SealedSegments | null = null): StreamStore {
   const one = async <T>(text: string, values: unknown[]): Promise<T | undefined> =>
     (await pool.query(text, values)).rows[0] as T | undefined;
+  const reader = segments ? new SegmentReader(segments.cacheDir, segments.objects) : null;
+  /** The events of rows of one session: bodies from the rows, or read from their segments. */
+  const events = async (sessionId: string, rows: Row[]): Promise<StreamEvent[]> => {
+    const sealed = rows.filter((r) => r.body === null);
+    const bodies = sealed.length
+      ? await reader!.bodies(
+          sessionId,
+          sealed.map((r) => ({
+            seq: Number(r.seq),
+            segment: r.segment!,
+            off: Number(r.off),
+            len: r.len!,
+            crc: Number(r.crc),
+          })),
+        )
+      : [];
+    let k = 0;
+    return rows.map((r) => ({
+      sessionId,
+      seq: Number(r.seq),
+      streamId: r.stream_id,
+      ts: Number(r.ts),
+      body: r.body ?? bodies[k++]!,
+    }));
+  };
   return {
     files: [],
     async appendBatch(events) {
@@ -58,7 +103,9 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
         client.release();
       }
     },
-    async seal() {},
+    async seal(sessionId) {
+      if (segments) await sealRows(pool, segments, sessionId);
+    },
     async maxSeq(sessionId) {
       return Number(
         (await one<{ m: string }>(
@@ -76,19 +123,21 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
         if (range.fromTs !== undefined) where += ` and ts >= $${params.push(range.fromTs)}`;
         if (range.toTs !== undefined) where += ` and ts < $${params.push(range.toTs)}`;
         if (range.streamId !== undefined) where += ` and stream_id = $${params.push(range.streamId)}`;
-        const { rows } = await pool.query(
-          `select seq, stream_id, ts, body from stream_events where ${where} order by seq limit ${page}`,
-          params,
-        );
-        for (const r of rows as Row[]) {
-          const seq = Number(r.seq);
-          from = seq + 1;
-          if (range.streams && !range.streams(r.stream_id)) continue;
-          yield { sessionId, seq, streamId: r.stream_id, ts: Number(r.ts), body: r.body };
+        const rows = (
+          await pool.query(
+            `select ${COLUMNS} from stream_events where ${where} order by seq limit ${page}`,
+            params,
+          )
+        ).rows as Row[];
+        if (rows.length === 0) return;
+        from = Number(rows[rows.length - 1]!.seq) + 1;
+        const wanted = range.streams ? rows.filter((r) => range.streams!(r.stream_id)) : rows;
+        for (const e of await events(sessionId, wanted.length > left ? wanted.slice(0, left) : wanted)) {
+          yield e;
           if (--left <= 0) return;
         }
         if (rows.length < page) return;
-        page = nextPageRows(rows as Row[]);
+        page = nextPageRows(rows.map((r) => ({ len: r.body ? r.body.length : r.len! })));
       }
     },
     async stats(sessionId) {
@@ -138,17 +187,32 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
       // Then the rows, SLOT_PAGE seqs at a time along the primary key: a short key range is always
       // read through it (a LIMIT over the whole range may be planned as a scan and sort of all of it).
       for (let from = Number(bounds.lo); from <= last && left > 0; from += SLOT_PAGE) {
-        const { rows } = await pool.query(
-          'select seq, stream_id, ts, body from stream_events where session_id = $1 and seq >= $2 and seq <= $3 and ts >= $4 and ts < $5 order by seq limit $6',
-          [sessionId, from, Math.min(from + SLOT_PAGE - 1, last), lo, hi, left],
-        );
-        for (const r of rows as Row[])
-          yield { sessionId, seq: Number(r.seq), streamId: r.stream_id, ts: Number(r.ts), body: r.body };
+        const rows = (
+          await pool.query(
+            `select ${COLUMNS} from stream_events where session_id = $1 and seq >= $2 and seq <= $3 and ts >= $4 and ts < $5 order by seq limit $6`,
+            [sessionId, from, Math.min(from + SLOT_PAGE - 1, last), lo, hi, left],
+          )
+        ).rows as Row[];
+        yield* await events(sessionId, rows);
         left -= rows.length;
       }
     },
     async deleteStreams(sessionId, streamIds) {
       if (streamIds.length === 0) return 0;
+      // Sealed bodies first: overwritten with zeros in their segments (the bucket's objects and
+      // the local copies), before the rows that say where they were go.
+      if (segments) {
+        const { rows } = await pool.query(
+          'select segment, off, len from stream_events where session_id = $1 and stream_id = any($2) and body is null order by segment, off',
+          [sessionId, streamIds],
+        );
+        await rewriteZeroed(
+          segments,
+          sessionId,
+          rows.map((r) => ({ segment: r.segment as number, off: Number(r.off), len: r.len as number })),
+        );
+        reader!.forget(sessionId);
+      }
       await pool.query('delete from stream_stats where session_id = $1 and stream_id = any($2)', [
         sessionId,
         streamIds,
@@ -164,21 +228,38 @@ export function postgresStreamStore(pool: pg.Pool): StreamStore {
     async deleteSession(sessionId) {
       await pool.query('delete from stream_stats where session_id = $1', [sessionId]);
       const res = await pool.query('delete from stream_events where session_id = $1', [sessionId]);
+      if (segments) {
+        reader!.forget(sessionId);
+        await segments.objects.deletePrefix(sessionPrefix(sessionId));
+        rmSync(sessionDir(segments.cacheDir, sessionId), { recursive: true, force: true });
+      }
       return res.rowCount ?? 0;
     },
     async replaceBody(sessionId, seq, body) {
+      const old = await one<{ segment: number | null; off: string | null; len: number | null }>(
+        'select segment, off, len from stream_events where session_id = $1 and seq = $2 and body is null',
+        [sessionId, seq],
+      );
       await pool.query(
-        `with old as (select stream_id, length(body) as n from stream_events where session_id = $1 and seq = $2)
+        `with old as (select stream_id, coalesce(length(body), len) as n from stream_events where session_id = $1 and seq = $2)
          update stream_stats s set bytes = s.bytes + $3 - old.n from old where s.session_id = $1 and s.stream_id = old.stream_id`,
         [sessionId, seq, body.length],
       );
-      await pool.query('update stream_events set body = $3 where session_id = $1 and seq = $2', [
-        sessionId,
-        seq,
-        body,
-      ]);
+      // A sealed body goes back into its row (the recording's tail, as before sealing), and its old
+      // bytes are overwritten with zeros in the segment.
+      await pool.query(
+        'update stream_events set body = $3, segment = null, off = null, len = null, crc = null where session_id = $1 and seq = $2',
+        [sessionId, seq, body],
+      );
+      if (segments && old?.segment != null) {
+        await rewriteZeroed(segments, sessionId, [
+          { segment: old.segment, off: Number(old.off), len: old.len! },
+        ]);
+        reader!.forget(sessionId);
+      }
     },
     async close() {
+      reader?.close();
       await pool.end();
     },
   };

@@ -16,9 +16,14 @@ export function segmentPath(
   return join(root, sessionId, `${segment}.seg`);
 }
 
+/** The key prefix of a session's segments in object storage. */
+export function sessionPrefix(/** @type {string} */ sessionId) {
+  return `segments/${sessionId}/`;
+}
+
 /** A segment's key in object storage. */
 export function segmentKey(/** @type {string} */ sessionId, /** @type {number} */ segment) {
-  return `segments/${sessionId}/${segment}.seg`;
+  return `${sessionPrefix(sessionId)}${segment}.seg`;
 }
 
 /** Once a segment holds this many bytes it is sealed and the next append starts a new one. */

@@ -17,6 +17,22 @@ export interface SegmentSource {
   read(key: string, start: number, end: number): Promise<Buffer>;
 }
 
+/** What the stream store needs of object storage (the blob store of `blobs/` is one). */
+export interface SegmentObjects extends SegmentSource {
+  /** Stores a local file under key, replacing what was there; resolves once it is stored. */
+  putFile(key: string, path: string): Promise<void>;
+  /** the object's size, or undefined when there is none */
+  size(key: string): Promise<number | undefined>;
+  deletePrefix(prefix: string): Promise<number>;
+}
+
+/** Object storage for sealed segments, and the folder that keeps local copies of them. */
+export interface SealedSegments {
+  objects: SegmentObjects;
+  /** DATA_DIR/segments: where sealed segments are written before upload, kept as a read cache */
+  cacheDir: string;
+}
+
 /** A body whose bytes are not the bytes written: reported, never served. */
 export class SegmentCorruptError extends Error {
   constructor(

@@ -15,6 +15,7 @@ export type WriteOp =
       stats: Array<[string, string, number, number, number, number]>;
     }
   | { op: 'seal'; sessionId: string }
+  | { op: 'stored'; sessionId: string; segments: number[] }
   | { op: 'deleteStreams'; sessionId: string; streamIds: string[] }
   | { op: 'deleteSession'; sessionId: string }
   | { op: 'replaceBody'; sessionId: string; seq: number; body: ArrayBuffer }
@@ -128,6 +129,11 @@ export class SqliteWriteThread {
   /** Seals the session's open segment; answers the segments sealed (none or one). */
   seal(sessionId: string): Promise<number[]> {
     return this.request({ op: 'seal', sessionId }) as Promise<number[]>;
+  }
+
+  /** Records that sealed segments are stored in object storage as they are now. */
+  stored(sessionId: string, segments: number[]): Promise<void> {
+    return this.request({ op: 'stored', sessionId, segments }) as Promise<void>;
   }
 
   /** Zeroes the streams' bytes and deletes their rows; answers the events gone and segments changed. */

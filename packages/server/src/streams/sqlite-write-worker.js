@@ -48,6 +48,7 @@ const setSegmentBytes = db.prepare(
   'update stream_segments set bytes = ? where session_id = ? and segment = ?',
 );
 const sealSegment = db.prepare('update stream_segments set sealed = 1 where session_id = ? and segment = ?');
+const setStored = db.prepare('update stream_segments set stored = ? where session_id = ? and segment = ?');
 const bySeq = db.prepare(
   'select stream_id, segment, off, len from stream_index where session_id = ? and seq = ?',
 );
@@ -224,6 +225,8 @@ function zeroRanges(
       touched.add(r.segment);
     }
     for (const fd of fds.values()) fdatasyncSync(fd);
+    // A copy in object storage still holds the old bytes: the segment is to be stored again.
+    for (const segment of touched) setStored.run(0, sessionId, segment);
   } finally {
     for (const [segment, fd] of fds) if (open.get(sessionId)?.segment !== segment) closeSync(fd);
   }
@@ -313,6 +316,9 @@ function run(r) {
       const n = seal(r.sessionId);
       return n === undefined ? [] : [n];
     }
+    case 'stored':
+      for (const n of r.segments) setStored.run(1, r.sessionId, n);
+      return undefined;
     case 'deleteStreams': {
       const out = deleteStreams(r.sessionId, r.streamIds);
       truncateWal();

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { migrateRowBodies, recoverTails } from './sqlite-segments.js';
 import { SqliteWriteThread } from './sqlite-write-thread.js';
-import { SegmentReader, type SegmentSource } from './segments.js';
+import { segmentKey, segmentPath, sessionPrefix } from './segment-files.js';
+import { SegmentReader, type SegmentObjects } from './segments.js';
 import {
   nextPageRows,
   READ_FIRST_PAGE_ROWS,
@@ -78,7 +79,7 @@ const SCHEMA = `
 export function sqliteStreamStore(
   dataDir: string,
   file = 'streams.sqlite',
-  options: { remote?: SegmentSource | null } = {},
+  options: { objects?: SegmentObjects | null } = {},
 ): SqliteStreamStore {
   const path = join(dataDir, file);
   const root = join(dataDir, file === 'streams.sqlite' ? 'segments' : `${file}.segments`);
@@ -93,7 +94,31 @@ export function sqliteStreamStore(
   // From here on this connection only reads: every write goes through the thread, in order.
   db.pragma('query_only = ON');
   const writes = new SqliteWriteThread(path, root);
-  const reader = new SegmentReader(root, options.remote ?? null);
+  const objects = options.objects ?? null;
+  const reader = new SegmentReader(root, objects);
+  const pending = db.prepare(
+    'select session_id, segment from stream_segments where sealed = 1 and stored = 0 order by session_id, segment',
+  );
+  let storing: Promise<void> = Promise.resolve();
+  /**
+   * Uploads every sealed segment that object storage does not hold as it is now (just sealed, or
+   * changed by a redaction), one pass at a time; a failed upload is tried again by the next pass.
+   */
+  const storeSealed = (): Promise<void> => {
+    if (!objects) return Promise.resolve();
+    storing = storing.then(async () => {
+      for (const s of pending.all() as Array<{ session_id: string; segment: number }>) {
+        await objects.putFile(
+          segmentKey(s.session_id, s.segment),
+          segmentPath(root, s.session_id, s.segment),
+        );
+        await writes.stored(s.session_id, [s.segment]);
+      }
+    });
+    return storing;
+  };
+  // What the last run sealed and did not get to store.
+  void storeSealed().catch(() => {});
   const withBodies = async function* (sessionId: string, rows: Row[]): AsyncGenerator<StreamEvent> {
     const bodies = await reader.bodies(sessionId, rows);
     for (let i = 0; i < rows.length; i++) {
@@ -132,6 +157,7 @@ export function sqliteStreamStore(
     },
     async seal(sessionId) {
       await writes.seal(sessionId);
+      await storeSealed();
     },
     async maxSeq(sessionId) {
       return (maxSeq.get(sessionId) as { m: number }).m;
@@ -207,16 +233,22 @@ export function sqliteStreamStore(
       if (streamIds.length === 0) return 0;
       // The thread overwrites the bodies with zeros in their segments, then deletes the rows and
       // truncates the WAL (see sqlite-write-worker.js): redacted bytes are left nowhere on disk.
-      return (await writes.deleteStreams(sessionId, streamIds)).events;
+      const { events } = await writes.deleteStreams(sessionId, streamIds);
+      await storeSealed();
+      return events;
     },
     async deleteSession(sessionId) {
       reader.forget(sessionId);
-      return writes.deleteSession(sessionId);
+      const events = await writes.deleteSession(sessionId);
+      await objects?.deletePrefix(sessionPrefix(sessionId));
+      return events;
     },
     async replaceBody(sessionId, seq, body) {
       await writes.replaceBody(sessionId, seq, body);
+      await storeSealed();
     },
     async close() {
+      await storing.catch(() => {});
       await writes.close();
       reader.close();
       db.close();

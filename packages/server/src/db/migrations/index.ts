@@ -7,6 +7,7 @@ import { jobsWebhooksMigration } from './004-jobs-webhooks.js';
 import { exportsMigration } from './005-exports.js';
 import { usageMigration } from './006-usage.js';
 import { agentsMigration } from './007-agents.js';
+import { segmentsMigration } from './008-segments.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -18,6 +19,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '005-exports': exportsMigration(),
     '006-usage': usageMigration(engine),
     '007-agents': agentsMigration(),
+    '008-segments': segmentsMigration(engine),
   };
   return { getMigrations: async () => all };
 }
