@@ -4,7 +4,6 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../../server/test/support/app.js';
 import { scratchDir, typecheck } from './support.js';
-// @ts-expect-error: a plain ES module script without declarations
 import { generate } from '../scripts/generate.mjs';
 
 const GENERATED = resolve(__dirname, '../src/generated/openapi.ts');
