@@ -193,7 +193,7 @@ export function postgresStreamStore(pool: pg.Pool, segments: SealedSegments | nu
             [sessionId, from, Math.min(from + SLOT_PAGE - 1, last), lo, hi, left],
           )
         ).rows as Row[];
-        yield* await events(sessionId, rows);
+        if (rows.length) yield await events(sessionId, rows);
         left -= rows.length;
       }
     },

@@ -14,7 +14,7 @@ import {
   type StreamStore,
 } from './store.js';
 
-/** rows per statement of a playback window: a page of media bodies is about a megabyte */
+/** events per page of a playback window: a page of media bodies is about a megabyte */
 const SLOT_PAGE = 64;
 type Row = {
   seq: number;
@@ -126,6 +126,7 @@ export function sqliteStreamStore(
       yield { sessionId, seq: r.seq, streamId: r.stream_id, ts: r.ts, body: bodies[i]! };
     }
   };
+  const COLUMNS = 'seq, stream_id, ts, segment, off, len, crc';
   const maxSeq = db.prepare('select coalesce(max(seq), 0) as m from stream_index where session_id = ?');
   const stats = db.prepare(
     'select stream_id, events, bytes, min_ts, max_ts from stream_stats where session_id = ? order by stream_id',
@@ -139,15 +140,14 @@ export function sqliteStreamStore(
   const minSeqIn = db.prepare(
     'select min(seq) as s from stream_index where session_id = ? and ts >= ? and ts < ?',
   );
-  // The seq range of a window from the covering (session, ts, seq) index: without the hint the
-  // planner may walk the primary key from fromSeq to the session's end, testing ts row by row.
-  const slotBounds = db.prepare(
-    'select min(seq) as lo, max(seq) as hi from stream_index indexed by stream_index_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
-  );
-  const COLUMNS = 'seq, stream_id, ts, segment, off, len, crc';
-  const slotPage = db.prepare(
-    `select ${COLUMNS} from stream_index where session_id = ? and seq >= ? and seq <= ? and ts >= ? and ts < ? order by seq limit ?`,
-  );
+  // A window's index rows in one statement, found through the (session, ts, seq) index and sorted
+  // by seq: without the hint the planner may walk the primary key from fromSeq to the session's
+  // end, testing ts row by row. Raw rows (arrays): a window is thousands of them.
+  const slotRows = db
+    .prepare(
+      `select ${COLUMNS} from stream_index indexed by stream_index_ts where session_id = ? and ts >= ? and ts < ? and seq >= ? order by seq limit ?`,
+    )
+    .raw(true);
 
   return {
     files: [path, root],
@@ -216,17 +216,15 @@ export function sqliteStreamStore(
       return (minSeqIn.get(sessionId, lo, hi) as { s: number | null }).s ?? undefined;
     },
     async *slot(sessionId, lo, hi, fromSeq, limit) {
-      const bounds = slotBounds.get(sessionId, lo, hi, fromSeq) as { lo: number | null; hi: number | null };
-      if (bounds.lo === null || bounds.hi === null) return;
-      let from = bounds.lo;
-      let left = limit;
-      while (left > 0) {
-        const n = Math.min(SLOT_PAGE, left);
-        const rows = slotPage.all(sessionId, from, bounds.hi, lo, hi, n) as Row[];
-        yield* withBodies(sessionId, rows);
-        if (rows.length < n) return;
-        left -= n;
-        from = rows[rows.length - 1]!.seq + 1;
+      type Raw = [number, string, number, number, number, number, number];
+      const rows = slotRows.all(sessionId, lo, hi, fromSeq, limit) as Raw[];
+      for (let i = 0; i < rows.length; i += SLOT_PAGE) {
+        const page = rows.slice(i, i + SLOT_PAGE);
+        const bodies = await reader.bodies(
+          sessionId,
+          page.map((r) => ({ seq: r[0], segment: r[3], off: r[4], len: r[5], crc: r[6] })),
+        );
+        yield page.map((r, k) => ({ sessionId, seq: r[0], streamId: r[1], ts: r[2], body: bodies[k]! }));
       }
     },
     async deleteStreams(sessionId, streamIds) {

@@ -111,10 +111,11 @@ export interface StreamStore {
   /** The smallest seq among events with lo <= ts < hi. */
   minSeqIn(sessionId: string, lo: number, hi: number): Promise<number | undefined>;
   /**
-   * Events with lo <= ts < hi and seq >= fromSeq, in seq order, at most `limit` of them: the
-   * window's seq range comes from the (session, ts, seq) index, then its rows are read along the
-   * primary key in small pages, so the cost is bounded by the window (not by what follows it in the
-   * session) and nothing beyond a page is held in memory.
+   * Events with lo <= ts < hi and seq >= fromSeq, in seq order, at most `limit` of them, in pages
+   * (a page is about a megabyte of bodies): the cost is bounded by the window, not by what follows
+   * it in the session, and nothing beyond a page of bodies is held at once. Pages rather than
+   * single events, because a playback answer holds thousands of events and each step of an async
+   * generator is a promise.
    */
   slot(
     sessionId: string,
@@ -122,7 +123,7 @@ export interface StreamStore {
     hi: number,
     fromSeq: number,
     limit: number,
-  ): AsyncGenerator<StreamEvent>;
+  ): AsyncGenerator<StreamEvent[]>;
   /** Deletes the named streams of a session; returns how many events went. */
   deleteStreams(sessionId: string, streamIds: string[]): Promise<number>;
   /** Deletes a session's whole recording. */

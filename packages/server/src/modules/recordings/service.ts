@@ -149,21 +149,23 @@ export function recordingsService(deps: {
     let bytes = 0;
     let next: number | null = null;
     let firstSeq: number | undefined;
-    for await (const e of reportDamage(
+    pages: for await (const page of reportDamage(
       streams.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1),
     )) {
-      if (count >= MAX_WINDOW_EVENTS || (count > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)) {
-        next = e.seq;
-        break;
+      for (const e of page) {
+        if (count >= MAX_WINDOW_EVENTS || (count > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)) {
+          next = e.seq;
+          break pages;
+        }
+        firstSeq ??= e.seq;
+        bytes += e.body.length;
+        out.text(
+          `${count > 0 ? ',' : ''}{"seq":${e.seq},"timestamp_ms":${e.ts},"stream_id":${JSON.stringify(e.streamId)},"body_base64":"`,
+        );
+        out.latin1(e.body.toString('base64'));
+        out.text('"}');
+        count += 1;
       }
-      firstSeq ??= e.seq;
-      bytes += e.body.length;
-      out.text(
-        `${count > 0 ? ',' : ''}{"seq":${e.seq},"timestamp_ms":${e.ts},"stream_id":${JSON.stringify(e.streamId)},"body_base64":"`,
-      );
-      out.latin1(e.body.toString('base64'));
-      out.text('"}');
-      count += 1;
       yield* out.take();
     }
     if (next === null) {
