@@ -41,7 +41,7 @@ module.exports = {
       severity: 'error',
       comment:
         'the core (http, db, bus, streams, jobs, lib, counters, config) never imports a module or the wiring',
-      from: { path: `${SRC}((http|db|bus|streams|jobs|lib|counters)/|config\\.ts$)` },
+      from: { path: `${SRC}((http|db|bus|streams|blobs|jobs|lib|counters)/|config\\.ts$)` },
       to: { path: `${SRC}(modules/|(runtime|app|main|worker)\\.ts$)` },
     },
     {

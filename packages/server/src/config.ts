@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { S3Config } from './blobs/s3.js';
 
 /** Raised for any invalid variable; its message is the one line printed before start-up stops. */
 export class ConfigError extends Error {}
@@ -68,6 +69,8 @@ export interface Config {
   /** seconds a render's claim lasts without renewal: a crashed worker's export is taken up after this */
   exportLeaseS: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** S3_*: the bucket for sealed recordings and export files; null keeps them in DATA_DIR */
+  s3: S3Config | null;
   keys: DerivedKeys;
 }
 
@@ -170,6 +173,41 @@ function derive(root: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), `vss:${purpose}`, 32));
 }
 
+/**
+ * The bucket, when S3_BUCKET is set: its endpoint (an S3-compatible server's URL; AWS's for the
+ * region when unset), region, credentials (both or neither; the SDK's default chain when neither),
+ * path-style addressing and a key prefix. Any other S3_* variable without S3_BUCKET is a mistake,
+ * not something to ignore.
+ */
+function s3Config(env: Env): S3Config | null {
+  const bucket = optional(env, 'S3_BUCKET');
+  if (bucket === null) {
+    const stray = Object.keys(env).filter((k) => k.startsWith('S3_') && optional(env, k) !== null);
+    if (stray.length) throw new ConfigError(`${stray.sort().join(', ')} set without S3_BUCKET`);
+    return null;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new ConfigError(`S3_BUCKET must be a bucket name (3 to 63 of a-z, 0-9, '.', '-'), got "${bucket}"`);
+  const accessKeyId = optional(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = optional(env, 'S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === null) !== (secretAccessKey === null))
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both or neither');
+  const prefix = str(env, 'S3_PREFIX', '');
+  if (prefix.startsWith('/') || (prefix !== '' && !prefix.endsWith('/')))
+    throw new ConfigError(
+      `S3_PREFIX must be a key prefix ending in '/' (and not starting with one), got "${prefix}"`,
+    );
+  return {
+    bucket,
+    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    region: str(env, 'S3_REGION', 'us-east-1'),
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+    prefix,
+  };
+}
+
 /** Builds the configuration from an environment (process.env in production, a literal in tests). */
 export function loadConfig(env: Env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
@@ -214,6 +252,8 @@ export function loadConfig(env: Env): Config {
     'silent',
   ] as const);
 
+  const s3 = s3Config(env);
+
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (err) {
@@ -253,6 +293,7 @@ export function loadConfig(env: Env): Config {
     exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 1, 1, 64),
     exportLeaseS: int(env, 'EXPORT_LEASE_S', 30, 2, 3600),
     logLevel,
+    s3,
     keys: {
       jwt: derive(root, 'jwt'),
       apiKeyPepper: derive(root, 'api-key-pepper'),
@@ -263,5 +304,6 @@ export function loadConfig(env: Env): Config {
   };
   Object.freeze(config.keys);
   Object.freeze(config.webhookRetryDelaysS);
+  if (config.s3) Object.freeze(config.s3);
   return Object.freeze(config);
 }
