@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { EventBus } from './bus/events.js';
@@ -19,6 +20,8 @@ import { recordingsService, type RecordingsService } from './modules/recordings/
 import { recordingsStore } from './modules/recordings/store.js';
 import { recordingsJobs } from './modules/recordings/jobs.js';
 import { connectionTokens } from './modules/live/token.js';
+import { diskBlobStore } from './blobs/disk.js';
+import { s3BlobStore } from './blobs/s3.js';
 import { postgresStreamStore } from './streams/postgres.js';
 import { sqliteStreamStore } from './streams/sqlite.js';
 import type { StreamStore } from './streams/store.js';
@@ -167,7 +170,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const log = openLogger(config.logLevel, options.logDestination);
   const logger: FastifyBaseLogger = log.logger;
   const nodeId = randomBytes(6).toString('hex');
-  const streams = database.pgPool ? postgresStreamStore(database.pgPool) : sqliteStreamStore(config.dataDir);
+  // Object storage, when configured: sealed recordings and export files, shared by every process.
+  const bucket = config.s3 ? s3BlobStore(config.s3) : null;
+  const streams = database.pgPool
+    ? postgresStreamStore(
+        database.pgPool,
+        bucket && { objects: bucket, cacheDir: join(config.dataDir, 'segments') },
+      )
+    : sqliteStreamStore(config.dataDir, undefined, { objects: bucket });
   // DATA_DIR and what in it the next start needs: the SQLite files, and the kept root secret.
   const storage = new StorageWatch(
     config.dataDir,
@@ -240,7 +250,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     gate,
   });
   const exportSql = exportsStore(db);
-  const files = exportFiles(config.dataDir);
+  const files = exportFiles(config.dataDir, bucket ?? diskBlobStore(config.dataDir));
   const exports = exportsService({
     config,
     files,
@@ -299,7 +309,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     oauth: oauthService({ config, db, store: oauthStore(db), projects }),
   };
   // Each module declares its jobs; the queue runs them.
-  for (const kind of recordingsJobs({ bus, jobs, writer, recordings: services.recordings })) jobs.register(kind);
+  for (const kind of recordingsJobs({ bus, jobs, writer, recordings: services.recordings }))
+    jobs.register(kind);
   jobs.register(deliveryJob({ config, store: webhooks }));
   jobs.register(
     renderJob({
@@ -356,6 +367,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       // On PostgreSQL the stream store shares the metadata pool: closing the database closes both.
       if (!database.pgPool) await streams.close();
       await database.close();
+      await bucket?.close();
       await log.drain();
     },
   };

@@ -64,6 +64,17 @@ describe.each(stores)('the blob store %s', (name, make) => {
     expect(await store.size(`t/${tag}/big.bin`)).toBe(9);
   });
 
+  it('stores bytes from memory, replacing what was there', async () => {
+    const store = make();
+    const bytes = randomBytes(300_000);
+    await store.put(`t/${tag}/mem.bin`, bytes);
+    expect(await store.size(`t/${tag}/mem.bin`)).toBe(bytes.length);
+    expect((await store.read(`t/${tag}/mem.bin`, 0, bytes.length)).equals(bytes)).toBe(true);
+    await store.put(`t/${tag}/mem.bin`, Buffer.alloc(0));
+    expect(await store.size(`t/${tag}/mem.bin`)).toBe(0);
+    expect(await store.list(`t/${tag}/mem`)).toEqual([`t/${tag}/mem.bin`]);
+  });
+
   it('says when an object is missing', async () => {
     const store = make();
     expect(await store.size(`t/${tag}/nothing`)).toBeUndefined();

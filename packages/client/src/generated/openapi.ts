@@ -46,7 +46,7 @@ export interface paths {
         };
         /**
          * Liveness and database reachability
-         * @description Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while storage was removed or replaced under the running server (`storage unavailable: DATA_DIR/… was removed or replaced…`). Watched, by device and inode, at most a second late: `DATA_DIR` itself; on the embedded default its database files `vss.sqlite` and `streams.sqlite`; and `secret.key` while the root secret is kept there (`SECRET_KEY` unset), since the next start needs it to recognize API keys. On PostgreSQL the metadata and recordings are not in `DATA_DIR`, so only the directory and the secret are watched (the directory also holds export files). While storage is unavailable every write (POST, PUT, PATCH, DELETE) is refused with 500 `SERVER_ERROR` and live publishes get an `error` instead of an `ack`, until the server is restarted on intact storage: what it would accept could not survive a restart. Reads keep answering.
+         * @description Plain text, not the envelope: `ok` with 200, or 503 with a short reason while the database does not answer, or while storage was removed or replaced under the running server (`storage unavailable: DATA_DIR/… was removed or replaced…`). Watched, by device and inode, at most a second late: `DATA_DIR` itself; on the embedded default its database files `vss.sqlite` and `streams.sqlite` and the `segments` folder of recorded media; and `secret.key` while the root secret is kept there (`SECRET_KEY` unset), since the next start needs it to recognize API keys. On PostgreSQL the metadata and recordings are not in `DATA_DIR`, so only the directory and the secret are watched (the directory also holds export files). While storage is unavailable every write (POST, PUT, PATCH, DELETE) is refused with 500 `SERVER_ERROR` and live publishes get an `error` instead of an `ack`, until the server is restarted on intact storage: what it would accept could not survive a restart. Reads keep answering.
          */
         get: operations["getHealth"];
         put?: never;
@@ -435,7 +435,7 @@ export interface paths {
         };
         /**
          * Download an export
-         * @description The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and rename it into place when done.
+         * @description The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and store it under its final name when done. With object storage configured the file is in the bucket, and every server process serves it (streamed through the server, or with `redirect=true` a 302 to a short-lived presigned URL).
          */
         get: operations["downloadExport"];
         put?: never;
@@ -3448,7 +3448,10 @@ export interface operations {
     };
     downloadExport: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With object storage configured (`S3_BUCKET`): answer 302 with `Location` a presigned URL of the MP4 in the bucket, valid for 5 minutes, which serves the same bytes (and `Range`) straight from the bucket. Without object storage the file is sent as usual. */
+                redirect?: boolean;
+            };
             header?: never;
             path: {
                 jobId: string;
@@ -3492,6 +3495,15 @@ export interface operations {
                 content: {
                     "video/mp4": string;
                 };
+            };
+            /** @description With `redirect=true` and object storage configured: the MP4's presigned URL in the bucket, valid for 5 minutes. */
+            302: {
+                headers: {
+                    /** @description the presigned URL */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

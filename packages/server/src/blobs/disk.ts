@@ -10,6 +10,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { BlobNotFound, type BlobStore } from './store.js';
@@ -29,21 +30,28 @@ export function diskBlobStore(root: string): BlobStore {
     return path;
   };
   const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
+  /** Fills a temporary file beside the object's path, syncs it and renames it into place. */
+  const install = (key: string, fill: (tmp: string) => void): void => {
+    const to = pathOf(key);
+    mkdirSync(dirname(to), { recursive: true });
+    const tmp = `${to}.${process.pid}.tmp`;
+    fill(tmp);
+    const fd = openSync(tmp, 'r+');
+    try {
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, to);
+  };
   return {
     kind: 'disk',
     async putFile(key, from) {
-      const to = pathOf(key);
-      if (resolve(from) === to) return;
-      mkdirSync(dirname(to), { recursive: true });
-      const tmp = `${to}.${process.pid}.tmp`;
-      copyFileSync(from, tmp);
-      const fd = openSync(tmp, 'r+');
-      try {
-        fdatasyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, to);
+      if (resolve(from) === pathOf(key)) return;
+      install(key, (tmp) => copyFileSync(from, tmp));
+    },
+    async put(key, body) {
+      install(key, (tmp) => writeFileSync(tmp, body));
     },
     async size(key) {
       try {

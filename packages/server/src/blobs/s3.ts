@@ -137,6 +137,15 @@ export function s3BlobStore(config: S3Config): BlobStore {
         fail('storing', key, err);
       }
     },
+    async put(key, body) {
+      try {
+        await client.send(
+          new PutObjectCommand({ Bucket, Key: keyOf(key), Body: body, ContentLength: body.length }),
+        );
+      } catch (err) {
+        fail('storing', key, err);
+      }
+    },
     async size(key) {
       try {
         const head = await client.send(new HeadObjectCommand({ Bucket, Key: keyOf(key) }));

@@ -16,6 +16,8 @@ export interface BlobStore {
   readonly kind: 'disk' | 's3';
   /** Stores a local file under key, replacing what was there; resolves once it is durable. */
   putFile(key: string, path: string): Promise<void>;
+  /** Stores bytes under key, replacing what was there; resolves once they are durable. */
+  put(key: string, body: Buffer): Promise<void>;
   /** The object's size in bytes, or undefined when there is none. */
   size(key: string): Promise<number | undefined>;
   /** Bytes [start, end) of an object; BlobNotFound when it is missing. */

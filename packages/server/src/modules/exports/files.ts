@@ -1,28 +1,57 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { BlobStore } from '../../blobs/store.js';
 
 /**
- * Where export files live: `DATA_DIR/exports`, an MP4 per completed export under its final name
- * (`<id>.mp4`), and while an attempt renders its partial output and scratch folder beside it.
+ * Where export files live. Renders work in `DATA_DIR/exports` (ffmpeg needs a seekable file): an
+ * attempt's partial output and scratch folder. A completed MP4 is an object `exports/<id>.mp4` of
+ * the blob store: on local disk that is `DATA_DIR/exports/<id>.mp4` (the output is renamed into
+ * place, as it always was); in a bucket it is uploaded and the local file removed, so that any
+ * process serves any download.
  */
-export function exportFiles(dataDir: string) {
+export function exportFiles(dataDir: string, blobs: BlobStore) {
   const dir = join(dataDir, 'exports');
   mkdirSync(dir, { recursive: true });
+  const key = (id: string) => `exports/${id}.mp4`;
+  /** Removes what attempts of an export left on this disk (partial output, scratch; the MP4 unless kept). */
+  const removeLocal = (id: string, keepFinal: boolean): void => {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names)
+      if (name.startsWith(`${id}.`) && !(keepFinal && name === `${id}.mp4`))
+        rmSync(join(dir, name), { recursive: true, force: true });
+  };
   return {
     dir,
-    /** The completed MP4 of an export. */
-    finalPath: (id: string) => join(dir, `${id}.mp4`),
-    /** Removes an export's files: the MP4 and whatever an attempt left (partial output, scratch). */
-    remove(id: string, keepFinal = false): void {
-      let names: string[] = [];
-      try {
-        names = readdirSync(dir);
-      } catch {
-        return;
+    /** Stores a finished render as the export's MP4: all of it, under its final name, or nothing. */
+    async store(id: string, rendered: string): Promise<void> {
+      if (blobs.kind === 'disk') renameSync(rendered, join(dir, `${id}.mp4`));
+      else {
+        await blobs.putFile(key(id), rendered);
+        rmSync(rendered, { force: true });
       }
-      for (const name of names)
-        if (name.startsWith(`${id}.`) && !(keepFinal && name === `${id}.mp4`))
-          rmSync(join(dir, name), { recursive: true, force: true });
+    },
+    /** The stored MP4's size, or undefined when there is none. */
+    size: (id: string): Promise<number | undefined> => blobs.size(key(id)),
+    /** The stored MP4, or an inclusive byte range of it. */
+    open: (id: string, range?: { start: number; end: number }): Promise<Readable> =>
+      blobs.stream(key(id), range),
+    /** A short-lived URL of the stored MP4 in the bucket; null on local disk. */
+    presign: (id: string, ttlSeconds: number, filename: string): Promise<string | null> =>
+      blobs.presign(key(id), ttlSeconds, filename),
+    /** Removes what an attempt left on this disk, keeping a stored MP4 (a new attempt starts). */
+    clean(id: string): void {
+      removeLocal(id, true);
+    },
+    /** Removes an export's files: the stored MP4 and whatever an attempt left. */
+    async remove(id: string): Promise<void> {
+      removeLocal(id, false);
+      await blobs.delete([key(id)]);
     },
   };
 }

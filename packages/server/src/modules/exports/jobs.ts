@@ -1,4 +1,4 @@
-import { renameSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
@@ -70,7 +70,7 @@ export function renderJob(deps: {
     const row = await store.start(id, job.attempt, now());
     // Deleted with its session, or finished by an attempt whose lease had run out: nothing to do.
     if (!row) return { ok: true };
-    files.remove(id, true);
+    files.clean(id);
     const part = join(files.dir, `${id}.${job.attempt}.part`);
     let reported = 0;
     try {
@@ -91,11 +91,11 @@ export function renderJob(deps: {
         },
       });
       // Complete files only ever appear under the final name: a reader sees all of it or nothing.
-      renameSync(part, files.finalPath(id));
+      await files.store(id, part);
       const current = await store.forJob(id);
       if (!current || current.status !== 'processing') {
         // The session was deleted, or a participant redacted, while this rendered: keep nothing.
-        files.remove(id);
+        await files.remove(id);
         return { ok: true };
       }
       const detail: Rendered = { sizeBytes: result.bytes, durationMs: Math.round(result.durationUs / 1000) };

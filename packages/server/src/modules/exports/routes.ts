@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
@@ -62,6 +61,19 @@ export interface ExportsRoutesOptions {
   idempotency: Idempotency;
   exports: ExportsService;
 }
+
+/** How long a download's presigned URL (`redirect=true`) stays valid. */
+const PRESIGNED_TTL_S = 300;
+
+const DownloadQuery = Type.Object(
+  {
+    redirect: Type.Boolean({
+      default: false,
+      description: `With object storage configured (\`S3_BUCKET\`): answer 302 with \`Location\` a presigned URL of the MP4 in the bucket, valid for ${PRESIGNED_TTL_S / 60} minutes, which serves the same bytes (and \`Range\`) straight from the bucket. Without object storage the file is sent as usual.`,
+    }),
+  },
+  { additionalProperties: false },
+);
 
 /** MP4 export: enqueue, poll, download. */
 export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = async (app, deps) => {
@@ -135,13 +147,19 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
         operationId: 'downloadExport',
         summary: 'Download an export',
         description:
-          'The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and rename it into place when done.',
+          'The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and store it under its final name when done. With object storage configured the file is in the bucket, and every server process serves it (streamed through the server, or with `redirect=true` a 302 to a short-lived presigned URL).',
         params: JobParams,
+        querystring: DownloadQuery,
         response: {
           200: {
             description: 'The whole MP4.',
             content: { 'video/mp4': { schema: Mp4 } },
             headers: DOWNLOAD_HEADERS,
+          },
+          302: {
+            description: `With \`redirect=true\` and object storage configured: the MP4's presigned URL in the bucket, valid for ${PRESIGNED_TTL_S / 60} minutes.`,
+            type: 'null',
+            headers: { Location: Type.String({ description: 'the presigned URL' }) },
           },
           206: {
             description: 'The requested byte range of the MP4.',
@@ -155,28 +173,31 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       },
     },
     async (request, reply) => {
-      const { job, path, size } = await exports.file(request.principal!, request.params.jobId);
+      const { job, size } = await exports.file(request.principal!, request.params.jobId);
+      const filename = `${job.room_id}-${job.layout}-${job.orientation}.mp4`;
+      if (request.query.redirect) {
+        const url = await exports.downloadUrl(job.job_id, PRESIGNED_TTL_S, filename);
+        if (url)
+          return reply.code(302).header('location', url).header('cache-control', 'no-store').send(null);
+      }
       const etag = `"${job.job_id}-${job.attempts}-${size}"`;
       const ifRange = request.headers['if-range'];
       const range = ifRange === undefined || ifRange === etag ? byteRange(request.headers.range, size) : null;
       reply
         .header('content-type', 'video/mp4')
-        .header(
-          'content-disposition',
-          `attachment; filename="${job.room_id}-${job.layout}-${job.orientation}.mp4"`,
-        )
+        .header('content-disposition', `attachment; filename="${filename}"`)
         .header('accept-ranges', 'bytes')
         .header('etag', etag)
         .header('cache-control', 'private, no-cache');
       if (!range) {
         reply.header('content-length', size);
-        return reply.send(createReadStream(path));
+        return reply.send(await exports.open(job.job_id));
       }
       reply
         .code(206)
         .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
         .header('content-length', range.end - range.start + 1);
-      return reply.send(createReadStream(path, { start: range.start, end: range.end }));
+      return reply.send(await exports.open(job.job_id, range));
     },
   );
 };

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { parseMediaStream } from '@vss/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
@@ -122,22 +121,24 @@ export function exportsService(deps: {
     },
 
     /** The finished file of an export: 409 until the job has completed. */
-    async file(principal: Principal, id: string): Promise<{ job: ExportJob; path: string; size: number }> {
+    async file(principal: Principal, id: string): Promise<{ job: ExportJob; size: number }> {
       const job = await this.get(principal, id);
       // A withdrawn export's file was deleted on purpose: 404. Any other not completed: 409.
       if (job.status === 'failed' && job.error?.startsWith(WITHDRAWN))
         throw new NotFound(`the export's file was deleted: ${job.error}`);
       if (job.status !== 'completed')
         throw new Conflict(`the export is ${job.status}: the file can be downloaded once it is completed`);
-      const path = files.finalPath(id);
-      let size: number;
-      try {
-        size = statSync(path).size;
-      } catch {
-        throw new NotFound('the export file is no longer stored');
-      }
-      return { job, path, size };
+      const size = await files.size(id);
+      if (size === undefined) throw new NotFound('the export file is no longer stored');
+      return { job, size };
     },
+
+    /** The stored MP4 of a completed export (after `file` allowed it), or a byte range of it. */
+    open: (id: string, range?: { start: number; end: number }) => files.open(id, range),
+
+    /** A short-lived URL of the MP4 in the bucket; null when exports are on local disk. */
+    downloadUrl: (id: string, ttlSeconds: number, filename: string) =>
+      files.presign(id, ttlSeconds, filename),
 
     /**
      * After a participant's media was deleted (redaction): every export of the session rendered,
@@ -153,7 +154,7 @@ export function exportsService(deps: {
         await store.withdraw(trx, ids, reason, now());
         return ids;
       });
-      for (const id of ids) files.remove(id);
+      for (const id of ids) await files.remove(id);
       return ids.length;
     },
 
@@ -179,7 +180,7 @@ export function exportsService(deps: {
         await store.deleteOfSession(trx, sessionId);
         return ids;
       });
-      for (const id of ids) files.remove(id);
+      for (const id of ids) await files.remove(id);
       return ids.length;
     },
   };

@@ -304,6 +304,9 @@ export function recordingsService(deps: {
         streams: theirs,
         chat_messages_redacted: chatRedacted,
       });
+      // An ended session's recording was sealed: what the redaction appended is sealed (and stored)
+      // too, rather than left open until the next start.
+      if (session.ended_at !== null) await deps.writer.seal(session.id);
       await deps.storageChanged(session.id);
       return { redacted: userId, deletedStreams: theirs.length };
     },
