@@ -136,7 +136,7 @@ describe.runIf(ENGINE === 'sqlite')('segment files on the embedded default', () 
     await first.close();
     // A second run dies before its first commit: a new segment with bytes and no row.
     const db = new SQLite(join(d, 'streams.sqlite'));
-    db.prepare("insert into stream_segments values ('s', 1, 0, 0, 0)").run();
+    db.prepare("insert into stream_segments (session_id, segment, bytes, sealed, stored) values ('s', 1, 0, 0, 0)").run();
     db.close();
     writeFileSync(join(d, 'segments', 's', '1.seg'), Buffer.alloc(999, 1));
 

@@ -46,6 +46,10 @@ export function postgresStreamStore(pool: pg.Pool, segments: SealedSegments | nu
   /** The events of rows of one session: bodies from the rows, or read from their segments. */
   const events = async (sessionId: string, rows: Row[]): Promise<StreamEvent[]> => {
     const sealed = rows.filter((r) => r.body === null);
+    if (sealed.length && !reader)
+      throw new Error(
+        `session ${sessionId} was sealed into object storage, which is not configured (S3_BUCKET): its media cannot be read`,
+      );
     const bodies = sealed.length
       ? await reader!.bodies(
           sessionId,

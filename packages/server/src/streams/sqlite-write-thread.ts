@@ -15,7 +15,7 @@ export type WriteOp =
       stats: Array<[string, string, number, number, number, number]>;
     }
   | { op: 'seal'; sessionId: string }
-  | { op: 'stored'; sessionId: string; segments: number[] }
+  | { op: 'stored'; sessionId: string; segment: number; changes: number }
   | { op: 'deleteStreams'; sessionId: string; streamIds: string[] }
   | { op: 'deleteSession'; sessionId: string }
   | { op: 'replaceBody'; sessionId: string; seq: number; body: ArrayBuffer }
@@ -131,9 +131,12 @@ export class SqliteWriteThread {
     return this.request({ op: 'seal', sessionId }) as Promise<number[]>;
   }
 
-  /** Records that sealed segments are stored in object storage as they are now. */
-  stored(sessionId: string, segments: number[]): Promise<void> {
-    return this.request({ op: 'stored', sessionId, segments }) as Promise<void>;
+  /**
+   * Records that a sealed segment is stored in object storage as it was after `changes` changes
+   * (a change since the upload read it leaves it to be stored again).
+   */
+  stored(sessionId: string, segment: number, changes: number): Promise<void> {
+    return this.request({ op: 'stored', sessionId, segment, changes }) as Promise<void>;
   }
 
   /** Zeroes the streams' bytes and deletes their rows; answers the events gone and segments changed. */

@@ -48,7 +48,13 @@ const setSegmentBytes = db.prepare(
   'update stream_segments set bytes = ? where session_id = ? and segment = ?',
 );
 const sealSegment = db.prepare('update stream_segments set sealed = 1 where session_id = ? and segment = ?');
-const setStored = db.prepare('update stream_segments set stored = ? where session_id = ? and segment = ?');
+const markChanged = db.prepare(
+  'update stream_segments set stored = 0, changes = changes + 1 where session_id = ? and segment = ?',
+);
+// Stored as it is only if it has not changed since the upload read it (a redaction meanwhile).
+const markStored = db.prepare(
+  'update stream_segments set stored = 1 where session_id = ? and segment = ? and changes = ?',
+);
 const bySeq = db.prepare(
   'select stream_id, segment, off, len from stream_index where session_id = ? and seq = ?',
 );
@@ -226,7 +232,7 @@ function zeroRanges(
     }
     for (const fd of fds.values()) fdatasyncSync(fd);
     // A copy in object storage still holds the old bytes: the segment is to be stored again.
-    for (const segment of touched) setStored.run(0, sessionId, segment);
+    for (const segment of touched) markChanged.run(sessionId, segment);
   } finally {
     for (const [segment, fd] of fds) if (open.get(sessionId)?.segment !== segment) closeSync(fd);
   }
@@ -317,7 +323,7 @@ function run(r) {
       return n === undefined ? [] : [n];
     }
     case 'stored':
-      for (const n of r.segments) setStored.run(1, r.sessionId, n);
+      markStored.run(r.sessionId, r.segment, r.changes);
       return undefined;
     case 'deleteStreams': {
       const out = deleteStreams(r.sessionId, r.streamIds);

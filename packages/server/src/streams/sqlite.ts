@@ -50,6 +50,7 @@ const SCHEMA = `
     bytes integer not null,
     sealed integer not null,
     stored integer not null,
+    changes integer not null default 0,
     primary key (session_id, segment)
   );
   create table if not exists stream_stats (
@@ -97,7 +98,7 @@ export function sqliteStreamStore(
   const objects = options.objects ?? null;
   const reader = new SegmentReader(root, objects);
   const pending = db.prepare(
-    'select session_id, segment from stream_segments where sealed = 1 and stored = 0 order by session_id, segment',
+    'select session_id, segment, changes from stream_segments where sealed = 1 and stored = 0 order by session_id, segment',
   );
   let storing: Promise<void> = Promise.resolve();
   /**
@@ -106,15 +107,18 @@ export function sqliteStreamStore(
    */
   const storeSealed = (): Promise<void> => {
     if (!objects) return Promise.resolve();
-    storing = storing.then(async () => {
-      for (const s of pending.all() as Array<{ session_id: string; segment: number }>) {
-        await objects.putFile(
-          segmentKey(s.session_id, s.segment),
-          segmentPath(root, s.session_id, s.segment),
-        );
-        await writes.stored(s.session_id, [s.segment]);
-      }
-    });
+    // A pass that failed (the bucket unreachable) must not stop the ones after it.
+    storing = storing
+      .catch(() => {})
+      .then(async () => {
+        for (const s of pending.all() as Array<{ session_id: string; segment: number; changes: number }>) {
+          await objects.putFile(
+            segmentKey(s.session_id, s.segment),
+            segmentPath(root, s.session_id, s.segment),
+          );
+          await writes.stored(s.session_id, s.segment, s.changes);
+        }
+      });
     return storing;
   };
   // What the last run sealed and did not get to store.

@@ -370,11 +370,7 @@ export class SessionHub {
     const ended = await this.lifecycle.end(sessionId, now, now - this.deps.departureTimeoutMs);
     if (!ended) return false;
     await this.record(sessionId, 'session.ended', 'system', {}, now);
-    // The end is decided and recorded: sealing the session's segment is housekeeping, and a
-    // failure of it must not undo the end (the next start seals what was left open).
-    await this.deps.writer
-      .seal(sessionId)
-      .catch((err) => this.deps.log.error({ err, sessionId }, 'sealing the recording failed'));
+    await this.deps.writer.flush();
     this.deps.sequencer.forget(sessionId);
     return true;
   }
