@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -66,6 +66,21 @@ function slice(start: number, end: number): Transform {
   });
 }
 
+/**
+ * Where the bytes a ranged GET answered with begin in the object. A server may send more than
+ * the range asked for: the whole object (no Content-Range; s3rver also answers `bytes=0-0` with
+ * all of it, labelled so), and the caller then cuts the range out. A range past the object's end
+ * is cut short at the end, as on disk; anything else short of the range is an error.
+ */
+function answeredFrom(contentRange: string | undefined, start: number, end: number, what: string): number {
+  if (!contentRange) return 0;
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange);
+  const last = m && m[3] !== '*' ? Math.min(end, Number(m[3]) - 1) : end;
+  if (!m || Number(m[1]) > start || Number(m[2]) < last)
+    throw new Error(`asked for bytes ${start}-${end} of ${what}, got ${contentRange}`);
+  return Number(m[1]);
+}
+
 function isMissing(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
@@ -88,7 +103,8 @@ export function s3BlobStore(config: S3Config): BlobStore {
   const Bucket = config.bucket;
   const keyOf = (key: string) => config.prefix + key;
   const fail = (what: string, key: string, err: unknown): never => {
-    if (isMissing(err)) throw new BlobNotFound(key);
+    // Missing means the object only when reading it; storing into a missing bucket is a failure.
+    if (what === 'reading' && isMissing(err)) throw new BlobNotFound(key);
     throw new Error(
       `object storage: ${what} s3://${Bucket}/${keyOf(key)} failed: ${(err as Error).message}`,
       {
@@ -161,9 +177,9 @@ export function s3BlobStore(config: S3Config): BlobStore {
         const res = await client.send(
           new GetObjectCommand({ Bucket, Key: keyOf(key), Range: `bytes=${start}-${end - 1}` }),
         );
+        const from = answeredFrom(res.ContentRange, start, end - 1, keyOf(key));
         const bytes = Buffer.from(await res.Body!.transformToByteArray());
-        // Longer than the range: the server sent the whole object (s3rver does so for `bytes=0-0`).
-        return bytes.length > end - start ? bytes.subarray(start, end) : bytes;
+        return bytes.subarray(start - from, end - from);
       } catch (err) {
         return fail('reading', key, err);
       }
@@ -178,8 +194,17 @@ export function s3BlobStore(config: S3Config): BlobStore {
           }),
         );
         const body = res.Body as Readable;
-        // A server that ignored the Range sent the whole object: pass on only the range's bytes.
-        return range && !res.ContentRange ? body.pipe(slice(range.start, range.end + 1)) : body;
+        if (!range) return body;
+        let from: number;
+        try {
+          from = answeredFrom(res.ContentRange, range.start, range.end, keyOf(key));
+        } catch (err) {
+          body.destroy();
+          throw err;
+        }
+        if (from === range.start && res.ContentLength === range.end - range.start + 1) return body;
+        // More than the range came: pass on only its bytes (an error on the way ends both streams).
+        return pipeline(body, slice(range.start - from, range.end - from + 1), () => {});
       } catch (err) {
         return fail('reading', key, err);
       }
