@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LiveClient } from '@vss/client';
@@ -19,6 +19,7 @@ import {
 } from './support/process.js';
 import { startS3, type LocalS3 } from './support/s3.js';
 import { eventually } from './support/wait.js';
+import { filesHaving } from './support/files.js';
 
 const SECRET = 'multi-node-secret-multi-node-secret-multi';
 
@@ -44,14 +45,6 @@ async function playback(base: string, key: string, sessionId: string, fromTs: nu
     if (data.next_base_seq === null) return out;
     baseSeq = data.next_base_seq;
   }
-}
-
-/** The files under a folder (recursively) that hold needle. */
-function filesHaving(dir: string, needle: Buffer): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => join(d.parentPath, d.name))
-    .filter((p) => readFileSync(p).includes(needle));
 }
 
 describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(

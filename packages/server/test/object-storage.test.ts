@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -19,6 +19,7 @@ import { waitForJob } from './support/exports.js';
 import { h264Camera, pcmVoice, recordSession, type Planned } from './support/media.js';
 import { startS3, type LocalS3 } from './support/s3.js';
 import { eventually } from './support/wait.js';
+import { filesHaving } from './support/files.js';
 
 /** Every event of a session through the playback route, by seq. */
 async function playback(t: TestApp, key: string, sessionId: string): Promise<Map<number, string>> {
@@ -32,14 +33,6 @@ async function playback(t: TestApp, key: string, sessionId: string): Promise<Map
     if (res.body.data.next_base_seq === null) return out;
     baseSeq = res.body.data.next_base_seq;
   }
-}
-
-/** The files under a folder (recursively) that hold needle. */
-function filesHaving(dir: string, needle: Buffer): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => join(d.parentPath, d.name))
-    .filter((p) => readFileSync(p).includes(needle));
 }
 
 /** A camera frame made recognisable: the H.264 frame with a marker naming it appended (EVC1 keeps it). */

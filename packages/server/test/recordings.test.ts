@@ -1,5 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { encodeEvc1 } from '@vss/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/bus/events.js';
@@ -14,6 +12,7 @@ import {
   type TestApp,
 } from './support/app.js';
 import { eventually, join as joinLive, jpeg, leave, publish, type TestSocket } from './support/live.js';
+import { filesHaving } from './support/files.js';
 
 const T0 = 1_800_000_000_000;
 /** A byte pattern that appears only inside alice's camera frames. */
@@ -715,11 +714,3 @@ describe('deleting a session', () => {
     }
   }, 60_000);
 });
-
-/** The files anywhere under dir that hold needle. */
-function filesHaving(dir: string, needle: Buffer): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => join(d.parentPath, d.name))
-    .filter((path) => readFileSync(path).includes(needle));
-}

@@ -15,6 +15,7 @@ import { SegmentCorruptError } from '../src/streams/segments.js';
 import { sqliteStreamStore } from '../src/streams/sqlite.js';
 import type { StreamEvent, StreamStore } from '../src/streams/store.js';
 import { call, createSession, ENGINE, expectError, startApp, tenant } from './support/app.js';
+import { filesHaving } from './support/files.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -45,15 +46,6 @@ function expectSame(got: StreamEvent[], want: StreamEvent[]): void {
     expect(got[i]!.body.equals(want[i]!.body), `seq ${want[i]!.seq} is byte-identical`).toBe(true);
 }
 
-/** The files under dir (recursively) that hold needle, relative to dir. */
-function filesHaving(dir: string, needle: Buffer): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => join(d.parentPath, d.name))
-    .filter((p) => readFileSync(p).includes(needle))
-    .map((p) => p.slice(dir.length + 1));
-}
-
 describe.runIf(ENGINE === 'sqlite')('segment files on the embedded default', () => {
   let dir: string;
   beforeAll(() => {
@@ -74,7 +66,7 @@ describe.runIf(ENGINE === 'sqlite')('segment files on the embedded default', () 
       expectSame(await readAll(store, 'sess-b'), b);
 
       const mark = Buffer.from('frame 17 of sess-a;');
-      expect(filesHaving(d, mark)).toEqual([join('segments', 'sess-a', '0.seg')]);
+      expect(filesHaving(d, mark)).toEqual([join(d, 'segments', 'sess-a', '0.seg')]);
       // Bytes written once: the segment is exactly the session's bodies, one after another.
       expect(statSync(join(d, 'segments', 'sess-a', '0.seg')).size).toBe(40 * 5000);
       expect(
@@ -136,7 +128,9 @@ describe.runIf(ENGINE === 'sqlite')('segment files on the embedded default', () 
     await first.close();
     // A second run dies before its first commit: a new segment with bytes and no row.
     const db = new SQLite(join(d, 'streams.sqlite'));
-    db.prepare("insert into stream_segments (session_id, segment, bytes, sealed, stored) values ('s', 1, 0, 0, 0)").run();
+    db.prepare(
+      "insert into stream_segments (session_id, segment, bytes, sealed, stored) values ('s', 1, 0, 0, 0)",
+    ).run();
     db.close();
     writeFileSync(join(d, 'segments', 's', '1.seg'), Buffer.alloc(999, 1));
 
@@ -209,7 +203,9 @@ describe.runIf(ENGINE === 'sqlite')('segment files on the embedded default', () 
     const db = new SQLite(join(d, 'streams.sqlite'), { readonly: true });
     expect(db.prepare("select name from sqlite_master where name = 'stream_events'").all()).toEqual([]);
     db.close();
-    expect(filesHaving(d, Buffer.from('frame 500 of old-a;'))).toEqual([join('segments', 'old-a', '0.seg')]);
+    expect(filesHaving(d, Buffer.from('frame 500 of old-a;'))).toEqual([
+      join(d, 'segments', 'old-a', '0.seg'),
+    ]);
   });
 });
 

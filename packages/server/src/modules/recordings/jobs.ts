@@ -27,22 +27,18 @@ export function recordingsJobs(deps: {
   writer: Pick<StreamWriter, 'seal'>;
   recordings: Pick<RecordingsService, 'finalize'>;
 }): JobKind<FinalizePayload>[] {
-  deps.bus.onTransactional('recording.ready', async (trx, e) => {
-    if (!e.sessionId) return;
-    await deps.jobs.enqueue(trx, SEAL_JOB, {
-      session_id: e.sessionId,
-      org_id: e.orgId,
-      project_id: e.projectId,
-    } satisfies FinalizePayload);
-  });
-  deps.bus.onTransactional('session.ended', async (trx, e) => {
-    if (!e.sessionId) return;
-    await deps.jobs.enqueue(trx, FINALIZE_JOB, {
-      session_id: e.sessionId,
-      org_id: e.orgId,
-      project_id: e.projectId,
-    } satisfies FinalizePayload);
-  });
+  // Each step enqueued in the transaction of the event that calls for it.
+  const then = (event: string, kind: string) =>
+    deps.bus.onTransactional(event, async (trx, e) => {
+      if (!e.sessionId) return;
+      await deps.jobs.enqueue(trx, kind, {
+        session_id: e.sessionId,
+        org_id: e.orgId,
+        project_id: e.projectId,
+      } satisfies FinalizePayload);
+    });
+  then('session.ended', FINALIZE_JOB);
+  then('recording.ready', SEAL_JOB);
   return [
     {
       kind: FINALIZE_JOB,
