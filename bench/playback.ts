@@ -31,7 +31,11 @@
  *             (firstFrom/slot/nextTs/minSeqIn: index rows, segment reads, checksums) on the same
  *             DATA_DIR in the reader process, bodies not encoded: no HTTP
  * then 2 and 4 concurrent HTTP readers (each reading the whole recording). Every reader checks
- * that it got every seq exactly once, the exact payload bytes, and each event's own body.
+ * that it got every seq exactly once and the exact payload bytes. The HTTP reader checks each
+ * event's stream, timestamp and exact body bytes against what the fixture wrote (recorded on its
+ * way into the store, kept in DATA_DIR/bench-truth.json), in a thread of its own and without
+ * JSON.parse (it walks the answer's bytes; see playback-reader.ts), so that the reader keeps up
+ * with the server; the store reader and the baseline check each body's markers and stamped seq.
  * MB/s counts payload bytes (decoded bodies), not JSON or base64 text. `ratio` = HTTP MB/s ÷
  * baseline MB/s (medians over the rounds); `ratio_store` = HTTP ÷ the stream store read directly.
  * Latency is per answer (one window of 30 s, cut at 5000 events or 8 MiB of payload; the baseline's
@@ -41,8 +45,8 @@
  * (one reader).
  *
  * --only leaves readers out of the rounds (http always runs); --keep leaves the DATA_DIR (with
- * bench-fixture.json) for --data-dir=DIR to reuse; --cpu-prof=DIR runs the server under
- * `node --cpu-prof` (profile written to DIR at its exit, then summarised: heaviest functions);
+ * bench-fixture.json and bench-truth.json) for --data-dir=DIR to reuse; --cpu-prof=DIR runs the
+ * server under `node --cpu-prof` (profile written to DIR at its exit, then summarised: heaviest functions);
  * --entry=FILE runs another compiled server main.js (a patched copy, for what-if measurements).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -75,7 +79,13 @@ import {
   type Fixture,
   type FixtureSpec,
 } from './lib/playback-fixture.ts';
-import type { ReaderResult, ReaderTask } from './lib/playback-reader.ts';
+import {
+  saveTruth,
+  TRUTH_FILE,
+  TruthRecorder,
+  type ReaderResult,
+  type ReaderTask,
+} from './lib/playback-reader.ts';
 import { readProc, resetPeak } from './lib/proc.ts';
 import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
@@ -268,6 +278,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     // ------------------------------------------------------------ the fixture
     let saved: Saved;
     const savedFile = join(dataDir, 'bench-fixture.json');
+    const truthFile = join(dataDir, TRUTH_FILE);
     if (reuse) {
       saved = JSON.parse(readFileSync(savedFile, 'utf8')) as Saved;
       console.log(
@@ -294,9 +305,11 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
 
       const g0 = performance.now();
       const store = await openSqliteStreamStore(dataDir);
+      // What the HTTP reader checks every event against, taken from the batches on their way in.
+      const truth = new TruthRecorder(spec.epochMs);
       let fixture: Fixture;
       try {
-        fixture = await writeFixture(store, boot.sessionId, spec, (done, total) => {
+        fixture = await writeFixture(truth.wrap(store), boot.sessionId, spec, (done, total) => {
           if (done % 600 === 0 || done === total)
             console.log(
               `  fixture: ${done / 60}/${total / 60} min written (${fmt((performance.now() - g0) / 1000, 1)} s)`,
@@ -307,8 +320,14 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       }
       const genS = (performance.now() - g0) / 1000;
       saved = { fixture, spec, secret: boot.secret, genS };
+      saveTruth(truthFile, truth.truth());
       writeFileSync(savedFile, JSON.stringify(saved));
     }
+    if (!existsSync(truthFile))
+      throw new Error(
+        `${dataDir} has no ${TRUTH_FILE} (what the fixture wrote, which the HTTP reader checks against): ` +
+          'it was kept by an older version of this benchmark; let the benchmark write a new fixture',
+      );
     const { fixture, spec } = saved;
     // The bodies live in the segment files, each once: their bytes are exactly the payload's.
     const segments = segmentFiles(dataDir, fixture.sessionId);
@@ -357,6 +376,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
           base: server.url,
           headers: auth,
           readers: extra.readers ?? 1,
+          truthFile,
         });
       if (mode === 'store') return rd.run({ ...common, ...limit, mode, dataDir });
       return bl.run({ ...common, ...limit, dataDir });
