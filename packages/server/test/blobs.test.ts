@@ -141,12 +141,13 @@ describe('the disk blob store', () => {
 });
 
 describe('S3_* configuration', () => {
-  const base = { DATA_DIR: mkdtempSync(join(tmpdir(), 'vss-s3conf-')), SECRET_KEY: 'x'.repeat(40) };
+  // DATA_DIR in the suite's scratch folder (removed after it), read when a test runs.
+  const base = () => ({ DATA_DIR: join(scratch, 'config'), SECRET_KEY: 'x'.repeat(40) });
   it('is off without S3_BUCKET, and read in full with it', () => {
-    expect(loadConfig(base).s3).toBeNull();
+    expect(loadConfig(base()).s3).toBeNull();
     expect(
       loadConfig({
-        ...base,
+        ...base(),
         S3_BUCKET: 'media.example',
         S3_ENDPOINT: 'http://127.0.0.1:9000',
         S3_ACCESS_KEY_ID: 'id',
@@ -167,13 +168,13 @@ describe('S3_* configuration', () => {
 
   it('refuses bad values, naming the variable', () => {
     const bad = (env: Record<string, string>, message: RegExp) =>
-      expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+      expect(() => loadConfig({ ...base(), ...env })).toThrow(message);
     bad({ S3_ENDPOINT: 'http://127.0.0.1:9000' }, /S3_ENDPOINT set without S3_BUCKET/);
     bad({ S3_BUCKET: 'Bad_Bucket' }, /S3_BUCKET must be a bucket name/);
     bad({ S3_BUCKET: 'ok-bucket', S3_ENDPOINT: 'ftp://x' }, /S3_ENDPOINT/);
     bad({ S3_BUCKET: 'ok-bucket', S3_ACCESS_KEY_ID: 'id' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/);
     bad({ S3_BUCKET: 'ok-bucket', S3_PREFIX: 'no-slash' }, /S3_PREFIX/);
     bad({ S3_BUCKET: 'ok-bucket', S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE/);
-    expect(() => loadConfig({ ...base, S3_BUCKET: 'x' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base(), S3_BUCKET: 'x' })).toThrow(ConfigError);
   });
 });
