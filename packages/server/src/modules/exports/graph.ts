@@ -56,8 +56,9 @@ function fit(w: number, h: number): string {
  * export (the grid; a presenter layout that never changes) are drawn into the background; a tile
  * that moves (presenter) is a stream of its own, overlaid with time expressions for where and when.
  * Audio: every microphone is resampled with `async` (silence fills gaps and the time before the
- * first packet, so each sits at its recorded time), the tracks are mixed at unity gain and cut
- * to the export's length. Inputs keep their recorded timestamps (`-copyts`): time 0 is the epoch.
+ * first packet, so each sits at its recorded time), the tracks are mixed at unity gain (in mono
+ * unless a microphone is stereo: see audioLayout) and cut to the export's length. Inputs keep
+ * their recorded timestamps (`-copyts`): time 0 is the epoch.
  */
 export function buildGraph(
   comp: Composition,
@@ -154,12 +155,13 @@ export function buildGraph(
   lines.push(`[c${canvas}]format=yuv420p[vout]`);
 
   const mics = scan.tracks.map((t, i) => ({ t, i })).filter(({ t }) => t.kind === 'mic');
-  if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=stereo,atrim=end=${D}[aout]`);
+  const layout = audioLayout(scan);
+  if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=${layout},atrim=end=${D}[aout]`);
   else {
     mics.forEach(({ i }, j) =>
       lines.push(
         `[${input(i)}:a]aresample=async=1:first_pts=0,` +
-          `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo,apad[a${j}]`,
+          `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=${layout},apad[a${j}]`,
       ),
     );
     const all = mics.map((_, j) => `[a${j}]`).join('');
@@ -170,6 +172,16 @@ export function buildGraph(
     );
   }
   return { script: lines.join(';\n') + '\n', inputs, files };
+}
+
+/**
+ * The export's audio channels: stereo when any microphone was recorded with more than one channel,
+ * else mono. Browsers publish mono microphones; mixing them into two identical channels would only
+ * double the work of the mix and of the AAC encoder (which runs on ffmpeg's main thread, beside the
+ * decoding and compositing of the cameras) for the same sound.
+ */
+export function audioLayout(scan: Scan): 'mono' | 'stereo' {
+  return scan.tracks.some((t) => t.kind === 'mic' && (t.format.mkv.channels ?? 1) > 1) ? 'stereo' : 'mono';
 }
 
 /**
@@ -193,6 +205,14 @@ export function encoderArgs(x264: { preset: string; crf: number } = X264): strin
   ];
 }
 
+/**
+ * Packets ffmpeg queues per input between its reading thread and its decoders. With the pipe's
+ * 64 KiB, this is all ffmpeg has in hand while the server's event loop is held up (a garbage
+ * collection, another request): 16 camera frames and the pipe's few last about 0.2 s at six times
+ * real time, longer than such pauses; 64 cost ffmpeg about 5 MB more for four cameras.
+ */
+const INPUT_QUEUE_PACKETS = 16;
+
 /** The ffmpeg command line of an export: inputs on fds 3…, progress on stdout, MP4 to `output`. */
 export function ffmpegArgs(
   graph: Graph,
@@ -209,7 +229,21 @@ export function ffmpegArgs(
     '-copyts',
   ];
   graph.inputs.forEach((_, k) =>
-    args.push('-thread_queue_size', '64', '-f', 'matroska', '-i', `pipe:${3 + k}`),
+    args.push(
+      // ffmpeg probes its inputs one after the other before it decodes anything, each by default
+      // until it has read 20 video frames to guess a frame rate: over pipes that the server fills
+      // on its event loop, a few hundred milliseconds of ffmpeg waiting before the first frame.
+      // The graph sets the output's rate itself and every frame carries its own time, so the
+      // guess is not needed: ffmpeg reads only what it needs to know a stream's codec and size.
+      '-fpsprobesize',
+      '0',
+      '-thread_queue_size',
+      String(INPUT_QUEUE_PACKETS),
+      '-f',
+      'matroska',
+      '-i',
+      `pipe:${3 + k}`,
+    ),
   );
   args.push(
     '-filter_complex_script',
