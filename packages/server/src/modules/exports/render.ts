@@ -69,13 +69,19 @@ const FEED_AHEAD = 256 * 1024;
 /** Frames are gathered into writes of about this size: one writev for many small audio packets. */
 const WRITE_BATCH = 64 * 1024;
 
-/** Writes gathered chunks in one writev, waiting while too much is queued; false once the pipe is gone. */
+/**
+ * Writes gathered chunks in one writev, waiting while too much is queued; false once the pipe is
+ * gone. With room to spare it still lets the event loop turn before the feed reads on, since
+ * reading the store and resolving promises never do: a feed that is never held back (a microphone,
+ * whose whole track fits in FEED_AHEAD) would otherwise read all of its track in one go, thousands
+ * of events, while the other pipes wait for the event loop to refill them.
+ */
 function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
   if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
   pipe.cork();
   for (const c of chunks) pipe.write(c);
   pipe.uncork();
-  if (pipe.writableLength < FEED_AHEAD) return Promise.resolve(true);
+  if (pipe.writableLength < FEED_AHEAD) return new Promise((resolve) => setImmediate(resolve, true));
   return new Promise((resolve) => {
     const done = () => {
       pipe.off('drain', done);

@@ -39,6 +39,8 @@ export interface Scan {
 export const CAM_GAP_US = 2_000_000;
 /** How long the last frame before a gap (or the end of a track) stays on screen. */
 export const HOLD_US = 200_000;
+/** The scan lets the event loop turn at least this often (ms). */
+const SLICE_MS = 20;
 
 interface State {
   streamId: string;
@@ -88,13 +90,22 @@ export async function scanRecording(
   const states = new Map<string, State>();
   const focus: FocusChange[] = [];
 
+  let turn = performance.now() + SLICE_MS;
   for await (const e of store.read(sessionId, {
     streams: (id) => id === 'events' || id === 'director' || id.startsWith('media/'),
   })) {
-    const m = parseMediaStream(e.streamId);
-    if (m) {
-      let s = states.get(e.streamId);
-      if (!s) {
+    // Reading the store and resolving promises never lets the event loop turn: without a pause now
+    // and then, the whole scan (seconds for an hour of recording) would hold up every request and
+    // live session of this process, and the pipes of other exports rendering beside it.
+    if (performance.now() >= turn) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now() + SLICE_MS;
+    }
+    // A media stream's state is looked up before its name is parsed: almost every event is media.
+    let s = states.get(e.streamId);
+    if (!s) {
+      const m = parseMediaStream(e.streamId);
+      if (m) {
         s = {
           streamId: e.streamId,
           ...m,
@@ -106,8 +117,10 @@ export async function scanRecording(
         };
         states.set(e.streamId, s);
       }
+    }
+    if (s) {
       if (!s.format) {
-        s.format = formatOf(e.streamId, m.kind, e.body);
+        s.format = formatOf(e.streamId, s.kind, e.body);
         if (!s.format) continue;
         s.framer = new TrackFramer(s.format, epochMs);
       }
@@ -116,8 +129,8 @@ export async function scanRecording(
       s.frames += 1;
       s.firstUs = Math.min(s.firstUs, f.atUs);
       s.lastUs = Math.max(s.lastUs, f.atUs);
-      if (m.kind === 'mic') continue;
-      if (s.open && m.kind === 'cam' && f.atUs - s.open.last > CAM_GAP_US) close(s);
+      if (s.kind === 'mic') continue;
+      if (s.open && s.kind === 'cam' && f.atUs - s.open.last > CAM_GAP_US) close(s);
       if (!s.open) s.open = { start: f.atUs, last: f.atUs };
       else s.open.last = Math.max(s.open.last, f.atUs);
       continue;
@@ -125,8 +138,8 @@ export async function scanRecording(
     const env = envelope(e.body);
     if (!env) continue;
     if (e.streamId === 'events' && env.type === 'track.unpublished') {
-      const s = states.get(String(env.data?.stream_id));
-      if (s) close(s);
+      const off = states.get(String(env.data?.stream_id));
+      if (off) close(off);
     } else if (e.streamId === 'director' && env.type === 'director.focus') {
       const userId = env.data?.user_id;
       if (typeof userId === 'string' && typeof env.ts === 'number')
