@@ -12,22 +12,27 @@
  *
  * Measured, in rounds that alternate which side goes first:
  *   vss   GET /v1/sessions/{id}/export (grid, landscape) with the API key, then GET /v1/exports/{id}
- *         every 100 ms until `completed`: seconds from the enqueue to completion, the server's and
- *         its ffmpeg child's CPU and peak RSS (VmHWM; the server's is reset before each render)
- *   bare  the bundled ffmpeg with the 4 MJPEG files and 4 Ogg files as inputs and one filter graph:
- *         a 1280x720 canvas, each camera scaled to fit 636x356 and padded, overlaid in a 2x2 grid
- *         8 px apart; the 4 microphones mixed at unity gain. Same encoder settings as the service
- *         (libx264 at the product's preset and CRF, yuv420p, AAC 128k, +faststart), same frame count.
- * `ratio` = bare seconds ÷ vss seconds (medians over the rounds): the share of the encoder's speed
- * on this machine that the service achieves; `ratio_cpu` = the bare command's CPU seconds ÷ the
- * service's (its ffmpeg and the server process), steadier on a shared machine. Targets (issue 6):
- * ratio ≥ 0.8; peak memory (server + its ffmpeg) < 400 MB.
+ *         every 500 ms until `completed`: seconds from the enqueue (just before its request) to the
+ *         job's `completed_at` (the server's clock, this machine's: the polling interval is not
+ *         counted), when the server started ffmpeg (from its start time in /proc, to 10 ms), the
+ *         server's and its ffmpeg child's CPU and peak RSS (VmHWM; the server's is reset before each
+ *         render)
+ *   bare  the server's ffmpeg (PATH's, else the bundled one: its version is printed, and builds
+ *         differ widely in speed and memory) with the 4 MJPEG files and 4 Ogg files as inputs and
+ *         one filter graph: a 1280x720 canvas, each camera scaled to fit 636x356 and padded,
+ *         overlaid in a 2x2 grid 8 px apart; the 4 (mono) microphones mixed at unity gain. Same
+ *         encoder settings as the service (libx264 at the product's preset and CRF, yuv420p, AAC
+ *         128k, +faststart), same frame count; seconds from its start to its exit.
+ * `ratio` = bare seconds ÷ vss seconds (medians over the rounds): the share of the bare command's
+ * speed that the service achieves from enqueue to `completed`; `ratio_cpu` = the bare command's CPU
+ * seconds ÷ the service's (its ffmpeg and the server process), steadier on a shared machine.
+ * Targets (issue 18): ratio ≥ 0.95; peak memory (server + its ffmpeg) < 300 MB.
  *
  * --presets: before the rounds, the bare command once per libx264 preset on the first minute, with
  * its speed, bitrate and SSIM against a lossless encode of the same composition (why the product
  * uses the preset it does). --keep leaves the DATA_DIR.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +42,14 @@ import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
 import { benchTenant } from './lib/tenant.ts';
-import { CAM_FPS, FFMPEG, mediaFiles, writeRecording, type MediaFiles } from './lib/export-fixture.ts';
+import {
+  CAM_FPS,
+  FFMPEG,
+  FFMPEG_FOUND,
+  mediaFiles,
+  writeRecording,
+  type MediaFiles,
+} from './lib/export-fixture.ts';
 import { waitForQuiet } from './lib/machine.ts';
 import { median } from './lib/load.ts';
 import { ProcSampler, readProc, resetPeak } from './lib/proc.ts';
@@ -45,8 +57,13 @@ import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
 const EPOCH_MS = Date.UTC(2026, 10, 21, 10, 0, 0);
-const TARGET_RATIO = 0.8;
-const TARGET_PEAK_BYTES = 400e6;
+const TARGET_RATIO = 0.95;
+const TARGET_PEAK_BYTES = 300e6;
+/**
+ * How often the job is asked whether it has completed. Its time is read from its own `completed_at`,
+ * so this only decides how soon the end is seen; the `vss` command line asks once a second.
+ */
+const POLL_MS = 500;
 const PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'];
 
 /** One render: how long it took and what it cost. */
@@ -61,6 +78,8 @@ interface Run {
   serverPeak: number;
   bytes: number;
   load: number;
+  /** vss only: seconds from the enqueue to the start of the server's ffmpeg */
+  startS: number;
 }
 
 /** The hand-written command: the same grid and mix as the service's, straight from the files. */
@@ -128,14 +147,24 @@ async function runFfmpeg(
   };
 }
 
-/** The ffmpeg process the server started, once there is one. */
-function ffmpegChildOf(pid: number): number | null {
+/** Clock ticks per second of /proc/<pid>/stat's times. */
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** Seconds since boot, to 10 ms: the clock of a process's start time in /proc. */
+function uptimeS(): number {
+  return Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+}
+
+/** The ffmpeg process the server started, once there is one, and when it started (seconds since boot). */
+function ffmpegChildOf(pid: number): { pid: number; startedS: number } | null {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && stat.includes('(ffmpeg)')) return Number(name);
+      // fields[0] is field 3 (state): the parent is field 4, the start time field 22.
+      if (Number(fields[1]) === pid && stat.includes('(ffmpeg)'))
+        return { pid: Number(name), startedS: Number(fields[19]) / CLK_TCK };
     } catch {
       // gone
     }
@@ -148,40 +177,52 @@ async function renderVss(server: ServerProcess, sessionId: string, key: string):
   const load = loadavg()[0]!;
   resetPeak(server.pid);
   const mark = server.sampler.mark();
-  const t0 = performance.now();
+  const enqueuedAt = Date.now();
+  const up0 = uptimeS();
   const queued = await expectCall<{ data: { job_id: string } }>(
     202,
     `${server.url}/v1/sessions/${sessionId}/export`,
     { headers: auth },
   );
   const id = queued.json.data.job_id;
-  let ff: ProcSampler | null = null;
-  let job: { status: string; size_bytes: number | null; error: string | null };
-  for (;;) {
-    if (!ff) {
-      const pid = ffmpegChildOf(server.pid);
-      if (pid) ff = new ProcSampler(pid, 100);
+  const child: { sampler: ProcSampler | null; startS: number } = { sampler: null, startS: NaN };
+  // The server's ffmpeg is looked for in /proc, outside the server, until it is found: its start
+  // time there is exact to 10 ms however late it is seen.
+  const watch = setInterval(() => {
+    const found = child.sampler ? null : ffmpegChildOf(server.pid);
+    if (!found) return;
+    child.sampler = new ProcSampler(found.pid, 100);
+    child.startS = found.startedS - up0;
+  }, 50);
+  let job: { status: string; size_bytes: number | null; error: string | null; completed_at: string | null };
+  try {
+    for (;;) {
+      const res = await expectCall<{ data: typeof job }>(200, `${server.url}/v1/exports/${id}`, {
+        headers: auth,
+      });
+      job = res.json.data;
+      if (job.status === 'completed' || job.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, POLL_MS));
     }
-    const res = await expectCall<{ data: typeof job }>(200, `${server.url}/v1/exports/${id}`, {
-      headers: auth,
-    });
-    job = res.json.data;
-    if (job.status === 'completed' || job.status === 'failed') break;
-    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    clearInterval(watch);
   }
-  const wallS = (performance.now() - t0) / 1000;
-  ff?.stop();
+  child.sampler?.stop();
   if (job.status !== 'completed') throw new Error(`the export failed: ${job.error}`);
+  // To the moment the job became `completed` on the server (same machine, same clock), not to the
+  // poll that saw it.
+  const wallS = (Date.parse(job.completed_at!) - enqueuedAt) / 1000;
   const serverCpuS = server.sampler.cpuSince(mark);
   return {
     side: 'vss',
     wallS,
-    ffmpegCpuS: ff?.last?.cpuS ?? NaN,
-    ffmpegPeak: ff?.peakRssBytes ?? NaN,
+    ffmpegCpuS: child.sampler?.last?.cpuS ?? NaN,
+    ffmpegPeak: child.sampler?.peakRssBytes ?? NaN,
     serverCpuS,
     serverPeak: readProc(server.pid)?.peakRssBytes ?? NaN,
     bytes: job.size_bytes ?? 0,
     load,
+    startS: child.startS,
   };
 }
 
@@ -198,6 +239,7 @@ async function renderBare(media: MediaFiles, frames: number, dir: string): Promi
     serverPeak: 0,
     bytes: statSync(out).size,
     load,
+    startS: 0,
   };
 }
 
@@ -285,7 +327,8 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
     console.log(
       `export: ${minutes}-minute recording of 4 participants: ${written.camFrames.toLocaleString('en-US')} camera frames, ` +
         `${written.micPackets.toLocaleString('en-US')} opus packets, ${fmt(written.payloadBytes / 1e6)} MB, ` +
-        `written in ${fmt(genS, 1)} s; ${frames} output frames (${fmt(mediaS, 2)} s) at preset ${X264.preset}, CRF ${X264.crf}`,
+        `written in ${fmt(genS, 1)} s; ${frames} output frames (${fmt(mediaS, 2)} s) at preset ${X264.preset}, CRF ${X264.crf}; ` +
+        `${FFMPEG_FOUND.source} ${FFMPEG_FOUND.version ?? FFMPEG}`,
     );
 
     const server = await start('vss');
@@ -310,7 +353,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
           `  round ${r}/${rounds} ${side.padEnd(4)}: ${fmt(run.wallS, 1).padStart(6)} s  ` +
             `${fmt(mediaS / run.wallS, 2)}× real time  ffmpeg ${fmt(run.ffmpegCpuS, 1)} CPU s, peak ${fmt(mib(run.ffmpegPeak), 1)} MiB` +
             (side === 'vss'
-              ? `  server ${fmt(run.serverCpuS, 1)} CPU s, peak ${fmt(mib(run.serverPeak), 1)} MiB`
+              ? `  server ${fmt(run.serverCpuS, 1)} CPU s, peak ${fmt(mib(run.serverPeak), 1)} MiB, ffmpeg started after ${fmt(run.startS, 2)} s`
               : '') +
             `  (load ${run.load.toFixed(2)}, other work before the round ${fmt(quiet, 2)} cores)`,
         );
@@ -329,6 +372,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
       ffmpegPeak: Math.max(...xs.map((x) => x.ffmpegPeak)),
       serverPeak: Math.max(...xs.map((x) => x.serverPeak)),
       bytes: median(xs.map((x) => x.bytes)),
+      startS: median(xs.map((x) => x.startS)),
     });
     const vss = sum(of('vss'));
     const bare = sum(of('bare'));
@@ -367,7 +411,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
     console.log(
       `\ntargets: vss ≥ ${TARGET_RATIO} × the bare command's speed: ${yn(met.ratio)} (${fmt(ratio, 3)}; ` +
         `by CPU seconds, ffmpeg + server: ${fmt(ratioCpu, 3)})\n` +
-        `         peak memory (server + its ffmpeg) < 400 MB: ${yn(met.peak)} (${fmt(peak / 1e6, 1)} MB: ` +
+        `         peak memory (server + its ffmpeg) < ${TARGET_PEAK_BYTES / 1e6} MB: ${yn(met.peak)} (${fmt(peak / 1e6, 1)} MB: ` +
         `server ${fmt(vss.serverPeak / 1e6, 1)} + ffmpeg ${fmt(vss.ffmpegPeak / 1e6, 1)}; the bare command ${fmt(bare.ffmpegPeak / 1e6, 1)})`,
     );
     console.log(
@@ -379,6 +423,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
         participants: 4,
         preset: X264.preset,
         crf: X264.crf,
+        ffmpeg: FFMPEG_FOUND.version,
         media_s: round(mediaS, 2),
         frames,
         fixture: {
@@ -395,6 +440,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
           server_cpu_s: round(vss.serverCpuS, 1),
           ffmpeg_peak_mib: round(mib(vss.ffmpegPeak), 1),
           server_peak_mib: round(mib(vss.serverPeak), 1),
+          ffmpeg_start_s: round(vss.startS, 2),
           mp4_bytes: vss.bytes,
         },
         bare: {
@@ -406,7 +452,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
         },
         peak_mb: round(peak / 1e6, 1),
         presets,
-        targets: { ratio_ge_0_8: met.ratio, peak_lt_400_mb: met.peak },
+        targets: { ratio_ge_0_95: met.ratio, peak_lt_300_mb: met.peak },
         targets_met: met.ratio && met.peak,
         load_average_end: loadavg().map((l) => round(l)),
         duration_s: Math.round((Date.now() - started) / 1000),

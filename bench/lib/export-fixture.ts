@@ -16,7 +16,8 @@ import type { StreamEvent, StreamStore } from '../../packages/server/src/streams
 import { ROOT } from './server.ts';
 
 /** The ffmpeg both sides use: the one the server chooses by default (PATH's, else the bundled one). */
-export const FFMPEG = locateFfmpeg(null, process.env.PATH ?? '').path;
+export const FFMPEG_FOUND = locateFfmpeg(null, process.env.PATH ?? '');
+export const FFMPEG = FFMPEG_FOUND.path;
 
 export const CAM_FPS = 15;
 export const PARTICIPANTS = 4;
