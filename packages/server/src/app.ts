@@ -13,6 +13,7 @@ import { installPublicCors } from './http/cors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { installRequestLog } from './http/logging.js';
+import { installRequestMetrics } from './http/metrics.js';
 import { installStorageGuard } from './http/storage-guard.js';
 import { liveRoutes } from './modules/live/routes.js';
 import { recordingsRoutes } from './modules/recordings/routes.js';
@@ -106,12 +107,17 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   });
   installRequestLog(app, { enabled: runtime.log.logger.isLevelEnabled('info'), write: runtime.log.write });
   installStorageGuard(app, runtime.storage);
+  if (runtime.metrics) installRequestMetrics(app, runtime.metrics);
 
   const { services, idempotency } = runtime;
   const baseUrl = config.publicBaseUrl;
   // The dashboard's one HTML page, read once: every app path and a replay link opened in a browser answer it.
   const page = loadPage();
-  await app.register(healthRoutes, { database: runtime.database, storage: runtime.storage });
+  await app.register(healthRoutes, {
+    database: runtime.database,
+    storage: runtime.storage,
+    unready: () => runtime.unready(),
+  });
   await app.register(accountsRoutes, { baseUrl, accounts: services.accounts });
   await app.register(projectsRoutes, { baseUrl, idempotency, projects: services.projects });
   await app.register(membersRoutes, { baseUrl, members: services.members });

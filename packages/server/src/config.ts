@@ -69,6 +69,12 @@ export interface Config {
   /** seconds a render's claim lasts without renewal: a crashed worker's export is taken up after this */
   exportLeaseS: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** LOG_FORMAT: `auto` writes readable lines when standard output is a terminal, JSON otherwise */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** METRICS_PORT: where `/metrics` is served (bound like HOST); null: no metrics are kept */
+  metricsPort: number | null;
+  /** DRAIN_TIMEOUT_S: after SIGTERM, the process exits within this many seconds */
+  drainTimeoutS: number;
   /** S3_*: the bucket for sealed recordings and export files; null keeps them in DATA_DIR */
   s3: S3Config | null;
   keys: DerivedKeys;
@@ -293,6 +299,9 @@ export function loadConfig(env: Env): Config {
     exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 1, 1, 64),
     exportLeaseS: int(env, 'EXPORT_LEASE_S', 30, 2, 3600),
     logLevel,
+    logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const),
+    metricsPort: optional(env, 'METRICS_PORT') === null ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
+    drainTimeoutS: int(env, 'DRAIN_TIMEOUT_S', 30, 1, 3600),
     s3,
     keys: {
       jwt: derive(root, 'jwt'),

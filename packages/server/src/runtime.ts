@@ -13,6 +13,8 @@ import type { Db, Trx } from './db/types.js';
 import { StorageWatch } from './db/storage-watch.js';
 import { Idempotency } from './http/idempotency.js';
 import { openLogger, type ProcessLogger } from './lib/logger.js';
+import { Metrics, serveMetrics } from './lib/metrics.js';
+import { metricSources, readiness } from './operations.js';
 import { SessionHub } from './modules/live/hub.js';
 import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
 import { liveService, type LiveService } from './modules/live/service.js';
@@ -33,7 +35,7 @@ import { agentsService, type AgentsService } from './modules/agents/service.js';
 import { agentsStore } from './modules/agents/store.js';
 import { oauthService, type OAuthService } from './modules/agents/oauth.js';
 import { oauthStore } from './modules/agents/oauth-store.js';
-import { noProvider, stripeProvider, type BillingProvider } from './modules/billing/provider.js';
+import { billingProvider } from './modules/billing/provider.js';
 import { invitationsService, type InvitationsService } from './modules/invitations/service.js';
 import { invitationsStore } from './modules/invitations/store.js';
 import { keysService, type Revocations, type KeysService } from './modules/keys/service.js';
@@ -48,7 +50,7 @@ import { webhooksService, type WebhooksService } from './modules/webhooks/servic
 import { webhooksStore } from './modules/webhooks/store.js';
 import { deliveryJob } from './modules/webhooks/jobs.js';
 import { JobQueue } from './jobs/queue.js';
-import { locateFfmpeg, type Ffmpeg } from './modules/exports/ffmpeg.js';
+import { findFfmpeg } from './modules/exports/ffmpeg.js';
 import { exportFiles } from './modules/exports/files.js';
 import { renderJob } from './modules/exports/jobs.js';
 import { exportsService, type ExportsService } from './modules/exports/service.js';
@@ -70,40 +72,6 @@ function keyRevocations(fanout: Fanout): Revocations {
         if (m.event === 'key.revoked' && typeof m.data?.id === 'string') handler(m.data.id);
       }),
   };
-}
-
-/**
- * The ffmpeg exports will run, said in the log at start (a warning when it is the outdated
- * bundled build); null when there is none, which leaves every other feature working.
- */
-function findFfmpeg(config: Config, logger: FastifyBaseLogger): Ffmpeg | null {
-  try {
-    const ffmpeg = locateFfmpeg(config.ffmpegPath, config.searchPath);
-    const fields = { ffmpeg: ffmpeg.path, source: ffmpeg.source, version: ffmpeg.version };
-    if (ffmpeg.outdated)
-      logger.warn(
-        fields,
-        'exports use the bundled ffmpeg, a static build from 2018 that decodes what participants upload: install ffmpeg on PATH or set FFMPEG_PATH',
-      );
-    else logger.info(fields, `exports use ${ffmpeg.path} (${ffmpeg.source})`);
-    return ffmpeg;
-  } catch (err) {
-    logger.warn(
-      { err },
-      'no ffmpeg found: exports will fail until FFMPEG_PATH is set or ffmpeg is installed',
-    );
-    return null;
-  }
-}
-
-/** The payment provider BILLING_PROVIDER names. */
-function billingProvider(config: Config): BillingProvider {
-  if (config.billingProvider === 'none') return noProvider;
-  return stripeProvider({
-    secretKey: config.stripeSecretKey!,
-    webhookSecret: config.stripeWebhookSecret!,
-    apiUrl: config.stripeApiUrl,
-  });
 }
 
 /** Every capability's service, built once per app in dependency order (app.ts). */
@@ -143,6 +111,22 @@ export interface Runtime {
   fanout: Fanout;
   hub: SessionHub;
   jobs: JobQueue;
+  /** the Prometheus metrics, kept only when METRICS_PORT is set */
+  metrics: Metrics | null;
+  /** the port `/metrics` is served on (METRICS_PORT, or the one chosen for 0); null without metrics */
+  metricsPort: number | null;
+  /**
+   * Why this process cannot take work now (`draining`, `database unavailable`, `redis
+   * unavailable`, `storage unavailable: …`, `storage not writable: …`), or null when it can.
+   */
+  unready(): Promise<string | null>;
+  /**
+   * A graceful stop's first part: readiness fails at once; live participants are sent to another
+   * server once what they published is acknowledged or refused; running jobs finish, or are
+   * released to another worker, by `deadline` (epoch ms). The HTTP server keeps answering
+   * meanwhile; close it, then close().
+   */
+  drain(deadline: number): Promise<void>;
   /** Stops timers and closes connections; the HTTP server must already be closed. */
   close(): Promise<void>;
 }
@@ -167,7 +151,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   });
   const counters = config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters();
   const { db } = database;
-  const log = openLogger(config.logLevel, options.logDestination);
+  const log = openLogger(config.logLevel, options.logDestination, config.logFormat);
+  const metrics = config.metricsPort === null ? null : new Metrics();
   const logger: FastifyBaseLogger = log.logger;
   const nodeId = randomBytes(6).toString('hex');
   // Object storage, when configured: sealed recordings and export files, shared by every process.
@@ -184,7 +169,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     [...database.files, ...streams.files, ...(config.secretFile ? [config.secretFile] : [])],
     logger,
   );
-  const writer = new StreamWriter(streams, () => storage.assertWritable());
+  const writer = new StreamWriter(streams, () => storage.assertWritable(), metrics);
   const fanout = config.redisUrl ? redisFanout(config.redisUrl, nodeId) : memoryFanout();
   const sequencer = config.redisUrl ? redisSequencer(config.redisUrl, streams) : memorySequencer(streams);
   const bus = new EventBus();
@@ -195,6 +180,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     owner: nodeId,
     log: logger,
     pollMs: options.jobPollMs,
+    metrics,
     // With Redis, a process that enqueues wakes the workers of the others at once.
     announce: config.redisUrl
       ? () =>
@@ -226,6 +212,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     bus,
     nodeId,
     log: logger,
+    metrics,
   });
   const { gate } = billing;
   const hub = new SessionHub({
@@ -239,6 +226,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     ingestLimitBytes: config.liveIngestBufferBytes,
     meter: billing.meter,
     log: logger,
+    metrics,
   });
   const accountsSql = accountsStore(db);
   const sessions = sessionsService({
@@ -311,7 +299,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   // Each module declares its jobs; the queue runs them.
   for (const kind of recordingsJobs({ bus, jobs, writer, recordings: services.recordings }))
     jobs.register(kind);
-  jobs.register(deliveryJob({ config, store: webhooks }));
+  jobs.register(deliveryJob({ config, store: webhooks, metrics }));
   jobs.register(
     renderJob({
       config,
@@ -321,6 +309,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       files,
       bus,
       log: logger,
+      metrics,
     }),
   );
   if (config.jobWorker) jobs.start();
@@ -338,6 +327,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   }, SWEEP_INTERVAL_MS);
   sweep.unref();
 
+  const metricsServer = metrics
+    ? (Object.assign(metrics.sources, metricSources(hub, database, nodeId)),
+      await serveMetrics(metrics, config.metricsPort!, config.host))
+    : null;
+  let draining = false;
+
   return {
     config,
     database,
@@ -354,8 +349,25 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     fanout,
     hub,
     jobs,
+    metrics,
+    metricsPort: metricsServer?.port ?? null,
+    unready: readiness({
+      dataDir: config.dataDir,
+      database,
+      storage,
+      redis: config.redisUrl ? fanout : null,
+      draining: () => draining,
+    }),
+    async drain(deadline) {
+      draining = true;
+      await hub.drain(deadline);
+      // Jobs under way finish by the deadline, less a second to release the others and close.
+      await jobs.stop(Math.max(0, deadline - Date.now() - 1000));
+      await writer.flush();
+    },
     async close() {
       clearInterval(sweep);
+      await metricsServer?.close();
       storage.close();
       await hub.close();
       await jobs.stop();

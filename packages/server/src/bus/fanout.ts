@@ -30,6 +30,8 @@ export interface Fanout {
    * The pseudo-session `system` carries process-wide notices (key revocations, jobs enqueued).
    */
   subscribe(sessionId: string, handler: Handler): Promise<() => void>;
+  /** Resolves when the transport answers (Redis: PING on both connections); for readiness. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export function memoryFanout(): Fanout {
   return {
     publish: () => {},
     subscribe: async () => () => {},
+    ping: async () => {},
     close: async () => {},
   };
 }
@@ -101,6 +104,10 @@ export function redisFanout(url: string, nodeId: string): Fanout {
           sub.unsubscribe(channel(sessionId)).catch(() => {});
         }
       };
+    },
+    async ping() {
+      // The subscriber connection is in subscriber mode, where PING is still allowed.
+      await Promise.all([pub.ping(), sub.ping()]);
     },
     async close() {
       await Promise.allSettled([pub.quit(), sub.quit()]);

@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { onCommit, transaction } from '../db/transaction.js';
 import type { Db, Engine, JobsTable, Trx } from '../db/types.js';
 import { newId } from '../lib/ids.js';
+import type { Metrics } from '../lib/metrics.js';
 import { jobsStore, type JobsStore, type Settlement } from './store.js';
 import type { ClaimedJob, JobKind, Outcome } from './types.js';
-
 export type { ClaimedJob, JobKind, Outcome } from './types.js';
 
 /** A kind as the loop keeps it: its payload and detail types are its handlers' business. */
@@ -27,16 +27,17 @@ export interface QueueOptions {
   pollMs?: number;
   /** tells the other processes that jobs were enqueued (through Redis), so they need not wait for a poll */
   announce?: () => void;
+  /** counts attempts by kind and outcome */
+  metrics?: Metrics | null;
 }
 
 const CLAIM_BATCH = 32;
 
 /**
- * The durable job queue: one `jobs` table, claimed with leases by a
- * single conditional `UPDATE … RETURNING` (with `FOR UPDATE SKIP LOCKED` on PostgreSQL), so
- * several processes share it and a crashed worker's job is taken up again when its lease runs out.
- * Enqueued inside the caller's transaction (the outbox); the worker is woken after commit and
- * polls as a fallback.
+ * The durable job queue: one `jobs` table, claimed with leases by a single conditional `UPDATE …
+ * RETURNING` (with `FOR UPDATE SKIP LOCKED` on PostgreSQL), so several processes share it and a
+ * crashed worker's job is taken up again when its lease runs out. Enqueued inside the caller's
+ * transaction (the outbox); the worker is woken after commit and polls as a fallback.
  */
 export class JobQueue {
   private readonly kinds = new Map<string, AnyKind>();
@@ -350,6 +351,7 @@ export class JobQueue {
       : outcome.release
         ? { release: true }
         : { runAt: nextRunAt, error: outcome.error ?? 'failed', at };
+    this.opts.metrics?.attempt(job.kind, outcome, nextRunAt !== null);
     await transaction(this.opts.db, async (trx) => {
       const owned = await this.store.settle(trx, job.id, job.attempt, how, at);
       // Another worker took the job over after our lease ran out: its attempt is the one on record.

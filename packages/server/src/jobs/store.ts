@@ -147,6 +147,21 @@ export function jobsStore(db: Db, engine: Engine, owner: string) {
         .execute();
     },
 
+    /**
+     * Per kind: jobs waiting (due now or later), and the `run_at` of the oldest due one (null when
+     * none is due). One grouped scan of the queued rows, for the metrics at each scrape.
+     */
+    async depth(now: number): Promise<Array<{ kind: string; queued: number; oldest_due: number | null }>> {
+      const res = await sql<{ kind: string; queued: number | string; oldest_due: number | string | null }>`
+        select kind, count(*) as queued, min(case when run_at <= ${now} then run_at end) as oldest_due
+        from jobs where status = 'queued' group by kind`.execute(db);
+      return res.rows.map((r) => ({
+        kind: r.kind,
+        queued: Number(r.queued),
+        oldest_due: r.oldest_due === null ? null : Number(r.oldest_due),
+      }));
+    },
+
     /** Forgets jobs that failed for good before `before`. */
     async sweep(before: number): Promise<void> {
       await db.deleteFrom('jobs').where('status', '=', 'failed').where('updated_at', '<', before).execute();

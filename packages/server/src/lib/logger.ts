@@ -1,5 +1,6 @@
 import { write, writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 /** How long a log line may wait in memory before it is written, at the latest. */
 const FLUSH_MS = 200;
@@ -125,13 +126,33 @@ export interface ProcessLogger {
   drain(): Promise<void>;
 }
 
+/** How lines are written: `auto` is `pretty` on a terminal, `json` otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 /**
  * The process's logger: JSON lines (pino) on standard output, or on `destination` where one is
  * given (tests read them there). On standard output lines wait in memory at most FLUSH_MS, or
- * until BATCH_CHARS gather; a SIGKILL loses what waits.
+ * until BATCH_CHARS gather; a SIGKILL loses what waits. With `pretty` (by default when standard
+ * output is a terminal: a person is reading) each line is written as it comes, readable: time,
+ * level, message and fields (pino-pretty, in process); pipes and files get JSON for machines.
  */
-export function openLogger(level: string, destination?: DestinationStream): ProcessLogger {
-  const out = destination ?? (stdout ??= new BatchedStdout(1));
+export function openLogger(
+  level: string,
+  destination?: DestinationStream,
+  format: LogFormat = 'auto',
+): ProcessLogger {
+  const readable =
+    !destination && (format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true));
+  const out: DestinationStream =
+    destination ??
+    (readable
+      ? pretty({
+          colorize: process.stdout.isTTY === true,
+          sync: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+        })
+      : (stdout ??= new BatchedStdout(1)));
   const logger = pino({ level, redact: REDACT }, out);
   return {
     logger,

@@ -1,3 +1,4 @@
+import type { Metrics } from '../lib/metrics.js';
 import type { StreamEvent, StreamStore } from './store.js';
 
 /** How long events wait for company before their batch is written. */
@@ -37,6 +38,7 @@ export class StreamWriter {
   constructor(
     private readonly store: StreamStore,
     private readonly beforeCommit: () => void = () => {},
+    private readonly metrics: Metrics | null = null,
   ) {}
 
   /** Queues an event for the next batch; resolves when it is durable. */
@@ -99,9 +101,18 @@ export class StreamWriter {
   private async commit(batch: Pending[]): Promise<void> {
     try {
       this.beforeCommit();
+      const started = performance.now();
       await this.store.appendBatch(batch.map((p) => p.event));
       this.stats.events += batch.length;
       this.stats.batches += 1;
+      if (this.metrics) {
+        let bytes = 0;
+        for (const p of batch) bytes += p.event.body.length;
+        this.metrics.appendLatency.observe((performance.now() - started) / 1000);
+        this.metrics.appendBatchEvents.observe(batch.length);
+        this.metrics.appendBatchBytes.observe(bytes);
+        this.metrics.recordedBytes.inc(bytes);
+      }
       for (const p of batch) p.done();
     } catch (err) {
       for (const p of batch) p.fail(err as Error);

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import type { Config } from '../../config.js';
 import { ApiError, BadRequest, Conflict } from '../../http/errors.js';
 
 /** Who pays: the organisation, or one project of it (a customer of its own at the provider). */
@@ -128,4 +129,16 @@ export function stripeProvider(options: {
       };
     },
   };
+}
+
+/** The payment provider BILLING_PROVIDER names. */
+export function billingProvider(
+  config: Pick<Config, 'billingProvider' | 'stripeSecretKey' | 'stripeWebhookSecret' | 'stripeApiUrl'>,
+): BillingProvider {
+  if (config.billingProvider === 'none') return noProvider;
+  return stripeProvider({
+    secretKey: config.stripeSecretKey!,
+    webhookSecret: config.stripeWebhookSecret!,
+    apiUrl: config.stripeApiUrl,
+  });
 }

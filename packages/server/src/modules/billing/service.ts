@@ -7,6 +7,7 @@ import { BadRequest } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { iso, now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
@@ -70,6 +71,8 @@ export function billingService(deps: {
   bus: EventBus;
   nodeId: string;
   log: FastifyBaseLogger;
+  /** counts the usage recorded (streaming minutes, stored bytes) once written */
+  metrics?: Metrics | null;
 }) {
   const { config, db } = deps;
   const store = billingStore(db, deps.engine);
@@ -89,12 +92,12 @@ export function billingService(deps: {
    * and a repeated sync records nothing.
    */
   async function syncStorageNow(sessionId: string): Promise<void> {
-    await transaction(db, async (trx) => {
+    const recorded = await transaction(db, async (trx) => {
       const at = now();
       let level = await store.level(trx, sessionId);
       if (!level) {
         const ref = await store.sessionRef(trx, sessionId);
-        if (!ref) return; // deleted before anything of it was recorded
+        if (!ref) return 0; // deleted before anything of it was recorded
         level = {
           session_id: sessionId,
           org_id: ref.org_id,
@@ -124,7 +127,10 @@ export function billingService(deps: {
       // A deleted session's level, back at zero, is not kept.
       if (bytes === 0 && !(await store.sessionRef(trx, sessionId))) await store.deleteLevel(trx, sessionId);
       else if (delta !== 0) await store.setLevel(trx, sessionId, bytes, at);
+      return delta;
     });
+    // Counted once committed: a transaction that failed recorded nothing.
+    deps.metrics?.usage('storage', recorded);
   }
 
   function syncStorage(sessionId: string): Promise<void> {
@@ -142,7 +148,10 @@ export function billingService(deps: {
   const meter = new UsageMeter({
     nodeId: deps.nodeId,
     intervalMs: config.usageFlushIntervalS * 1000,
-    write: (rows) => store.insertRecords(db, rows),
+    write: async (rows) => {
+      await store.insertRecords(db, rows);
+      for (const r of rows) deps.metrics?.usage('streaming_minutes', r.value);
+    },
     syncStorage,
     log: deps.log,
   });

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
 
 /** Where the ffmpeg in use came from. */
 export type FfmpegSource = 'FFMPEG_PATH' | 'PATH' | 'bundled';
@@ -65,6 +67,33 @@ export function versionOf(path: string): string | null {
     const out = execFileSync(path, ['-version'], { timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
     return out.toString('utf8').split('\n')[0]?.trim() || null;
   } catch {
+    return null;
+  }
+}
+
+/**
+ * The ffmpeg exports will run, said in the log at start (a warning when it is the outdated
+ * bundled build); null when there is none, which leaves every other feature working.
+ */
+export function findFfmpeg(
+  config: Pick<Config, 'ffmpegPath' | 'searchPath'>,
+  logger: FastifyBaseLogger,
+): Ffmpeg | null {
+  try {
+    const ffmpeg = locateFfmpeg(config.ffmpegPath, config.searchPath);
+    const fields = { ffmpeg: ffmpeg.path, source: ffmpeg.source, version: ffmpeg.version };
+    if (ffmpeg.outdated)
+      logger.warn(
+        fields,
+        'exports use the bundled ffmpeg, a static build from 2018 that decodes what participants upload: install ffmpeg on PATH or set FFMPEG_PATH',
+      );
+    else logger.info(fields, `exports use ${ffmpeg.path} (${ffmpeg.source})`);
+    return ffmpeg;
+  } catch (err) {
+    logger.warn(
+      { err },
+      'no ffmpeg found: exports will fail until FFMPEG_PATH is set or ffmpeg is installed',
+    );
     return null;
   }
 }

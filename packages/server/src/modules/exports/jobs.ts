@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { Config } from '../../config.js';
 import type { Trx } from '../../db/types.js';
 import type { ClaimedJob, JobKind, Outcome } from '../../jobs/queue.js';
@@ -48,6 +49,8 @@ export function renderJob(deps: {
   files: ExportFiles;
   bus: EventBus;
   log: FastifyBaseLogger;
+  /** counts renders by outcome, their time and speed */
+  metrics?: Metrics | null;
 }): JobKind<RenderPayload, RenderDetail> {
   const { config, store, files } = deps;
   const ffmpegOrFail = () => {
@@ -73,6 +76,7 @@ export function renderJob(deps: {
     files.clean(id);
     const part = join(files.dir, `${id}.${job.attempt}.part`);
     let reported = 0;
+    const started = performance.now();
     try {
       const result = await render(deps.streams, {
         sessionId: row.session_id,
@@ -99,10 +103,17 @@ export function renderJob(deps: {
         return { ok: true };
       }
       const detail: Rendered = { sizeBytes: result.bytes, durationMs: Math.round(result.durationUs / 1000) };
+      if (deps.metrics) {
+        const seconds = (performance.now() - started) / 1000;
+        deps.metrics.exportRenders.inc({ outcome: 'succeeded' });
+        deps.metrics.exportSeconds.observe(seconds);
+        if (seconds > 0) deps.metrics.exportSpeed.observe(result.durationUs / 1e6 / seconds);
+      }
       return { ok: true, detail };
     } catch (err) {
       rmSync(part, { force: true });
       if (signal.aborted) {
+        deps.metrics?.exportRenders.inc({ outcome: 'interrupted' });
         await store.requeue(id, job.attempt).catch(() => {});
         return { ok: false, error: 'interrupted' };
       }
@@ -111,6 +122,7 @@ export function renderJob(deps: {
       const message = (err as Error).message.split(config.dataDir).join('$DATA_DIR');
       // Bad media or an ffmpeg refusal would fail the same way again; anything else may be passing.
       const final = err instanceof RenderError || err instanceof MediaError;
+      deps.metrics?.exportRenders.inc({ outcome: 'failed' });
       return { ok: false, final, error: message, detail: { log } };
     }
   }

@@ -7,6 +7,8 @@ import { textDoc } from '../../http/openapi-docs.js';
 export interface HealthRoutesOptions {
   database: Pick<Database, 'ping'>;
   storage: StorageWatch;
+  /** why this process cannot take work now, or null (the runtime's readiness) */
+  unready: () => Promise<string | null>;
 }
 
 /** GET /health: plain text, 200 `ok` only while storage is intact and the database answers. */
@@ -54,6 +56,36 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app,
         reply.code(503);
         return 'database unavailable';
       }
+    },
+  );
+
+  app.get(
+    '/ready',
+    {
+      config: { auth: 'public', rateLimit: false },
+      schema: {
+        tags: ['Health'],
+        operationId: 'getReady',
+        summary: 'Readiness: whether this process takes work',
+        description:
+          'Plain text, not the envelope, for a load balancer or an orchestrator deciding where to send traffic: `ready` with 200 only when this process can take work: it is not draining, its database answers, Redis answers when `REDIS_URL` is set, and `DATA_DIR` is intact and writable (a small file, `DATA_DIR/.ready`, is written). Otherwise 503 with the first reason found: `draining` (from the moment a SIGTERM or SIGINT arrives until the process exits; live participants are being sent to another server), `database unavailable`, `redis unavailable`, `storage unavailable: …` or `storage not writable: …`. `/health` stays the liveness check: a draining process is alive, and is not restarted for it.',
+        docs: {
+          responses: {
+            200: textDoc('This process takes work.', { type: 'string', enum: ['ready'] }),
+            503: textDoc(
+              'Not now: `draining`, `database unavailable`, `redis unavailable`, `storage unavailable: …` or `storage not writable: …`.',
+            ),
+          },
+          envelopeErrors: ['4xx'],
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.type('text/plain; charset=utf-8');
+      const problem = await deps.unready();
+      if (problem === null) return 'ready';
+      reply.code(503);
+      return problem;
     },
   );
 };

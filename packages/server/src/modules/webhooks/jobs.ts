@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import type { JobKind } from '../../jobs/queue.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { newId } from '../../lib/ids.js';
 import { unseal } from '../../lib/seal.js';
 import { now } from '../../lib/time.js';
@@ -24,6 +25,8 @@ type Delivered = { attempt: Attempt; type: string };
 export function deliveryJob(deps: {
   config: Config;
   store: WebhooksStore;
+  /** counts attempts by outcome, and the latency of successful deliveries */
+  metrics?: Metrics | null;
 }): JobKind<DeliverPayload, Delivered> {
   const { config, store } = deps;
   const key = config.keys.webhooks;
@@ -64,6 +67,11 @@ export function deliveryJob(deps: {
       });
       if (attempt.ok) failing.delete(hook.id);
       else failing.add(hook.id);
+      if (deps.metrics) {
+        deps.metrics.webhookDeliveries.inc({ outcome: attempt.ok ? 'succeeded' : 'failed' });
+        if (attempt.ok)
+          deps.metrics.webhookLatency.observe(Math.max(0, Date.now() - event.created_at) / 1000);
+      }
       return { ok: attempt.ok, error: attempt.error ?? undefined, detail: { attempt, type: event.type } };
     },
     async settle(trx, job, outcome, nextRunAt) {

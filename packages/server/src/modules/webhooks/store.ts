@@ -60,7 +60,11 @@ export function webhooksStore(db: Db) {
       await q.insertInto('webhook_events').values(row).execute();
     },
     event(id: string) {
-      return db.selectFrom('webhook_events').select(['type', 'body']).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('webhook_events')
+        .select(['type', 'body', 'created_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
     async insertDelivery(q: Db | Trx, row: WebhookDeliveriesTable): Promise<void> {
       await q.insertInto('webhook_deliveries').values(row).execute();
