@@ -72,6 +72,8 @@ export const LIVE_ERRORS = {
   REDACTED: 'REDACTED',
   REPLAY_ONLY: 'REPLAY_ONLY',
   SERVER_ERROR: 'SERVER_ERROR',
+  /** the server is draining (restarting): the message was not recorded; send it again once reconnected */
+  UNAVAILABLE: 'UNAVAILABLE',
 } as const;
 
 /** WebSocket close codes the server uses. */
@@ -84,6 +86,8 @@ export const CLOSE = {
   TRY_AGAIN_LATER: 1013,
   /** the server failed (the join could not be recorded, a replay could not be read) */
   INTERNAL_ERROR: 1011,
+  /** the server is draining (restarting) and takes no new joins: connect again, to another server */
+  SERVICE_RESTART: 1012,
   /** reserved (the session ended): this server does not send it; clients treat it as final */
   SESSION_ENDED: 4000,
   /** reserved (the participant was removed): this server does not send it; clients treat it as final */

@@ -1,8 +1,9 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { stopGracefully } from './lib/shutdown.js';
 import { openRuntime } from './runtime.js';
 
-/** Starts the server: configuration, storage, the app, listen; stops cleanly on SIGTERM and SIGINT. */
+/** Starts the server: configuration, storage, the app, listen; drains and stops on SIGTERM and SIGINT. */
 async function main(): Promise<void> {
   let config;
   try {
@@ -24,24 +25,23 @@ async function main(): Promise<void> {
     `vss listening on ${config.publicBaseUrl} (docs: ${config.publicBaseUrl}/docs)`,
   );
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
-    try {
+  if (runtime.metricsPort !== null)
+    app.log.info(
+      { port: runtime.metricsPort },
+      `metrics on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${runtime.metricsPort}/metrics`,
+    );
+
+  // Readiness fails at once, live participants are sent to another server, jobs under way finish
+  // or are released, then the HTTP server closes: all within DRAIN_TIMEOUT_S.
+  stopGracefully({
+    log: app.log,
+    timeoutS: config.drainTimeoutS,
+    drain: (deadline) => runtime.drain(deadline),
+    close: async () => {
       await app.close();
       await runtime.close();
-      clearTimeout(force);
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+    },
+  });
 }
 
 main().catch((err: Error) => {

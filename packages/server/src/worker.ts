@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { stopGracefully } from './lib/shutdown.js';
 import { openRuntime } from './runtime.js';
 
 /**
@@ -19,23 +20,13 @@ async function main(): Promise<void> {
   }
   const runtime = await openRuntime(config);
   runtime.logger.info({ engine: runtime.database.engine }, 'vss worker running jobs');
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    runtime.logger.info({ signal }, 'worker shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
-    try {
-      await runtime.close();
-      clearTimeout(force);
-      process.exit(0);
-    } catch (err) {
-      runtime.logger.error({ err }, 'worker shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  // Jobs under way finish, or are released to another worker, within DRAIN_TIMEOUT_S.
+  stopGracefully({
+    log: runtime.logger,
+    timeoutS: config.drainTimeoutS,
+    drain: (deadline) => runtime.drain(deadline),
+    close: () => runtime.close(),
+  });
 }
 
 main().catch((err: Error) => {

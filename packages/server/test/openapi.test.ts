@@ -347,7 +347,17 @@ describe('the OpenAPI document', () => {
       (r: Json) => doc.components.schemas[r.$ref.slice(SCHEMAS.length)].properties.event.enum,
     );
     expect(control.flat().sort()).toEqual(
-      ['ack', 'end', 'error', 'join', 'leave', 'track.published', 'track.unpublished', 'welcome'].sort(),
+      [
+        'ack',
+        'end',
+        'error',
+        'join',
+        'leave',
+        'reconnect',
+        'track.published',
+        'track.unpublished',
+        'welcome',
+      ].sort(),
     );
 
     // What a real connection exchanges matches the schemas; the upgrade's refusals are unchanged.

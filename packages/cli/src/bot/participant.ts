@@ -3,7 +3,7 @@
  * VP8 video on its camera and a tone on its microphone in real time, chats now and then, and
  * leaves cleanly: it waits (bounded) for the acks of what it sent, then closes with 1000.
  */
-import { LiveClient, LiveError, encodeEvc1, type LiveCloseEvent } from '@vss/client';
+import { LIVE_ERRORS, LiveClient, LiveError, encodeEvc1, type LiveCloseEvent } from '@vss/client';
 import { WebSocket } from 'ws';
 import type { VideoEncoder, VideoFrame } from './ffmpeg.js';
 import { FRAME_MS, pitchOf, toneChunk, toneSamples } from './tone.js';
@@ -327,7 +327,18 @@ export class Bot {
       ack: true,
       timestampMs: Math.round(timestampMs),
     });
-    this.track(sent, () => this.counters.framesAcked++);
+    // A server that is draining (restarting) refuses what arrives before it sends the bot away: the
+    // frame is lost like one sent while disconnected, not a fault of the bot's, and the video goes
+    // on from a key frame once reconnected.
+    const restarting = (err: unknown) => {
+      if (!(err instanceof LiveError) || err.code !== LIVE_ERRORS.UNAVAILABLE) throw err;
+      this.counters.framesDropped++;
+      if (kind === 'cam') this.needKey = true;
+      return -1;
+    };
+    this.track(sent.catch(restarting), (seq) => {
+      if (seq >= 0) this.counters.framesAcked++;
+    });
   }
 
   private chat(text: string): void {
@@ -337,7 +348,7 @@ export class Bot {
   }
 
   /** Counts the ack of `sent` when it comes, records the problem when it does not. */
-  private track(sent: Promise<number>, onAck: () => void): void {
+  private track(sent: Promise<number>, onAck: (seq: number) => void): void {
     const settled = sent.then(onAck, (err: unknown) => this.record(`publish: ${describe(err)}`));
     this.pending.add(settled);
     void settled.then(() => this.pending.delete(settled));

@@ -161,6 +161,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: whether this process takes work
+         * @description Plain text, not the envelope, for a load balancer or an orchestrator deciding where to send traffic: `ready` with 200 only when this process can take work: it is not draining, its database answers, Redis answers when `REDIS_URL` is set, and `DATA_DIR` is intact and writable (a small file, `DATA_DIR/.ready`, is written). Otherwise 503 with the first reason found: `draining` (from the moment a SIGTERM or SIGINT arrives until the process exits; live participants are being sent to another server), `database unavailable`, `redis unavailable`, `storage unavailable: …` or `storage not writable: …`. `/health` stays the liveness check: a draining process is alive, and is not restarted for it.
+         */
+        get: operations["getReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agent-activity": {
         parameters: {
             query?: never;
@@ -1343,7 +1363,7 @@ export interface paths {
          *
          *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
          *
-         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down, 1008 too many invalid messages, 1011 server error, 1013 too slow a receiver. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
+         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
          */
         get: operations["connectLive"];
         put?: never;
@@ -1789,7 +1809,7 @@ export interface components {
          * LiveControl
          * @description Server → client: lifecycle and protocol signals, by `event`.
          */
-        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"];
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"];
         /**
          * LiveDirectorCommand
          * @description What a `director` publish carries in `body` (UTF-8 JSON).
@@ -1833,7 +1853,7 @@ export interface components {
         LiveError: {
             data: {
                 /** @enum {string} */
-                code: "BAD_MESSAGE" | "FORBIDDEN_STREAM" | "TOO_LARGE" | "RATE_LIMITED" | "BAD_CODEC" | "REDACTED" | "REPLAY_ONLY" | "SERVER_ERROR";
+                code: "BAD_MESSAGE" | "FORBIDDEN_STREAM" | "TOO_LARGE" | "RATE_LIMITED" | "BAD_CODEC" | "REDACTED" | "REPLAY_ONLY" | "SERVER_ERROR" | "UNAVAILABLE";
                 /** @description the refused message's `id`, when it had one that could be read */
                 id?: string;
                 message: string;
@@ -1892,6 +1912,25 @@ export interface components {
             timestamp_ms?: number;
             /** @enum {string} */
             type: "publish";
+        };
+        /**
+         * LiveReconnect
+         * @description This server is draining: every publish it took has been acknowledged or refused, and the connection now closes with 1001. Connect again with a fresh token (the client library does so by itself): behind a load balancer the new connection lands on another server, and the session goes on. Until then, publishes are refused with `UNAVAILABLE` and new connections to this server are closed with 1012.
+         */
+        LiveReconnect: {
+            data: {
+                message: string;
+                /** @description `draining`: this server is stopping (a restart, a deploy) */
+                reason: string;
+            };
+            /** @enum {string} */
+            event: "reconnect";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the participant told */
+            user_id: string;
         };
         /**
          * LiveRecordedPayload
@@ -3036,6 +3075,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            /** @description This process takes work. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": "ready";
+                };
+            };
+            /** @description Not now: `draining`, `database unavailable`, `redis unavailable`, `storage unavailable: …` or `storage not writable: …`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
         };

@@ -23,6 +23,16 @@ export class IngestBudget {
     if (this.held > this.maxHeld) this.maxHeld = this.held;
   }
 
+  /** Takes `bytes` now; the function returned gives them back, once however often it is called. */
+  hold(bytes: number): () => void {
+    this.take(bytes);
+    let held = true;
+    return () => {
+      if (held) this.give(bytes);
+      held = false;
+    };
+  }
+
   give(bytes: number): void {
     this.held -= bytes;
     if (this.waiters.length && this.held <= this.limitBytes / 2) {

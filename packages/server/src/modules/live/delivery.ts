@@ -12,6 +12,11 @@ export function sendControl(
   conn.sendText(controlText(event, userId, Date.now(), data), false);
 }
 
+/** Refuses a message: an `error` control to its sender, with the message's `id` when it had one. */
+export function sendError(conn: LiveConnection, code: string, message: string, id?: string): void {
+  sendControl(conn, 'error', conn.userId, { code, message, ...(id !== undefined ? { id } : {}) });
+}
+
 /**
  * Delivers a message to this process's connections of a session, except its sender. Each
  * representation (JSON text, binary frame) is built at most once and the same bytes go to every

@@ -1,14 +1,17 @@
 import { CLOSE, LIVE_ERRORS, parseMediaStream, type TrackKind } from '@vss/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
 import type { Db, SessionsTable } from '../../db/types.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import { IngestBudget } from './budget.js';
-import { envelopeBytes } from './timeline-envelope.js';
+import { Timeline } from './timeline.js';
 import type { Sequencer } from './sequencer.js';
 import type { LiveConnection, LiveSession } from './connection.js';
-import { deliver, sendControl } from './delivery.js';
+import { deliver, sendControl, sendError } from './delivery.js';
+import { InFlight, sendAway } from './drain.js';
+import { liveStats, type LiveStats } from './socket.js';
 import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js';
 import { HEARTBEAT_MS, liveStore, type LiveStore } from './store.js';
 import { SessionLifecycle } from './lifecycle.js';
@@ -28,12 +31,16 @@ export class SessionHub {
   /** The session of each local connection: every publish looks its session up, without a scan. */
   private readonly byConn = new Map<string, LiveSession>();
   private readonly heartbeat: NodeJS.Timeout;
-  /** since start: media frames not sent to slow receivers, messages published, publisher pauses */
-  readonly stats = { dropped: 0, published: 0, pauses: 0 };
+  /** since start, counted as they happen (the metrics read them when scraped) */
+  readonly stats: LiveStats = liveStats();
+  /** set by drain(): no more joins or publishes are taken */
+  draining = false;
+  private readonly inFlight = new InFlight();
   /** received media not yet durable (see IngestBudget) */
   readonly ingest: IngestBudget;
   private readonly store: LiveStore;
   private readonly lifecycle: SessionLifecycle;
+  private readonly events: Timeline;
 
   constructor(
     private readonly deps: {
@@ -49,11 +56,14 @@ export class SessionHub {
       /** told of every live connection's join and leave (streaming minutes) */
       meter?: ConnectionMeter;
       log: FastifyBaseLogger;
+      /** observes acknowledgement latency */
+      metrics?: Metrics | null;
     },
   ) {
     this.ingest = new IngestBudget(deps.ingestLimitBytes ?? 64 * 1024 * 1024);
     this.store = liveStore(deps.db);
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
+    this.events = new Timeline(deps);
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -68,6 +78,11 @@ export class SessionHub {
   /** Drops every WebSocket of this process without a close handshake. */
   dropAllSockets(): void {
     for (const s of this.sockets()) s.terminate();
+  }
+
+  /** Sessions with a live connection in this process. */
+  get sessionCount(): number {
+    return this.sessions.size;
   }
 
   /** Number of live connections in this process. */
@@ -122,9 +137,9 @@ export class SessionHub {
     const won = await this.lifecycle.start(session, orgId, now);
     if (won) {
       live.session = { ...live.session, started_at: now };
-      await this.timeline(live, 'session.started', 'system', {}, now);
+      await this.events.append(live, 'session.started', 'system', {}, now);
     }
-    await this.timeline(live, 'participant.joined', conn.userId, { user_id: conn.userId }, now);
+    await this.events.append(live, 'participant.joined', conn.userId, { user_id: conn.userId }, now);
 
     const participants = await this.store.present(session.id, now);
     sendControl(conn, 'welcome', conn.userId, {
@@ -148,7 +163,7 @@ export class SessionHub {
     const now = Date.now();
     this.deps.meter?.left(conn.id, now);
     for (const kind of member.tracks) await this.endTrack(live, conn, kind, now);
-    await this.timeline(live, 'participant.left', conn.userId, { user_id: conn.userId }, now);
+    await this.events.append(live, 'participant.left', conn.userId, { user_id: conn.userId }, now);
     this.control(live, conn.id, 'leave', conn.userId, {}, now);
     await this.store.markLeft(conn.id, now);
 
@@ -163,15 +178,18 @@ export class SessionHub {
   async publish(conn: LiveConnection, msg: IncomingPublish): Promise<void> {
     const live = this.byConn.get(conn.id);
     if (!live) return;
+    if (this.draining)
+      return sendError(
+        conn,
+        LIVE_ERRORS.UNAVAILABLE,
+        'the server is restarting: publish it again once reconnected',
+        msg.id,
+      );
     const member = live.members.get(conn.id)!;
+    const received = this.deps.metrics ? performance.now() : 0;
+    this.inFlight.enter();
     // Held from here until durable, or refused.
-    const bytes = msg.payload.length;
-    this.ingest.take(bytes);
-    let held = true;
-    const release = () => {
-      if (held) this.ingest.give(bytes);
-      held = false;
-    };
+    const release = this.ingest.hold(msg.payload.length);
     try {
       const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, Date.now());
       const run = live.chain.then(async () => {
@@ -179,7 +197,7 @@ export class SessionHub {
           const kind = parseMediaStream(streamId)!.kind;
           if (!member.tracks.has(kind)) {
             member.tracks.add(kind);
-            await this.record(
+            await this.events.record(
               live.session.id,
               'track.published',
               conn.userId,
@@ -192,6 +210,7 @@ export class SessionHub {
         const seq = await this.deps.sequencer.next(live.session.id);
         const durable = this.deps.writer.append({ sessionId: live.session.id, seq, streamId, ts, body });
         this.stats.published += 1;
+        this.stats.publishedBytes += body.length;
         const out: FanoutMessage = {
           kind: 'message',
           fromConn: conn.id,
@@ -210,6 +229,7 @@ export class SessionHub {
       if (msg.id !== undefined) {
         await durable;
         sendControl(conn, 'ack', conn.userId, { id: msg.id, seq });
+        this.deps.metrics?.ackLatency.observe((performance.now() - received) / 1000);
       }
     } catch (err) {
       release();
@@ -218,11 +238,9 @@ export class SessionHub {
           ? err
           : new Refusal(LIVE_ERRORS.SERVER_ERROR, 'the message could not be recorded');
       if (!(err instanceof Refusal)) this.deps.log.error({ err }, 'publish failed');
-      sendControl(conn, 'error', conn.userId, {
-        code: refusal.code,
-        message: refusal.message,
-        ...(msg.id !== undefined ? { id: msg.id } : {}),
-      });
+      sendError(conn, refusal.code, refusal.message, msg.id);
+    } finally {
+      this.inFlight.leave();
     }
   }
 
@@ -232,11 +250,7 @@ export class SessionHub {
     const member = live?.members.get(conn.id);
     const media = parseMediaStream(streamType);
     if (!live || !member || !media || media.userId !== conn.userId || !member.tracks.has(media.kind)) {
-      sendControl(conn, 'error', conn.userId, {
-        code: LIVE_ERRORS.BAD_MESSAGE,
-        message: `no published track ${streamType}`,
-      });
-      return;
+      return sendError(conn, LIVE_ERRORS.BAD_MESSAGE, `no published track ${streamType}`);
     }
     member.tracks.delete(media.kind);
     await this.endTrack(live, conn, media.kind, Date.now());
@@ -250,7 +264,7 @@ export class SessionHub {
     ts: number,
   ): Promise<void> {
     const streamId = `media/${conn.userId}/${kind}`;
-    await this.timeline(
+    await this.events.append(
       live,
       'track.unpublished',
       conn.userId,
@@ -258,41 +272,6 @@ export class SessionHub {
       ts,
     );
     this.control(live, conn.id, 'track.unpublished', conn.userId, { kind, stream_type: streamId }, ts);
-  }
-
-  /** Appends a timeline event to the `events` stream, in turn with the session's other messages. */
-  private async timeline(
-    live: LiveSession,
-    type: string,
-    actor: string,
-    data: Record<string, unknown>,
-    ts: number,
-  ): Promise<void> {
-    const run = live.chain.then(() => this.record(live.session.id, type, actor, data, ts));
-    live.chain = run.catch(() => {});
-    await run;
-  }
-
-  /**
-   * Sequences a timeline event and queues it for writing. Callers already inside the session's
-   * chain use this directly: chaining again from inside the chain would wait on itself.
-   */
-  private async record(
-    sessionId: string,
-    type: string,
-    actor: string,
-    data: Record<string, unknown>,
-    ts: number,
-  ): Promise<void> {
-    const seq = await this.deps.sequencer.next(sessionId);
-    const durable = this.deps.writer.append({
-      sessionId,
-      seq,
-      streamId: 'events',
-      ts,
-      body: envelopeBytes(type, ts, actor, data),
-    });
-    durable.catch((err) => this.deps.log.error({ err }, 'timeline write failed'));
   }
 
   /** Sends a control signal to every other member, here and in other processes. */
@@ -344,8 +323,8 @@ export class SessionHub {
     ts = Date.now(),
   ): Promise<void> {
     const live = this.sessions.get(sessionId);
-    if (live) await this.timeline(live, type, actor, data, ts);
-    else await this.record(sessionId, type, actor, data, ts);
+    if (live) await this.events.append(live, type, actor, data, ts);
+    else await this.events.record(sessionId, type, actor, data, ts);
     await this.deps.writer.flush();
   }
 
@@ -369,7 +348,7 @@ export class SessionHub {
     const now = Date.now();
     const ended = await this.lifecycle.end(sessionId, now, now - this.deps.departureTimeoutMs);
     if (!ended) return false;
-    await this.record(sessionId, 'session.ended', 'system', {}, now);
+    await this.events.record(sessionId, 'session.ended', 'system', {}, now);
     await this.deps.writer.flush();
     this.deps.sequencer.forget(sessionId);
     return true;
@@ -386,6 +365,22 @@ export class SessionHub {
     } catch (err) {
       this.deps.log.warn({ err }, 'presence heartbeat failed');
     }
+  }
+
+  /**
+   * The first step of a graceful stop (SIGTERM): from now on joins and publishes are refused
+   * (`error` UNAVAILABLE, with the message's id); every publish already taken is acknowledged
+   * once durable, or refused; then each participant is told to connect again (`control`
+   * `reconnect`), leaves, and its socket closes with 1001, so that behind a load balancer it lands
+   * on another server and goes on. Resolves once every connection has been sent away, or at
+   * `deadline` (epoch ms) with what is left to close().
+   */
+  async drain(deadline: number): Promise<void> {
+    this.draining = true;
+    await this.inFlight.settled(deadline);
+    const all = [...this.sessions.values()].flatMap((s) => [...s.members.values()].map((m) => m.conn));
+    await sendAway(all, (conn) => this.leave(conn), deadline, this.deps.log);
+    await this.deps.writer.flush();
   }
 
   /** Closes every connection (1001) and writes what is pending; on shutdown. */

@@ -9,7 +9,7 @@ import { KEY_USER_OR_RESTRICTED } from '../../http/principal.js';
 import type { LiveService } from './service.js';
 import type { SessionHub } from './hub.js';
 import type { StreamStore } from '../../streams/store.js';
-import { sendControl } from './delivery.js';
+import { sendError } from './delivery.js';
 import { MessageGuard, RATE_PER_S, TOO_MANY_INVALID } from './message-guard.js';
 import { serveReplay } from './replay.js';
 import { Heartbeat, pauseWhileStorageBehind, socketConnection } from './socket.js';
@@ -37,7 +37,7 @@ const WS_DESCRIPTION = `Upgrade with \`?session=<id>&access_token=<token>&user_i
 
 Messages are JSON text frames: the client sends \`LiveClientMessage\` (\`publish\`, \`unpublish\`), the server \`LiveServerMessage\` (\`message\`, and \`control\` with the events \`welcome\`, \`join\`, \`leave\`, \`track.published\`, \`track.unpublished\`, \`ack\`, \`error\`, \`end\`); \`x-messages\` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with \`format=binary\` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (\`EVC1\`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
 
-Close codes: 1000 normal (and replay finished), 1001 server shutting down, 1008 too many invalid messages, 1011 server error, 1013 too slow a receiver. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
+Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a \`reconnect\` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
 
 /** What the live routes need. */
 export interface LiveRoutesOptions {
@@ -160,14 +160,18 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         return;
       }
 
+      // A draining server takes no new participants: the client connects again, to another server.
+      if (hub.draining) {
+        conn.close(CLOSE.SERVICE_RESTART, 'server draining: connect again');
+        return;
+      }
       // Messages that arrive while the join is still being recorded wait for it, in order.
       const joined = hub.join(conn, ticket.session, ticket.orgId).catch((err) => {
         request.log.error({ err }, 'join failed');
         socket.close(CLOSE.INTERNAL_ERROR, 'join failed');
         throw err;
       });
-      const refuse = (code: string, message: string, id?: string) =>
-        sendControl(conn, 'error', conn.userId, { code, message, ...(id !== undefined ? { id } : {}) });
+      const refuse = (code: string, message: string, id?: string) => sendError(conn, code, message, id);
       // Every message is admitted here, on arrival and before anything is parsed: each one takes a
       // token of the connection's rate, and each invalid one is a strike against it.
       const guard = new MessageGuard();

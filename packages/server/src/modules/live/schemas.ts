@@ -230,10 +230,24 @@ export const LiveEnd = control(
   '`system`',
 );
 
-export const LiveControl = Type.Union([LiveWelcome, LivePresence, LiveTrack, LiveAck, LiveError, LiveEnd], {
-  title: 'LiveControl',
-  description: 'Server → client: lifecycle and protocol signals, by `event`.',
-});
+export const LiveReconnect = control(
+  'LiveReconnect',
+  Type.Literal('reconnect'),
+  Type.Object({
+    reason: Type.String({ description: '`draining`: this server is stopping (a restart, a deploy)' }),
+    message: Type.String(),
+  }),
+  'This server is draining: every publish it took has been acknowledged or refused, and the connection now closes with 1001. Connect again with a fresh token (the client library does so by itself): behind a load balancer the new connection lands on another server, and the session goes on. Until then, publishes are refused with `UNAVAILABLE` and new connections to this server are closed with 1012.',
+  'the participant told',
+);
+
+export const LiveControl = Type.Union(
+  [LiveWelcome, LivePresence, LiveTrack, LiveAck, LiveError, LiveEnd, LiveReconnect],
+  {
+    title: 'LiveControl',
+    description: 'Server → client: lifecycle and protocol signals, by `event`.',
+  },
+);
 
 export const LiveServerMessage = Type.Union([LiveMessage, LiveControl], {
   title: 'LiveServerMessage',

@@ -15,6 +15,19 @@ const HARD_BUFFER_MS = 5000;
 export interface SocketStats {
   dropped: number;
   pauses: number;
+  /** messages sent (recorded messages and control signals), and their bytes */
+  delivered: number;
+  deliveredBytes: number;
+}
+
+/** The hub's statistics: the adapter's, and the messages published (and their payload bytes). */
+export interface LiveStats extends SocketStats {
+  published: number;
+  publishedBytes: number;
+}
+
+export function liveStats(): LiveStats {
+  return { dropped: 0, pauses: 0, delivered: 0, deliveredBytes: 0, published: 0, publishedBytes: 0 };
 }
 
 /**
@@ -53,6 +66,8 @@ export function socketConnection(
         return pressure(queued);
       }
       socket.send(text, { binary: false });
+      stats.delivered += 1;
+      stats.deliveredBytes += text.length;
       pressure(queued);
     },
     sendBinary(data) {
@@ -63,6 +78,8 @@ export function socketConnection(
         return pressure(queued);
       }
       socket.send(data);
+      stats.delivered += 1;
+      stats.deliveredBytes += data.length;
       pressure(queued);
     },
     close: (code, reason) => {
