@@ -10,7 +10,16 @@ export const TRACK_KINDS: readonly TrackKind[] = ['cam', 'mic', 'screen'];
 
 /** Control events the server sends. */
 export type ControlEvent =
-  'welcome' | 'join' | 'leave' | 'track.published' | 'track.unpublished' | 'ack' | 'end' | 'error';
+  | 'welcome'
+  | 'join'
+  | 'leave'
+  | 'track.published'
+  | 'track.unpublished'
+  | 'ack'
+  | 'end'
+  | 'error'
+  /** the server is draining: it closes with 1001 next, and the client connects again */
+  | 'reconnect';
 
 /** Server → client: recorded data of a stream. `body` is base64 of the payload bytes. */
 export interface MessageFrame {

@@ -4,6 +4,7 @@
  * camera, microphone and screen published as `media/<self>/<kind>`.
  */
 import {
+  LIVE_ERRORS,
   LiveClient,
   parseMediaStream,
   type ControlFrame,
@@ -281,11 +282,16 @@ export class LiveRoom {
         if (!on) this.dropTrack(c.user_id, kind);
         return this.set({ tracks: withTrack(s.tracks, c.user_id, kind, on) });
       }
+      case 'reconnect':
+        // The server is stopping (a restart, a deploy): the client connects again by itself.
+        return this.set({ status: 'reconnecting', detail: 'the server is restarting' });
       case 'error':
         // An error with an id answers an acked chat or director publish: its caller shows it.
         if (d.id !== undefined) return;
         // A refused media frame leaves a gap in the chain of delta frames: start a new one.
         this.keyFrames();
+        // Refused by a server that is restarting: the reconnect that follows is what to show.
+        if (d.code === LIVE_ERRORS.UNAVAILABLE) return;
         return this.set({ error: typeof d.message === 'string' ? d.message : String(d.code) });
       default:
         return;
