@@ -53,6 +53,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
+  // Before any route is added: it gives each route a hook of its own.
+  if (runtime.metrics) installRequestMetrics(app, runtime.metrics);
   installErrorHandling(app);
 
   // Every route answers failures with the error envelope; its schema documents and serialises them.
@@ -107,7 +109,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   });
   installRequestLog(app, { enabled: runtime.log.logger.isLevelEnabled('info'), write: runtime.log.write });
   installStorageGuard(app, runtime.storage);
-  if (runtime.metrics) installRequestMetrics(app, runtime.metrics);
 
   const { services, idempotency } = runtime;
   const baseUrl = config.publicBaseUrl;
