@@ -65,7 +65,7 @@ function flag(args: string[], name: string): number | undefined {
 }
 
 /** A tenant and its session through the real API, and the GET the benchmark repeats. */
-async function bootstrap(base: string) {
+export async function bootstrap(base: string) {
   const { projectId, sessionId, auth } = await benchTenant(base, 'api');
   const getPath = `/v1/projects/${projectId}/sessions/${sessionId}`;
   const got = await expectCall(200, base + getPath, { headers: auth });
