@@ -28,6 +28,8 @@ export interface Fanout {
   /**
    * Subscribes this process to a session; the first local member subscribes, the last leaves.
    * The pseudo-session `system` carries process-wide notices (key revocations, jobs enqueued).
+   * Never rejects: while the transport is down the handler stays registered, and the
+   * subscription is made when it is back (readiness reports the outage meanwhile).
    */
   subscribe(sessionId: string, handler: Handler): Promise<() => void>;
   /** Resolves when the transport answers (Redis: PING on both connections); for readiness. */
@@ -73,6 +75,12 @@ export function redisFanout(url: string, nodeId: string): Fanout {
   sub.on('error', () => {});
   const handlers = new Map<string, Set<Handler>>();
   const channel = (sessionId: string) => `vss:live:${sessionId}`;
+  // On every (re)connection, every channel with a handler is subscribed: ioredis restores only the
+  // subscriptions Redis had confirmed, and one asked for while Redis was unreachable never was.
+  sub.on('ready', () => {
+    const channels = [...handlers.keys()].map(channel);
+    if (channels.length) sub.subscribe(...channels).catch(() => {});
+  });
 
   sub.on('messageBuffer', (ch: Buffer, data: Buffer) => {
     const sessionId = ch.toString().slice('vss:live:'.length);
@@ -89,12 +97,14 @@ export function redisFanout(url: string, nodeId: string): Fanout {
     },
     async subscribe(sessionId, handler) {
       let set = handlers.get(sessionId);
+      const first = !set;
       if (!set) {
         set = new Set();
         handlers.set(sessionId, set);
-        await sub.subscribe(channel(sessionId));
       }
       set.add(handler);
+      // Redis unreachable: subscribed again from the 'ready' handler once it answers.
+      if (first) await sub.subscribe(channel(sessionId)).catch(() => {});
       return () => {
         const s = handlers.get(sessionId);
         if (!s) return;

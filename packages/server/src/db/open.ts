@@ -61,8 +61,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       types: pgTypes,
       ...(schema ? { options: `-c search_path="${schema.replace(/"/g, '')}"` } : {}),
     });
-    // An idle client losing its server must not crash the process; the next query reconnects.
+    // A client losing its server must not crash the process: an idle one is reported on the pool,
+    // one in use on itself (its query fails on its own); the next query reconnects.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     database = {
       db,
