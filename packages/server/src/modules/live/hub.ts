@@ -176,8 +176,7 @@ export class SessionHub {
 
   /** Accepts, records and fans out one published message; refusals go back as `error` controls. */
   async publish(conn: LiveConnection, msg: IncomingPublish): Promise<void> {
-    const live = this.byConn.get(conn.id);
-    if (!live) return;
+    // Before the lookup: a connection being sent away has already left, and is still answered.
     if (this.draining)
       return sendError(
         conn,
@@ -185,6 +184,8 @@ export class SessionHub {
         'the server is restarting: publish it again once reconnected',
         msg.id,
       );
+    const live = this.byConn.get(conn.id);
+    if (!live) return;
     const member = live.members.get(conn.id)!;
     const received = this.deps.metrics ? performance.now() : 0;
     this.inFlight.enter();
