@@ -2,7 +2,10 @@
  * metrics: what keeping Prometheus metrics costs the real server: METRICS_PORT set (`on`) against
  * the same server without it (`off`, as shipped: no metrics are kept).
  *
- *   npm run bench -- metrics [--quick] [--rounds=N] [--seconds=N] [--connections=N] [--published=N] [--ws-clients]
+ *   npm run bench -- metrics [--quick] [--rounds=N] [--seconds=N] [--connections=N] [--published=N] [--ws-clients] [--control]
+ *
+ * --control: the same run with METRICS_PORT unset on both sides (no scrapes): an A/A comparison,
+ * whose ratios are this machine's noise floor for the figures below.
  *
  * Starts two compiled servers side by side as `npm start` starts them (SQLite in a fresh DATA_DIR,
  * output to a file), `off` and `on`, the second with METRICS_PORT set to a free port. While `on` is
@@ -118,15 +121,19 @@ interface Pair {
   metricsPort: number;
 }
 
+/** --control: `on` is started exactly as `off` (no METRICS_PORT) and nothing is scraped. */
+let control = false;
+
 async function startPair(env: Record<string, string>, part: string): Promise<Pair> {
   const off = await startVss(env, `vss-${part}-off`);
   const metricsPort = await freePort();
-  const on = await startVss({ ...env, METRICS_PORT: String(metricsPort) }, `vss-${part}-on`);
+  const on = await startVss(control ? env : { ...env, METRICS_PORT: String(metricsPort) }, `vss-${part}-on`);
   return { off, on, metricsPort, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 /** One GET of /metrics, as Prometheus makes it; throws unless it is a 200 that counts requests. */
 async function scrape(url: string): Promise<{ ms: number; bytes: number }> {
+  if (control) return { ms: 0, bytes: 0 };
   const t0 = performance.now();
   const res = await fetch(url, {
     headers: { accept: 'text/plain;version=0.0.4;q=1,*/*;q=0.1' },
@@ -289,7 +296,7 @@ async function apiPart(plan: Plan) {
   await scrape(pair.metricsUrl);
   console.log(
     `\n1. API: ${plan.rounds} rounds × ${plan.roundS} s per side and route after ${plan.warmupS} s warm-ups, ` +
-      `${plan.connections} connections; off pid ${pair.off.pid}, on pid ${pair.on.pid} (METRICS_PORT=${pair.metricsPort}); ` +
+      `${plan.connections} connections; off pid ${pair.off.pid}, on pid ${pair.on.pid} (${control ? 'no METRICS_PORT: --control' : `METRICS_PORT=${pair.metricsPort}`}); ` +
       `both: RATE_LIMIT_PER_KEY=RATE_LIMIT_PER_IP=${HIGH} (as bench/api.ts), LOG_LEVEL info (the default, its access log to a file)`,
   );
   const target = (side: Side, route: Route, durationS: number) =>
@@ -370,7 +377,7 @@ async function fanoutPart(plan: Plan) {
   console.log(
     `\n2. Fan-out: scenario A's shape, 1 session × (${scenario.publishers} publishers at ${fmt(scenario.fps)} fps + ` +
       `${scenario.receivers} receivers), binary frames; ${plan.fanoutRounds} rounds × ${t.windowS} s windows after ` +
-      `${t.warmupS} s warm-up; off pid ${pair.off.pid}, on pid ${pair.on.pid} (METRICS_PORT=${pair.metricsPort}); ` +
+      `${t.warmupS} s warm-up; off pid ${pair.off.pid}, on pid ${pair.on.pid} (${control ? 'no METRICS_PORT: --control' : `METRICS_PORT=${pair.metricsPort}`}); ` +
       `both: LOG_LEVEL=warn, RATE_LIMIT_PER_KEY=RATE_LIMIT_PER_IP=FREE_TIER_STREAMING_MINUTES=${HIGH} (as bench/fanout.ts). ` +
       `on is scraped from the start of each of its phases (connect, warm-up, window, grace)`,
   );
@@ -417,7 +424,12 @@ export default async function metrics({ quick, args }: BenchOptions): Promise<vo
   plan.connections = intFlag(args, 'connections') ?? plan.connections;
   plan.published = intFlag(args, 'published') ?? plan.published;
   setTransport(args.includes('--ws-clients') ? 'ws' : 'raw');
+  control = args.includes('--control');
   const started = Date.now();
+  if (control)
+    console.log(
+      'metrics --control: METRICS_PORT unset on both sides, no scrapes (an A/A run: the noise floor)',
+    );
 
   try {
     console.log(
@@ -632,7 +644,7 @@ export default async function metrics({ quick, args }: BenchOptions): Promise<vo
         api: 'RATE_LIMIT_PER_KEY and RATE_LIMIT_PER_IP raised; stdout to a file',
         fanout:
           'LOG_LEVEL=warn; RATE_LIMIT_PER_KEY, RATE_LIMIT_PER_IP and FREE_TIER_STREAMING_MINUTES raised; stdout to a file',
-        on: 'METRICS_PORT set',
+        on: control ? 'nothing (--control: an A/A run)' : 'METRICS_PORT set',
       },
       api: {
         connections: plan.connections,
