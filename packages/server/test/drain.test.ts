@@ -16,6 +16,7 @@ import {
   httpJson,
   httpTenant,
   pgSchemaUrl,
+  playback,
   processStorage,
   runServer,
   waitForHttp,
@@ -65,28 +66,6 @@ async function bootstrap(base: string, first?: (auth: Record<string, string>) =>
     (await httpJson(base, 'POST', `/v1/sessions/${session.id}/connection`, { user_id: userId }, auth)).data
       .access_token as string;
   return { key, auth, session, token };
-}
-
-/** Every event of a session through the playback route, window after window. */
-async function playback(base: string, key: string, sessionId: string, fromTs: number) {
-  const out = new Map<number, { stream: string; body: Buffer }>();
-  let baseSeq: number | null = null;
-  for (;;) {
-    const q = `from_ts=${fromTs}&window_size=300000${baseSeq === null ? '' : `&base_seq=${baseSeq}`}`;
-    const res = await fetch(`${base}/v1/sessions/${sessionId}/playback?${q}`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`playback: ${res.status} ${text}`);
-    const data = JSON.parse(text).data as {
-      events: Array<{ seq: number; stream_id: string; body_base64: string }>;
-      next_base_seq: number | null;
-    };
-    for (const e of data.events)
-      out.set(e.seq, { stream: e.stream_id, body: Buffer.from(e.body_base64, 'base64') });
-    if (data.next_base_seq === null) return out;
-    baseSeq = data.next_base_seq;
-  }
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   httpJson,
   httpTenant,
   pgSchemaUrl,
+  playback,
   runServer,
   waitForHttp,
   type Proc,
@@ -22,30 +23,6 @@ import { eventually } from './support/wait.js';
 import { filesHaving } from './support/files.js';
 
 const SECRET = 'multi-node-secret-multi-node-secret-multi';
-
-/** Every event of a session read through one node's playback route, window after window. */
-async function playback(base: string, key: string, sessionId: string, fromTs: number) {
-  const out = new Map<number, { stream: string; ts: number; body: Buffer }>();
-  let baseSeq: number | null = null;
-  for (;;) {
-    const q = `from_ts=${fromTs}&window_size=300000${baseSeq === null ? '' : `&base_seq=${baseSeq}`}`;
-    const res = await fetch(`${base}/v1/sessions/${sessionId}/playback?${q}`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`playback from ${base}: ${res.status} ${text}`);
-    const data = JSON.parse(text).data as {
-      events: Array<{ seq: number; timestamp_ms: number; stream_id: string; body_base64: string }>;
-      next_base_seq: number | null;
-    };
-    for (const e of data.events) {
-      expect(out.has(e.seq), `seq ${e.seq} once`).toBe(false);
-      out.set(e.seq, { stream: e.stream_id, ts: e.timestamp_ms, body: Buffer.from(e.body_base64, 'base64') });
-    }
-    if (data.next_base_seq === null) return out;
-    baseSeq = data.next_base_seq;
-  }
-}
 
 describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
   'two server processes sharing only PostgreSQL, Redis and a bucket, one killed mid-session',

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { expect } from 'vitest';
 import { ENGINE, PG_URL } from './app.js';
 
 const MAIN = resolve(__dirname, '../../src/main.ts');
@@ -122,4 +123,31 @@ export async function processStorage(
   const schema = `${prefix}_${Math.random().toString(36).slice(2, 10)}`;
   cleanups.push(() => dropPgSchema(PG_URL, schema));
   return { DATA_DIR: dir, DATABASE_URL: await pgSchemaUrl(PG_URL, schema) };
+}
+
+/**
+ * Every event of a session read through a server process's playback route (with an API key),
+ * window after window, by seq; each seq must come once.
+ */
+export async function playback(base: string, key: string, sessionId: string, fromTs: number) {
+  const out = new Map<number, { stream: string; ts: number; body: Buffer }>();
+  let baseSeq: number | null = null;
+  for (;;) {
+    const q = `from_ts=${fromTs}&window_size=300000${baseSeq === null ? '' : `&base_seq=${baseSeq}`}`;
+    const res = await fetch(`${base}/v1/sessions/${sessionId}/playback?${q}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`playback from ${base}: ${res.status} ${text}`);
+    const data = JSON.parse(text).data as {
+      events: Array<{ seq: number; timestamp_ms: number; stream_id: string; body_base64: string }>;
+      next_base_seq: number | null;
+    };
+    for (const e of data.events) {
+      expect(out.has(e.seq), `seq ${e.seq} once`).toBe(false);
+      out.set(e.seq, { stream: e.stream_id, ts: e.timestamp_ms, body: Buffer.from(e.body_base64, 'base64') });
+    }
+    if (data.next_base_seq === null) return out;
+    baseSeq = data.next_base_seq;
+  }
 }
