@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Metrics } from '../lib/metrics.js';
+import type { RequestCell } from '../lib/request-histogram.js';
 
 /** The route label of a request no route matched: its path is not a label value (it is unbounded). */
 const UNMATCHED = '(unmatched)';
@@ -16,15 +17,19 @@ type OnResponse = (request: FastifyRequest, reply: FastifyReply, done: HookHandl
  */
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
   const histogram = metrics.httpRequest;
-  const observer =
-    (route: string): OnResponse =>
-    (request, reply, done) => {
-      histogram.observe(
-        { route, method: request.method, status: reply.statusCode },
-        reply.elapsedTime / 1000,
-      );
+  const observer = (route: string): OnResponse => {
+    // This route's series by method and status, found without building a key string.
+    const cells = new Map<string, Map<number, RequestCell>>();
+    return (request, reply, done) => {
+      let byStatus = cells.get(request.method);
+      if (!byStatus) cells.set(request.method, (byStatus = new Map()));
+      const status = reply.statusCode;
+      let cell = byStatus.get(status);
+      if (!cell) byStatus.set(status, (cell = histogram.cell(route, request.method, status)));
+      histogram.observe(cell, reply.elapsedTime / 1000);
       done();
     };
+  };
   app.addHook('onRoute', (route) => {
     const hook = observer(route.url);
     const existing = route.onResponse;

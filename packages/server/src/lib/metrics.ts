@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestHistogram } from './request-histogram.js';
 
 /** Seconds, for request and acknowledgement latencies: 0.5 ms to 10 s. */
 const FAST_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -46,7 +47,7 @@ export class Metrics {
   readonly sources: MetricSources = {};
 
   /** HTTP: one observation per answered request; its `_count` is the requests by route, method, status. */
-  readonly httpRequest: Histogram<'route' | 'method' | 'status'>;
+  readonly httpRequest: RequestHistogram;
   readonly ackLatency: Histogram;
   readonly appendBatchEvents: Histogram;
   readonly appendBatchBytes: Histogram;
@@ -70,13 +71,7 @@ export class Metrics {
     // scrape every 15 s 150 of them.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
 
-    this.httpRequest = new Histogram({
-      name: 'vss_http_request_duration_seconds',
-      help: 'HTTP requests answered, by route template, method and status, and how long each took (seconds).',
-      labelNames: ['route', 'method', 'status'],
-      buckets: FAST_SECONDS,
-      registers,
-    });
+    this.httpRequest = new RequestHistogram(FAST_SECONDS, this.registry);
 
     // Live: what the hub counts as it goes, read at each scrape.
     const live = (pick: (g: LiveGauges) => number) =>
