@@ -28,7 +28,7 @@ import { expectCall } from './lib/http.ts';
 import { benchTenant } from './lib/tenant.ts';
 import { summarize, type FunctionCost } from './lib/cpu-profile.ts';
 import { median, runLoad, type LoadOptions, type LoadResult } from './lib/load.ts';
-import { startTsServer, startVss, stopAll, type ServerProcess } from './lib/server.ts';
+import { freePort, startTsServer, startVss, stopAll, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
 interface Plan {
@@ -92,6 +92,8 @@ async function profile(route: Route, args: string[]): Promise<void> {
   try {
     const env: Record<string, string> = { RATE_LIMIT_PER_KEY: HIGH, RATE_LIMIT_PER_IP: HIGH };
     if (level) env.LOG_LEVEL = level;
+    // --metrics: with Prometheus metrics kept (METRICS_PORT set), to see what they cost per request.
+    if (args.includes('--metrics')) env.METRICS_PORT = String(await freePort());
     const server = await startVss(env, 'vss', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     const boot = await bootstrap(server.url);
     const opts: LoadOptions =
@@ -112,7 +114,7 @@ async function profile(route: Route, args: string[]): Promise<void> {
     if (!file) throw new Error('the server wrote no CPU profile');
     const { samples, functions } = summarize(join(dir, file));
     console.log(
-      `profile: ${route.toUpperCase()} at ${Math.round(load.rps)} req/s for ${seconds} s, LOG_LEVEL=${level ?? 'info (shipped)'}, ` +
+      `profile: ${route.toUpperCase()} at ${Math.round(load.rps)} req/s for ${seconds} s, LOG_LEVEL=${level ?? 'info (shipped)'}${env.METRICS_PORT ? ', METRICS_PORT set' : ''}, ` +
         `10 connections, node --cpu-prof (it slows the server); ${samples} samples`,
     );
     const row = (f: FunctionCost) => [fmt(f.selfPct, 2), fmt(f.totalPct, 2), f.name];
