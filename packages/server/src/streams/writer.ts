@@ -85,20 +85,22 @@ export class StreamWriter {
     // Another flush may have taken the events between the last commit and this call.
     if (this.pending.length === 0) return this.inFlight ?? Promise.resolve();
     const batch = this.pending;
+    const bytes = this.bytes;
     this.pending = [];
     this.bytes = 0;
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    const written: Promise<void> = this.commit(batch).finally(() => {
+    const written: Promise<void> = this.commit(batch, bytes).finally(() => {
       if (this.inFlight === written) this.inFlight = null;
     });
     this.inFlight = written;
     return written;
   }
 
-  private async commit(batch: Pending[]): Promise<void> {
+  /** Writes one batch of `bytes` bytes of bodies (counted as they were queued). */
+  private async commit(batch: Pending[], bytes: number): Promise<void> {
     try {
       this.beforeCommit();
       const started = performance.now();
@@ -106,8 +108,6 @@ export class StreamWriter {
       this.stats.events += batch.length;
       this.stats.batches += 1;
       if (this.metrics) {
-        let bytes = 0;
-        for (const p of batch) bytes += p.event.body.length;
         this.metrics.appendLatency.observe((performance.now() - started) / 1000);
         this.metrics.appendBatchEvents.observe(batch.length);
         this.metrics.appendBatchBytes.observe(bytes);
