@@ -6,14 +6,7 @@ import type { StorageWatch } from './db/storage-watch.js';
 import { jobsStore } from './jobs/store.js';
 import type { MetricSources } from './lib/metrics.js';
 import type { SessionHub } from './modules/live/hub.js';
-
-/** Rejects after `ms`: a dependency that hangs is as unavailable as one that refuses. */
-function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
-  ]);
-}
+import { within } from './lib/time.js';
 
 /**
  * The readiness check (`GET /ready`): why this process cannot take work now, or null. In order:

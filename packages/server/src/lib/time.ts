@@ -12,3 +12,11 @@ export function iso(ms: number): string {
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : iso(ms);
 }
+
+/** Rejects after `ms`: a dependency that hangs is as unavailable as one that refuses. */
+export function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
+  ]);
+}

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from '../../db/open.js';
 import type { StorageWatch } from '../../db/storage-watch.js';
 import { textDoc } from '../../http/openapi-docs.js';
+import { within } from '../../lib/time.js';
 
 /** What the health routes need. */
 export interface HealthRoutesOptions {
@@ -47,10 +48,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app,
         return problem;
       }
       try {
-        await Promise.race([
-          deps.database.ping(),
-          new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
-        ]);
+        await within(deps.database.ping(), 2000);
         return 'ok';
       } catch {
         reply.code(503);
