@@ -3,8 +3,8 @@
  *
  *   npm run bench -- fanout [--quick] [--rounds=N] [--seconds=N] [--ws-clients]
  *
- * Starts the compiled server (SQLite in a fresh DATA_DIR, LOG_LEVEL=warn, rate limits out of the
- * way) and bench/relay-server.ts, each as one process, and drives both from this process with
+ * Starts the compiled server (SQLite in a fresh DATA_DIR, LOG_LEVEL=warn, rate limits and the free
+ * tier's limits out of the way) and bench/relay-server.ts, each as one process, and drives both from this process with
  * WebSocket clients (bench/lib/live-load.ts; a lean streaming client by default, the `ws`
  * package's with --ws-clients) that publish 30 KiB fake JPEG frames carrying their send time on
  * `media/<user_id>/cam`, as binary frames on both sides (`format=binary`):
@@ -521,7 +521,9 @@ export default async function fanout({ quick, args }: BenchOptions): Promise<voi
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_KEY: HIGH,
         RATE_LIMIT_PER_IP: HIGH,
+        // the free tier's limits are out of the way: the saturation search records several GB
         FREE_TIER_STREAMING_MINUTES: HIGH,
+        FREE_TIER_STORAGE_GB: HIGH,
       },
       'vss',
     );

@@ -73,6 +73,42 @@ describe('the stream store', () => {
     for await (const e of store.read(sessionId, { streamId: 'media/bob/cam' })) none.push(e.seq);
     expect(none).toEqual([]);
   });
+
+  it('reads a time window in seq order, with events that arrived late among those of other windows, up to a limit', async () => {
+    const store = t.runtime.streams;
+    const sessionId = `s-${Math.random().toString(36).slice(2)}`;
+    // seq 1..1000 at 10 ms apart; every 7th event is stamped 5 s earlier (it arrived late), so the
+    // window [T0 + 1 s, T0 + 3 s) holds its own events and late ones of seqs 600 to 800.
+    const events = frames(sessionId, 1, 1000, 300).map((e) =>
+      e.seq % 7 === 0 ? { ...e, ts: e.ts - 5_000 } : e,
+    );
+    await store.appendBatch(events);
+    const lo = T0 + 1_000;
+    const hi = T0 + 3_000;
+    const want = (fromSeq: number) =>
+      events.filter((e) => e.ts >= lo && e.ts < hi && e.seq >= fromSeq).map((e) => e.seq);
+    const slot = async (fromSeq: number, limit: number) => {
+      const got: number[] = [];
+      for await (const page of store.slot(sessionId, lo, hi, fromSeq, limit))
+        for (const e of page) {
+          expect(e.body.readUInt32BE(0), `seq ${e.seq} has its own bytes`).toBe(e.seq);
+          got.push(e.seq);
+        }
+      return got;
+    };
+    expect(want(0).length).toBeGreaterThan(150);
+    expect(want(0).at(-1)).toBeGreaterThan(700);
+    expect(await slot(0, 10_000)).toEqual(want(0));
+    expect(await slot(150, 10_000)).toEqual(want(150));
+    expect(await slot(0, 70)).toEqual(want(0).slice(0, 70));
+    expect(await slot(1001, 10)).toEqual([]);
+    expect(await slot(0, 0)).toEqual([]);
+    // A window with nothing in it.
+    const empty: number[] = [];
+    for await (const page of store.slot(sessionId, T0 + 60_000, T0 + 61_000, 0, 100))
+      empty.push(...page.map((e) => e.seq));
+    expect(empty).toEqual([]);
+  });
 });
 
 describe('the pages of a read', () => {

@@ -144,12 +144,18 @@ export function sqliteStreamStore(
   const minSeqIn = db.prepare(
     'select min(seq) as s from stream_index where session_id = ? and ts >= ? and ts < ?',
   );
-  // A window's index rows in one statement, found through the (session, ts, seq) index and sorted
-  // by seq: without the hint the planner may walk the primary key from fromSeq to the session's
-  // end, testing ts row by row. Raw rows (arrays): a window is thousands of them.
+  // A window's seq range, from the covering (session, ts, seq) index.
+  const slotBounds = db.prepare(
+    'select min(seq) as lo, max(seq) as hi from stream_index indexed by stream_index_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
+  );
+  // Then its rows, SLOT_PAGE at a time, walking the primary key from the last row read as the
+  // answer asks for more: an answer capped by its bytes uses a few hundred of the thousands of rows
+  // a window may hold, and turning a row into a JS value is most of what reading it costs. The walk
+  // skips rows of other windows within the range (events that arrived late) without a query each.
+  // Named index: over a wide range the planner may prefer the ts index and a sort of all of it.
   const slotRows = db
     .prepare(
-      `select ${COLUMNS} from stream_index indexed by stream_index_ts where session_id = ? and ts >= ? and ts < ? and seq >= ? order by seq limit ?`,
+      `select ${COLUMNS} from stream_index indexed by sqlite_autoindex_stream_index_1 where session_id = ? and seq >= ? and seq <= ? and ts >= ? and ts < ? order by seq limit ?`,
     )
     .raw(true);
 
@@ -221,14 +227,18 @@ export function sqliteStreamStore(
     },
     async *slot(sessionId, lo, hi, fromSeq, limit) {
       type Raw = [number, string, number, number, number, number, number];
-      const rows = slotRows.all(sessionId, lo, hi, fromSeq, limit) as Raw[];
-      for (let i = 0; i < rows.length; i += SLOT_PAGE) {
-        const page = rows.slice(i, i + SLOT_PAGE);
+      const bounds = slotBounds.get(sessionId, lo, hi, fromSeq) as { lo: number | null; hi: number | null };
+      if (bounds.lo === null || bounds.hi === null) return;
+      for (let from = bounds.lo, left = limit; left > 0;) {
+        const rows = slotRows.all(sessionId, from, bounds.hi, lo, hi, Math.min(SLOT_PAGE, left)) as Raw[];
+        if (rows.length === 0) return;
+        left -= rows.length;
+        from = rows[rows.length - 1]![0] + 1;
         const bodies = await reader.bodies(
           sessionId,
-          page.map((r) => ({ seq: r[0], segment: r[3], off: r[4], len: r[5], crc: r[6] })),
+          rows.map((r) => ({ seq: r[0], segment: r[3], off: r[4], len: r[5], crc: r[6] })),
         );
-        yield page.map((r, k) => ({ sessionId, seq: r[0], streamId: r[1], ts: r[2], body: bodies[k]! }));
+        yield rows.map((r, k) => ({ sessionId, seq: r[0], streamId: r[1], ts: r[2], body: bodies[k]! }));
       }
     },
     async deleteStreams(sessionId, streamIds) {
