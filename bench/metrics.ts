@@ -2,10 +2,16 @@
  * metrics: what keeping Prometheus metrics costs the real server: METRICS_PORT set (`on`) against
  * the same server without it (`off`, as shipped: no metrics are kept).
  *
- *   npm run bench -- metrics [--quick] [--rounds=N] [--seconds=N] [--connections=N] [--published=N] [--ws-clients] [--control]
+ *   npm run bench -- metrics [--quick] [--rounds=N] [--fanout-rounds=N] [--seconds=N] [--connections=N]
+ *                            [--published=N] [--ws-clients] [--control] [--pin]
+ *
+ * --rounds sets both parts' rounds, --fanout-rounds the fan-out part's alone; --seconds the API
+ * part's windows.
  *
  * --control: the same run with METRICS_PORT unset on both sides (no scrapes): an A/A comparison,
  * whose ratios are this machine's noise floor for the figures below.
+ * --pin: both servers on CPU 1 and this process on CPU 0 (`taskset`): steadier figures, since the
+ * scheduler no longer moves the server and the load generator between the two cores.
  *
  * Starts two compiled servers side by side as `npm start` starts them (SQLite in a fresh DATA_DIR,
  * output to a file), `off` and `on`, the second with METRICS_PORT set to a free port. While `on` is
@@ -18,7 +24,7 @@
  *        POST /v1/sessions {"name":"bench"}                    (API key)
  *      per side: median req/s, p99, server CPU µs per request.
  *   2. Fan-out, on a fresh pair with bench/fanout.ts's changes (LOG_LEVEL=warn; the rate limits and
- *      the free tier's streaming minutes raised): its scenario A (one session, 4 publishers at
+ *      the free tier's limits raised): its scenario A (one session, 4 publishers at
  *      15 fps, 40 receivers, 30 KiB binary frames; --published=N: scenario A's shape at N published
  *      frames/s), per side: delivered frames/s, p99 delivery latency, server CPU µs per delivered frame.
  *   3. After each part, the cost of a scrape alone: scrapes back to back on the idle `on` server,
@@ -36,6 +42,7 @@
  * The load generator (this process) shares the 2-core machine with the servers. Prints tables,
  * then one JSON line of the figures (last line).
  */
+import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { BenchOptions } from './run.ts';
@@ -101,6 +108,7 @@ const FANOUT_ENV: Record<string, string> = {
   RATE_LIMIT_PER_KEY: HIGH,
   RATE_LIMIT_PER_IP: HIGH,
   FREE_TIER_STREAMING_MINUTES: HIGH,
+  FREE_TIER_STORAGE_GB: HIGH,
 };
 const METRIC = 'vss_http_request_duration_seconds';
 /** on ÷ off bounds of the target: throughput at least this, CPU per unit at most 2 − this */
@@ -123,11 +131,27 @@ interface Pair {
 
 /** --control: `on` is started exactly as `off` (no METRICS_PORT) and nothing is scraped. */
 let control = false;
+/**
+ * --pin: both servers on CPU 1 and the load generator (this process) on CPU 0 (`taskset`, every
+ * thread), so that the scheduler's placement of the three processes on the two cores, which
+ * changes from round to round, stops moving the figures.
+ */
+let pin = false;
+
+/** Sets the CPU of every thread of a process (threads it starts later inherit it). */
+function pinTo(pid: number, cpu: number): void {
+  execFileSync('taskset', ['-apc', String(cpu), String(pid)], { stdio: 'ignore' });
+}
 
 async function startPair(env: Record<string, string>, part: string): Promise<Pair> {
   const off = await startVss(env, `vss-${part}-off`);
   const metricsPort = await freePort();
   const on = await startVss(control ? env : { ...env, METRICS_PORT: String(metricsPort) }, `vss-${part}-on`);
+  if (pin) {
+    pinTo(off.pid, 1);
+    pinTo(on.pid, 1);
+    pinTo(process.pid, 0);
+  }
   return { off, on, metricsPort, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
@@ -345,9 +369,20 @@ async function apiPart(plan: Plan) {
     get: { off: summariseApi(windows.get.off), on: summariseApi(windows.get.on) },
     post: { off: summariseApi(windows.post.off), on: summariseApi(windows.post.on) },
   };
+  // Each round's on ÷ off, its two windows measured one after the other: the median of these
+  // follows the machine's drift less than the ratio of the two sides' medians does.
+  const paired = (route: Route, of: (w: ApiWindow) => number) =>
+    median(windows[route].on.map((w, i) => of(w) / of(windows[route].off[i]!)));
+  const perReq = (w: ApiWindow) => w.cpuS / w.load.requests;
+  const pairs = {
+    get_rps: paired('get', (w) => w.load.rps),
+    get_cpu_per_req: paired('get', perReq),
+    post_rps: paired('post', (w) => w.load.rps),
+    post_cpu_per_req: paired('post', perReq),
+  };
   const procs = processFigures(pair);
   await Promise.all([pair.off.stop(15_000), pair.on.stop(15_000)]);
-  return { s, cost, scraper, procs, metricsPort: pair.metricsPort };
+  return { s, pairs, cost, scraper, procs, metricsPort: pair.metricsPort };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,7 +427,7 @@ async function fanoutPart(plan: Plan) {
     `\n2. Fan-out: scenario A's shape, 1 session × (${scenario.publishers} publishers at ${fmt(scenario.fps)} fps + ` +
       `${scenario.receivers} receivers), binary frames; ${plan.fanoutRounds} rounds × ${t.windowS} s windows after ` +
       `${t.warmupS} s warm-up; off pid ${pair.off.pid}, on pid ${pair.on.pid} (${control ? 'no METRICS_PORT: --control' : `METRICS_PORT=${pair.metricsPort}`}); ` +
-      `both: LOG_LEVEL=warn, RATE_LIMIT_PER_KEY=RATE_LIMIT_PER_IP=FREE_TIER_STREAMING_MINUTES=${HIGH} (as bench/fanout.ts). ` +
+      `both: LOG_LEVEL=warn, RATE_LIMIT_PER_KEY=RATE_LIMIT_PER_IP=FREE_TIER_STREAMING_MINUTES=FREE_TIER_STORAGE_GB=${HIGH} (as bench/fanout.ts). ` +
       `on is scraped from the start of each of its phases (connect, warm-up, window, grace)`,
   );
   const rounds: Record<Side, FanoutRound[]> = { off: [], on: [] };
@@ -433,17 +468,19 @@ function processFigures(pair: Pair) {
 export default async function metrics({ quick, args }: BenchOptions): Promise<void> {
   const plan: Plan = { ...(quick ? QUICK : FULL) };
   plan.rounds = intFlag(args, 'rounds') ?? plan.rounds;
-  plan.fanoutRounds = intFlag(args, 'rounds') ?? plan.fanoutRounds;
+  plan.fanoutRounds = intFlag(args, 'fanout-rounds') ?? intFlag(args, 'rounds') ?? plan.fanoutRounds;
   plan.roundS = intFlag(args, 'seconds') ?? plan.roundS;
   plan.connections = intFlag(args, 'connections') ?? plan.connections;
   plan.published = intFlag(args, 'published') ?? plan.published;
   setTransport(args.includes('--ws-clients') ? 'ws' : 'raw');
   control = args.includes('--control');
+  pin = args.includes('--pin');
   const started = Date.now();
   if (control)
     console.log(
       'metrics --control: METRICS_PORT unset on both sides, no scrapes (an A/A run: the noise floor)',
     );
+  if (pin) console.log('metrics --pin: both servers on CPU 1, the load generator on CPU 0 (taskset)');
 
   try {
     console.log(
@@ -611,6 +648,11 @@ export default async function metrics({ quick, args }: BenchOptions): Promise<vo
       ]),
       `Metrics on ÷ off${quick ? ' (--quick: short windows on a shared machine, noise larger than 3%)' : ''}`,
     );
+    printTable(
+      ['on ÷ off', 'median of the rounds’ ratios'],
+      (Object.keys(api.pairs) as Array<keyof typeof api.pairs>).map((k) => [k, fmt(api.pairs[k], 3)]),
+      `API, each round's on ÷ off (its two windows back to back), median over the ${plan.rounds} rounds`,
+    );
     console.log(
       `\ntarget: metrics on within 3% of off (throughput ≥ ${WITHIN}, CPU per unit ≤ ${fmt(2 - WITHIN, 2)}): ` +
         `${allWithin ? 'MET' : 'NOT MET'}${quick ? ' (a --quick run: not conclusive, run it in full)' : ''}`,
@@ -657,8 +699,9 @@ export default async function metrics({ quick, args }: BenchOptions): Promise<vo
       changed_from_defaults: {
         api: 'RATE_LIMIT_PER_KEY and RATE_LIMIT_PER_IP raised; stdout to a file',
         fanout:
-          'LOG_LEVEL=warn; RATE_LIMIT_PER_KEY, RATE_LIMIT_PER_IP and FREE_TIER_STREAMING_MINUTES raised; stdout to a file',
+          'LOG_LEVEL=warn; RATE_LIMIT_PER_KEY, RATE_LIMIT_PER_IP, FREE_TIER_STREAMING_MINUTES and FREE_TIER_STORAGE_GB raised; stdout to a file',
         on: control ? 'nothing (--control: an A/A run)' : 'METRICS_PORT set',
+        cpus: pin ? 'servers on CPU 1, the load generator on CPU 0 (--pin)' : 'not pinned',
       },
       api: {
         connections: plan.connections,
@@ -684,6 +727,9 @@ export default async function metrics({ quick, args }: BenchOptions): Promise<vo
         fanout: { off: procFig(fan.procs.off), on: procFig(fan.procs.on) },
       },
       ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, round(v, 3)])),
+      api_round_ratios_median: Object.fromEntries(
+        Object.entries(api.pairs).map(([k, v]) => [k, round(v, 3)]),
+      ),
       within_3_percent: within,
       all_within_3_percent: allWithin,
       duration_s: Math.round((Date.now() - started) / 1000),
