@@ -30,6 +30,11 @@
  *   store     the same answers (same paging and caps) from the compiled server's stream store
  *             (firstFrom/slot/nextTs/minSeqIn: index rows, segment reads, checksums) on the same
  *             DATA_DIR in the reader process, bodies not encoded: no HTTP
+ *   floor     the http reader against bench/playback-floor-server.ts, a bare node:http server that
+ *             answers each request with the real server's answer to it, fetched once (an unmeasured
+ *             pass first) and held in memory (about 1.35 bytes per payload byte: 0.3 GB for the
+ *             quick fixture, 6 GB for the full one): moving the same bytes over HTTP to the same
+ *             reader with no work of a server at all, the ceiling of `ratio` on this machine
  * then 2 and 4 concurrent HTTP readers (each reading the whole recording). Every reader checks
  * that it got every seq exactly once and the exact payload bytes. The HTTP reader checks each
  * event's stream, timestamp and exact body bytes against what the fixture wrote (recorded on its
@@ -87,11 +92,11 @@ import {
   type ReaderTask,
 } from './lib/playback-reader.ts';
 import { readProc, resetPeak } from './lib/proc.ts';
-import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
+import { ROOT, startProcess, startTsServer, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
-type Mode = 'http' | 'baseline' | 'store';
-const MODES: Mode[] = ['http', 'baseline', 'store'];
+type Mode = 'http' | 'baseline' | 'store' | 'floor';
+const MODES: Mode[] = ['http', 'baseline', 'store', 'floor'];
 type Result = ReaderResult | BaselineResult;
 
 interface Plan {
@@ -344,6 +349,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       'vss',
       profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir)}`] : [],
     );
+    const floor = await startTsServer('bench/playback-floor-server.ts', { UPSTREAM: server.url }, 'floor');
     const auth = { authorization: `Bearer ${saved.secret}` };
     const meta = await expectCall<{
       data: { total_events_estimated: number; min_ts: number; max_ts: number };
@@ -368,12 +374,12 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     const bl = baseline;
     const run = (mode: Mode, extra: { readers?: number; maxAnswers?: number } = {}): Promise<Result> => {
       const limit = extra.maxAnswers !== undefined ? { maxAnswers: extra.maxAnswers } : {};
-      if (mode === 'http')
+      if (mode === 'http' || mode === 'floor')
         return rd.run({
           ...common,
           ...limit,
-          mode,
-          base: server.url,
+          mode: 'http',
+          base: mode === 'floor' ? floor.url : server.url,
           headers: auth,
           readers: extra.readers ?? 1,
           truthFile,
@@ -383,14 +389,16 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     };
 
     const pass = async (mode: Mode, readers?: number): Promise<Pass> => {
-      server.assertAlive();
-      const peakReset = mode === 'http' && resetPeak(server.pid);
-      const mark = server.sampler.mark();
+      // The floor's figures are its own process's; the others' (http) the real server's.
+      const proc = mode === 'floor' ? floor : server;
+      proc.assertAlive();
+      const peakReset = (mode === 'http' || mode === 'floor') && resetPeak(proc.pid);
+      const mark = proc.sampler.mark();
       const result = await run(mode, readers === undefined ? {} : { readers });
-      const serverCpuS = server.sampler.cpuSince(mark);
-      server.assertAlive();
-      const now = readProc(server.pid);
-      const serverPeakRss = peakReset ? (now?.peakRssBytes ?? NaN) : server.sampler.peakRssBytes;
+      const serverCpuS = proc.sampler.cpuSince(mark);
+      proc.assertAlive();
+      const now = readProc(proc.pid);
+      const serverPeakRss = peakReset ? (now?.peakRssBytes ?? NaN) : proc.sampler.peakRssBytes;
       return { result, serverCpuS, serverPeakRss };
     };
 
@@ -406,15 +414,17 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
           .map((l) => l.toFixed(2))
           .join(' ')}`,
     );
-    for (const mode of plan.modes) await run(mode, { maxAnswers: plan.warmupAnswers });
+    // The floor asks the real server once for each answer: a whole pass before it is measured.
+    for (const mode of plan.modes)
+      await run(mode, mode === 'floor' ? {} : { maxAnswers: plan.warmupAnswers });
 
     // ------------------------------------------------------------ interleaved rounds
     const orders: Mode[][] = [
-      ['store', 'http', 'baseline'],
-      ['baseline', 'http', 'store'],
-      ['http', 'store', 'baseline'],
+      ['store', 'http', 'baseline', 'floor'],
+      ['baseline', 'floor', 'http', 'store'],
+      ['floor', 'store', 'baseline', 'http'],
     ];
-    const passes: Record<Mode, Pass[]> = { http: [], baseline: [], store: [] };
+    const passes: Record<Mode, Pass[]> = { http: [], baseline: [], store: [], floor: [] };
     const mbps = (p: Pass) => p.result.bytes / 1e6 / p.result.wallS;
     const eps = (p: Pass) => p.result.events / p.result.wallS;
     for (let r = 1; r <= plan.rounds; r++) {
@@ -427,14 +437,14 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
             `${fmt(mbps(p)).padStart(6)} MB/s  ${fmt(eps(p)).padStart(8)} events/s  ` +
             `${x.answers} answers  p50 ${fmt(quantile(sorted(x.latencyMs), 0.5))} ms  ` +
             `p99 ${fmt(quantile(sorted(x.latencyMs), 0.99))} ms` +
-            (mode === 'http'
+            (mode === 'http' || mode === 'floor'
               ? `  server ${fmt(p.serverCpuS / x.wallS, 2)} cores, peak RSS ${fmt(mib(p.serverPeakRss), 1)} MiB`
               : '') +
             `  reader ${fmt(x.cpuS / x.wallS, 2)} cores`,
         );
       }
       const h = passes.http[r - 1]!;
-      const vs = (['baseline', 'store'] as Mode[])
+      const vs = (['baseline', 'store', 'floor'] as Mode[])
         .filter((m) => passes[m][r - 1])
         .map((m) => `http ÷ ${m} ${fmt(mbps(h) / mbps(passes[m][r - 1]!), 3)}`);
       if (vs.length) console.log(`  round ${r}: ${vs.join(', ')} (MB/s)`);
@@ -456,6 +466,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     const loadEnd = loadavg();
 
     await server.stop(30_000);
+    await floor.stop();
     reader.stop();
     baseline.stop();
 
@@ -490,10 +501,13 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       http,
       baseline: passes.baseline.length ? summary(passes.baseline) : null,
       store: passes.store.length ? summary(passes.store) : null,
+      floor: passes.floor.length ? summary(passes.floor) : null,
     };
     const conc = concurrent.map((p, i) => ({ readers: plan.readers[i]!, ...summary([p]) }));
     const ratio = s.baseline ? http.mbPerS / s.baseline.mbPerS : NaN;
     const ratioStore = s.store ? http.mbPerS / s.store.mbPerS : NaN;
+    // What a server with no work at all reaches, against the baseline: the ratio's ceiling here.
+    const floorRatio = s.floor && s.baseline ? s.floor.mbPerS / s.baseline.mbPerS : NaN;
 
     printTable(
       [
@@ -527,6 +541,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       http: 'HTTP playback, 1 reader',
       baseline: 'baseline: pread ≤1 MiB + base64 per body',
       store: 'stream store in-process, same paging',
+      floor: 'floor: the same answers from memory',
     };
     printTable(
       [
@@ -555,7 +570,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
             fmt(x.p50, 1),
             fmt(x.p99, 1),
             fmt(x.max, 1),
-            m === 'http' ? fmt(x.serverCores, 2) : '',
+            m === 'http' || m === 'floor' ? fmt(x.serverCores, 2) : '',
             fmt(x.readerCores, 2),
             m === 'http' ? '' : fmt(http.mbPerS / x.mbPerS, 3),
           ],
@@ -603,8 +618,12 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       ? `${yn(met.ratio)} (${fmt(ratio, 3)}: ${fmt(http.mbPerS, 1)} ÷ ${fmt(s.baseline.mbPerS, 1)} MB/s)`
       : 'not measured (--only left the baseline out)';
     const storeLine = s.store ? `; ${fmt(ratioStore, 3)} × the stream store read directly` : '';
+    const floorLine = s.floor
+      ? `\n                    the floor (the same answers from memory, no server work) reaches ${fmt(floorRatio, 3)} × the baseline: ` +
+        `the most any playback server could here; HTTP is ${fmt(http.mbPerS / s.floor.mbPerS, 3)} × the floor`
+      : '';
     console.log(
-      `targets (issue 18): HTTP MB/s ≥ ${TARGET_RATIO} × the baseline's (page cache + base64): ${ratioLine}${storeLine}\n` +
+      `targets (issue 18): HTTP MB/s ≥ ${TARGET_RATIO} × the baseline's (page cache + base64): ${ratioLine}${storeLine}${floorLine}\n` +
         `                    answer of a 30 s window p99 < ${TARGET_P99_MS} ms: ${yn(met.p99)} (${fmt(http.p99, 1)} ms, 1 reader)\n` +
         `server peak RSS while reading (no target): ${fmt(peakAll / 1e6, 1)} MB = ${fmt(mib(peakAll), 1)} MiB ` +
         `${conc.length ? `with up to ${Math.max(...plan.readers)} readers` : 'with 1 reader'}; ${fmt(http.peakRss / 1e6, 1)} MB with 1`,
@@ -638,7 +657,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
         );
       }
     }
-    if (![http, s.baseline, s.store, ...conc].every((x) => x === null || x.complete))
+    if (![http, s.baseline, s.store, s.floor, ...conc].every((x) => x === null || x.complete))
       throw new Error('a reader was incomplete');
 
     const fig = (x: Summary | null) =>
@@ -671,6 +690,8 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       },
       ratio: orNull(ratio, 3),
       ratio_store: orNull(ratioStore, 3),
+      ratio_floor: s.floor ? orNull(http.mbPerS / s.floor.mbPerS, 3) : null,
+      floor_ratio_to_baseline: orNull(floorRatio, 3),
       http: {
         ...fig(http),
         ttfb_p50_ms: round(http.ttfbP50),
@@ -682,6 +703,11 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       },
       baseline: fig(s.baseline),
       store: fig(s.store),
+      floor: s.floor && {
+        ...fig(s.floor),
+        server_cores: round(s.floor.serverCores),
+        server_peak_rss_mib: round(mib(s.floor.peakRss), 1),
+      },
       concurrent: conc.map((c) => ({
         readers: c.readers,
         mb_per_s: round(c.mbPerS, 1),
