@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Metrics } from '../lib/metrics.js';
-import type { RequestCell } from '../lib/request-histogram.js';
 
 /** The route label of a request no route matched: its path is not a label value (it is unbounded). */
 const UNMATCHED = '(unmatched)';
@@ -18,15 +17,9 @@ type OnResponse = (request: FastifyRequest, reply: FastifyReply, done: HookHandl
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
   const histogram = metrics.httpRequest;
   const observer = (route: string): OnResponse => {
-    // This route's series by method and status, found without building a key string.
-    const cells = new Map<string, Map<number, RequestCell>>();
+    const cellOf = histogram.route(route);
     return (request, reply, done) => {
-      let byStatus = cells.get(request.method);
-      if (!byStatus) cells.set(request.method, (byStatus = new Map()));
-      const status = reply.statusCode;
-      let cell = byStatus.get(status);
-      if (!cell) byStatus.set(status, (cell = histogram.cell(route, request.method, status)));
-      histogram.observe(cell, reply.elapsedTime / 1000);
+      histogram.observe(cellOf(request.method, reply.statusCode), reply.elapsedTime / 1000);
       done();
     };
   };

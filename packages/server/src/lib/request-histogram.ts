@@ -25,7 +25,10 @@ export class RequestHistogram {
     'HTTP requests answered, by route template, method and status, and how long each took (seconds).';
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly cells = new Map<string, RequestCell>();
+  /** every series, in the order they were made (the order they are printed) */
+  private readonly cells: RequestCell[] = [];
+  /** the series by route, method and status: found without building a key string per request */
+  private readonly byRoute = new Map<string, Map<string, Map<number, RequestCell>>>();
 
   constructor(
     private readonly bounds: number[],
@@ -34,20 +37,32 @@ export class RequestHistogram {
     registry.registerMetric(this as never);
   }
 
-  /** The series of one route, method and status, made on first use; callers keep it. */
+  /** The series of one route, method and status, made on first use. */
   cell(route: string, method: string, status: number): RequestCell {
-    const key = `${route}\n${method}\n${status}`;
-    let c = this.cells.get(key);
-    if (!c) {
-      c = {
-        labels: { route, method, status: String(status) },
-        count: 0,
-        sum: 0,
-        perBucket: new Array<number>(this.bounds.length + 1).fill(0),
-      };
-      this.cells.set(key, c);
-    }
-    return c;
+    return this.route(route)(method, status);
+  }
+
+  /** One route's series by method and status: what a route's own hook holds. */
+  route(route: string): (method: string, status: number) => RequestCell {
+    let byMethod = this.byRoute.get(route);
+    if (!byMethod) this.byRoute.set(route, (byMethod = new Map()));
+    const methods = byMethod;
+    return (method, status) => {
+      let byStatus = methods.get(method);
+      if (!byStatus) methods.set(method, (byStatus = new Map()));
+      let c = byStatus.get(status);
+      if (!c) {
+        c = {
+          labels: { route, method, status: String(status) },
+          count: 0,
+          sum: 0,
+          perBucket: new Array<number>(this.bounds.length + 1).fill(0),
+        };
+        byStatus.set(status, c);
+        this.cells.push(c);
+      }
+      return c;
+    };
   }
 
   observe(c: RequestCell, seconds: number): void {
@@ -62,7 +77,7 @@ export class RequestHistogram {
   /** What the registry prints: every series' cumulative buckets, sum and count. */
   get() {
     const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
-    for (const c of this.cells.values()) {
+    for (const c of this.cells) {
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += c.perBucket[i]!;
