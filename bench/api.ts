@@ -42,6 +42,11 @@ interface Plan {
 const FULL: Plan = { rounds: 5, roundS: 6, warmupS: 3, fixedS: 10, connections: 10 };
 const QUICK: Plan = { rounds: 2, roundS: 3, warmupS: 1, fixedS: 3, connections: 10 };
 const HIGH = '100000000';
+/** What this benchmark changes from the defaults for the real server: the rate limits, out of the way. */
+export const API_ENV: Readonly<Record<string, string>> = {
+  RATE_LIMIT_PER_KEY: HIGH,
+  RATE_LIMIT_PER_IP: HIGH,
+};
 
 type Route = 'get' | 'post';
 /** bare: the baseline; real: vss as shipped; warn: vss with LOG_LEVEL=warn (no access log) */
@@ -90,7 +95,7 @@ async function profile(route: Route, args: string[]): Promise<void> {
   const level = args.find((a) => a.startsWith('--log='))?.slice('--log='.length);
   const dir = mkdtempSync(join(tmpdir(), 'vss-cpu-prof-'));
   try {
-    const env: Record<string, string> = { RATE_LIMIT_PER_KEY: HIGH, RATE_LIMIT_PER_IP: HIGH };
+    const env: Record<string, string> = { ...API_ENV };
     if (level) env.LOG_LEVEL = level;
     // --metrics: with Prometheus metrics kept (METRICS_PORT set), to see what they cost per request.
     if (args.includes('--metrics')) env.METRICS_PORT = String(await freePort());
@@ -149,12 +154,9 @@ export default async function api({ quick, args }: BenchOptions): Promise<void> 
   const started = Date.now();
 
   try {
-    const real = await startVss({ RATE_LIMIT_PER_KEY: HIGH, RATE_LIMIT_PER_IP: HIGH }, 'vss');
+    const real = await startVss(API_ENV, 'vss');
     const boot = await bootstrap(real.url);
-    const warn = await startVss(
-      { RATE_LIMIT_PER_KEY: HIGH, RATE_LIMIT_PER_IP: HIGH, LOG_LEVEL: 'warn' },
-      'vss-warn',
-    );
+    const warn = await startVss({ ...API_ENV, LOG_LEVEL: 'warn' }, 'vss-warn');
     const bootWarn = await bootstrap(warn.url);
     const bare = await startTsServer('bench/bare-server.ts', { BARE_GET_BODY: boot.getBody }, 'bare');
 

@@ -4,8 +4,8 @@
  *   npm run bench -- fanout [--quick] [--rounds=N] [--seconds=N] [--ws-clients]
  *
  * Starts the compiled server (SQLite in a fresh DATA_DIR, LOG_LEVEL=warn, rate limits and the free
- * tier's limits out of the way) and bench/relay-server.ts, each as one process, and drives both from this process with
- * WebSocket clients (bench/lib/live-load.ts; a lean streaming client by default, the `ws`
+ * tier's limits out of the way) and bench/relay-server.ts, each as one process, and drives both
+ * from this process with WebSocket clients (bench/lib/live-load.ts; a lean streaming client by default, the `ws`
  * package's with --ws-clients) that publish 30 KiB fake JPEG frames carrying their send time on
  * `media/<user_id>/cam`, as binary frames on both sides (`format=binary`):
  *   A  one session: 4 publishers at 15 fps, 40 receivers (publishers receive each other too)
@@ -102,6 +102,17 @@ const QUICK: Plan = {
 };
 
 const HIGH = '100000000';
+/**
+ * What this benchmark changes from the defaults for the real server: warn-level logs, and the rate
+ * limits and the free tier's limits out of the way (the saturation search records several GB).
+ */
+export const FANOUT_ENV: Readonly<Record<string, string>> = {
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_PER_KEY: HIGH,
+  RATE_LIMIT_PER_IP: HIGH,
+  FREE_TIER_STREAMING_MINUTES: HIGH,
+  FREE_TIER_STORAGE_GB: HIGH,
+};
 const FRAME_BYTES = 30 * 1024;
 const BASE_FPS = 15;
 /** The gateway allows 200 messages/s per connection; the search adds publishers above this rate. */
@@ -516,17 +527,7 @@ export default async function fanout({ quick, args }: BenchOptions): Promise<voi
   const started = Date.now();
 
   try {
-    const vss = await startVss(
-      {
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_KEY: HIGH,
-        RATE_LIMIT_PER_IP: HIGH,
-        // the free tier's limits are out of the way: the saturation search records several GB
-        FREE_TIER_STREAMING_MINUTES: HIGH,
-        FREE_TIER_STORAGE_GB: HIGH,
-      },
-      'vss',
-    );
+    const vss = await startVss(FANOUT_ENV, 'vss');
     const relay = await startTsServer('bench/relay-server.ts', {}, 'relay');
     const auth = await bootstrap(vss.url);
     const servers: Record<Kind, ServerProcess> = { relay, vss, 'vss-json': vss };

@@ -46,9 +46,10 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { BenchOptions } from './run.ts';
-import { bootstrap as apiBootstrap } from './api.ts';
+import { API_ENV, bootstrap as apiBootstrap } from './api.ts';
 import {
   bootstrap as fanoutBootstrap,
+  FANOUT_ENV,
   describe,
   runPhase,
   scenarioAAt,
@@ -100,16 +101,6 @@ const QUICK: Plan = {
 };
 
 const HIGH = '100000000';
-/** What bench/api.ts changes from the defaults. */
-const API_ENV: Record<string, string> = { RATE_LIMIT_PER_KEY: HIGH, RATE_LIMIT_PER_IP: HIGH };
-/** What bench/fanout.ts changes from the defaults. */
-const FANOUT_ENV: Record<string, string> = {
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_PER_KEY: HIGH,
-  RATE_LIMIT_PER_IP: HIGH,
-  FREE_TIER_STREAMING_MINUTES: HIGH,
-  FREE_TIER_STORAGE_GB: HIGH,
-};
 const METRIC = 'vss_http_request_duration_seconds';
 /** on ÷ off bounds of the target: throughput at least this, CPU per unit at most 2 − this */
 const WITHIN = 0.97;
