@@ -97,6 +97,8 @@ import { fmt, mib, printTable, round } from './lib/table.ts';
 
 type Mode = 'http' | 'baseline' | 'store' | 'floor';
 const MODES: Mode[] = ['http', 'baseline', 'store', 'floor'];
+/** The readers that GET answers over HTTP from a server process, whose CPU and memory are measured. */
+const overHttp = (m: Mode): boolean => m === 'http' || m === 'floor';
 type Result = ReaderResult | BaselineResult;
 
 interface Plan {
@@ -374,7 +376,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     const bl = baseline;
     const run = (mode: Mode, extra: { readers?: number; maxAnswers?: number } = {}): Promise<Result> => {
       const limit = extra.maxAnswers !== undefined ? { maxAnswers: extra.maxAnswers } : {};
-      if (mode === 'http' || mode === 'floor')
+      if (overHttp(mode))
         return rd.run({
           ...common,
           ...limit,
@@ -392,7 +394,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       // The floor's figures are its own process's; the others' (http) the real server's.
       const proc = mode === 'floor' ? floor : server;
       proc.assertAlive();
-      const peakReset = (mode === 'http' || mode === 'floor') && resetPeak(proc.pid);
+      const peakReset = overHttp(mode) && resetPeak(proc.pid);
       const mark = proc.sampler.mark();
       const result = await run(mode, readers === undefined ? {} : { readers });
       const serverCpuS = proc.sampler.cpuSince(mark);
@@ -437,7 +439,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
             `${fmt(mbps(p)).padStart(6)} MB/s  ${fmt(eps(p)).padStart(8)} events/s  ` +
             `${x.answers} answers  p50 ${fmt(quantile(sorted(x.latencyMs), 0.5))} ms  ` +
             `p99 ${fmt(quantile(sorted(x.latencyMs), 0.99))} ms` +
-            (mode === 'http' || mode === 'floor'
+            (overHttp(mode)
               ? `  server ${fmt(p.serverCpuS / x.wallS, 2)} cores, peak RSS ${fmt(mib(p.serverPeakRss), 1)} MiB`
               : '') +
             `  reader ${fmt(x.cpuS / x.wallS, 2)} cores`,
@@ -570,7 +572,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
             fmt(x.p50, 1),
             fmt(x.p99, 1),
             fmt(x.max, 1),
-            m === 'http' || m === 'floor' ? fmt(x.serverCores, 2) : '',
+            overHttp(m) ? fmt(x.serverCores, 2) : '',
             fmt(x.readerCores, 2),
             m === 'http' ? '' : fmt(http.mbPerS / x.mbPerS, 3),
           ],
