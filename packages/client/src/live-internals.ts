@@ -23,6 +23,7 @@ export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   CLOSE.NORMAL,
   CLOSE.SESSION_ENDED,
   CLOSE.REMOVED,
+  CLOSE.REPLACED,
   1008, // policy violation
 ]);
 

@@ -83,6 +83,8 @@ export const LIVE_ERRORS = {
   SERVER_ERROR: 'SERVER_ERROR',
   /** the server is draining (restarting): the message was not recorded; send it again once reconnected */
   UNAVAILABLE: 'UNAVAILABLE',
+  /** a newer connection of the same user_id joined the session: this one no longer publishes */
+  REPLACED: 'REPLACED',
 } as const;
 
 /** WebSocket close codes the server uses. */
@@ -101,6 +103,11 @@ export const CLOSE = {
   SESSION_ENDED: 4000,
   /** reserved (the participant was removed): this server does not send it; clients treat it as final */
   REMOVED: 4001,
+  /**
+   * a newer connection of the same user_id joined the session (another tab, another device) and
+   * took this one's place: final, a client must not reconnect (it would replace the newer one)
+   */
+  REPLACED: 4409,
 } as const;
 
 const MAGIC = 0x56; // 'V'

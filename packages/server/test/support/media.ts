@@ -57,17 +57,30 @@ export interface Chunk {
  * VP8 or VP9 of a solid colour, encoded by the bundled ffmpeg (libvpx), split into frames from its
  * IVF output. No alternate reference frames, so every IVF frame is one shown frame.
  */
-export async function vpxChunks(
+export function vpxChunks(codec: 'vp8' | 'vp9', colour: string, seconds: number, fps = 15): Promise<Chunk[]> {
+  return vpxOf(codec, `color=c=${colour}:s=320x240:r=${fps}`, seconds, fps);
+}
+
+/**
+ * VP8 or VP9 of a test pattern whose colours turn all the time (ffmpeg's `testsrc` or `testsrc2`,
+ * its hue rotating once a second), as a camera's encoder gives it: every inter frame changes every
+ * block, so a decoder fed two encoders in turn draws visibly broken pictures.
+ */
+export function vpxPattern(
   codec: 'vp8' | 'vp9',
-  colour: string,
+  pattern: 'testsrc' | 'testsrc2',
   seconds: number,
   fps = 15,
 ): Promise<Chunk[]> {
+  return vpxOf(codec, `${pattern}=s=320x240:r=${fps},hue=H=2*PI*t`, seconds, fps);
+}
+
+async function vpxOf(codec: 'vp8' | 'vp9', source: string, seconds: number, fps: number): Promise<Chunk[]> {
   const { stdout } = await ffmpeg([
     '-f',
     'lavfi',
     '-i',
-    `color=c=${colour}:s=320x240:r=${fps}`,
+    source,
     '-t',
     String(seconds),
     '-c:v',
@@ -98,14 +111,18 @@ export async function vpxChunks(
 }
 
 /** H.264 (Annex B, no B-frames) of a solid colour, encoded by the bundled ffmpeg (libx264), one file per frame. */
-export async function h264Chunks(colour: string, seconds: number, fps = 15): Promise<Chunk[]> {
+export function h264Chunks(colour: string, seconds: number, fps = 15): Promise<Chunk[]> {
+  return h264Of(`color=c=${colour}:s=320x240:r=${fps}`, seconds, fps);
+}
+
+async function h264Of(source: string, seconds: number, fps: number): Promise<Chunk[]> {
   const dir = mkdtempSync(join(tmpdir(), 'vss-h264-'));
   try {
     await ffmpeg([
       '-f',
       'lavfi',
       '-i',
-      `color=c=${colour}:s=320x240:r=${fps}`,
+      source,
       '-t',
       String(seconds),
       '-c:v',

@@ -13,7 +13,9 @@ import { deliver, sendControl, sendError } from './delivery.js';
 import { InFlight, sendAway } from './drain.js';
 import { liveStats, type LiveStats } from './socket.js';
 import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js';
-import { HEARTBEAT_MS, liveStore, type LiveStore } from './store.js';
+import { liveStore, type LiveStore } from './store.js';
+import { SessionEnding } from './ending.js';
+import { OneConnectionPerUser } from './identity.js';
 import { SessionLifecycle } from './lifecycle.js';
 import type { ConnectionMeter } from './service.js';
 
@@ -26,11 +28,11 @@ import type { ConnectionMeter } from './service.js';
  */
 export class SessionHub {
   private readonly sessions = new Map<string, LiveSession>();
-  private readonly pendingEnds = new Map<string, NodeJS.Timeout>();
   private readonly loading = new Map<string, Promise<LiveSession>>();
   /** The session of each local connection: every publish looks its session up, without a scan. */
   private readonly byConn = new Map<string, LiveSession>();
-  private readonly heartbeat: NodeJS.Timeout;
+  private readonly identity: OneConnectionPerUser;
+  private readonly ending: SessionEnding;
   /** since start, counted as they happen (the metrics read them when scraped) */
   readonly stats: LiveStats = liveStats();
   /** set by drain(): no more joins or publishes are taken */
@@ -64,12 +66,17 @@ export class SessionHub {
     this.store = liveStore(deps.db);
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.events = new Timeline(deps);
-    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
-    this.heartbeat.unref();
+    this.identity = new OneConnectionPerUser({ ...deps, store: this.store, leave: (c) => this.leave(c) });
+    this.ending = new SessionEnding({
+      ...deps,
+      lifecycle: this.lifecycle,
+      store: this.store,
+      events: this.events,
+      isLocal: (id) => this.sessions.has(id),
+    });
   }
 
   private sockets: () => Iterable<{ terminate(): void }> = () => [];
-
   /** Lets the hub reach the raw sockets (to drop them all, as a network cut would: tests, drills). */
   attachSockets(list: () => Iterable<{ terminate(): void }>): void {
     this.sockets = list;
@@ -87,9 +94,7 @@ export class SessionHub {
 
   /** Number of live connections in this process. */
   get connectionCount(): number {
-    let n = 0;
-    for (const s of this.sessions.values()) n += s.members.size;
-    return n;
+    return [...this.sessions.values()].reduce((n, s) => n + s.members.size, 0);
   }
 
   /** A session's live state, made once: concurrent joins must share it, or a participant is orphaned. */
@@ -116,15 +121,42 @@ export class SessionHub {
     return pending;
   }
 
-  /** Adds a connection to its session: presence, lifecycle, timeline, welcome and join signals. */
-  async join(conn: LiveConnection, session: SessionsTable, orgId: string): Promise<void> {
+  /**
+   * Adds a connection to its session: presence, lifecycle, timeline, welcome and join signals,
+   * after the user's older connection, in any process, was replaced (OneConnectionPerUser, which
+   * runs one user's joins one at a time). Rejects when storage fails: `conn` is then no member.
+   */
+  join(conn: LiveConnection, session: SessionsTable, orgId: string): Promise<void> {
+    return this.identity.oneAtATime(session.id, conn.userId, async () => {
+      this.ending.cancel(session.id);
+      const live = await this.load(session, orgId);
+      await this.identity.replaceOlder(live, conn);
+      live.members.set(conn.id, { conn, tracks: new Set() });
+      this.byConn.set(conn.id, live);
+      try {
+        await this.announceJoin(live, conn, session, orgId);
+      } catch (err) {
+        // Why: a member that storage never recorded would receive and publish unseen; and its
+        // presence row, if it was written, would be heartbeated as present for ever.
+        live.members.delete(conn.id);
+        this.byConn.delete(conn.id);
+        await this.store.markLeft(conn.id, Date.now()).catch(() => {});
+        if (live.members.size === 0 && this.sessions.get(session.id) === live) {
+          this.sessions.delete(session.id);
+          live.unsubscribe();
+        }
+        throw err;
+      }
+    });
+  }
+
+  private async announceJoin(
+    live: LiveSession,
+    conn: LiveConnection,
+    session: SessionsTable,
+    orgId: string,
+  ): Promise<void> {
     const now = Date.now();
-    const pending = this.pendingEnds.get(session.id);
-    if (pending) clearTimeout(pending);
-    this.pendingEnds.delete(session.id);
-    const live = await this.load(session, orgId);
-    live.members.set(conn.id, { conn, tracks: new Set() });
-    this.byConn.set(conn.id, live);
     await this.store.addMember({
       connId: conn.id,
       sessionId: session.id,
@@ -132,7 +164,6 @@ export class SessionHub {
       nodeId: this.deps.nodeId,
       at: now,
     });
-
     // The first join anywhere starts the session: exactly one process wins.
     const won = await this.lifecycle.start(session, orgId, now);
     if (won) {
@@ -140,7 +171,6 @@ export class SessionHub {
       await this.events.append(live, 'session.started', 'system', {}, now);
     }
     await this.events.append(live, 'participant.joined', conn.userId, { user_id: conn.userId }, now);
-
     const participants = await this.store.present(session.id, now);
     sendControl(conn, 'welcome', conn.userId, {
       session_id: session.id,
@@ -170,7 +200,7 @@ export class SessionHub {
     if (live.members.size === 0) {
       this.sessions.delete(live.session.id);
       live.unsubscribe();
-      this.scheduleEnd(live.session.id);
+      this.ending.schedule(live.session.id);
     }
   }
 
@@ -185,7 +215,12 @@ export class SessionHub {
         msg.id,
       );
     const live = this.byConn.get(conn.id);
-    if (!live) return;
+    if (!live) {
+      // Still arriving from a tab that a newer one replaced, before its socket finished closing.
+      if (this.identity.wasReplaced(conn))
+        sendError(conn, LIVE_ERRORS.REPLACED, 'a newer connection of this user joined the session', msg.id);
+      return;
+    }
     const member = live.members.get(conn.id)!;
     const received = this.deps.metrics ? performance.now() : 0;
     this.inFlight.enter();
@@ -295,6 +330,8 @@ export class SessionHub {
       live.redacted.add(m.userId!);
       return;
     }
+    // A newer connection of this user joined in another process: this process's one goes.
+    if (m.kind === 'control' && m.event === 'replace') return this.identity.replaceHere(live, m.userId!);
     deliver(live.members.values(), m);
   }
 
@@ -329,43 +366,9 @@ export class SessionHub {
     await this.deps.writer.flush();
   }
 
-  /** Schedules the end check for when the departure timeout will have passed. */
-  private scheduleEnd(sessionId: string): void {
-    const existing = this.pendingEnds.get(sessionId);
-    if (existing) clearTimeout(existing);
-    const timer = setTimeout(() => {
-      this.pendingEnds.delete(sessionId);
-      void this.tryEnd(sessionId).catch((err) => this.deps.log.error({ err }, 'ending the session failed'));
-    }, this.deps.departureTimeoutMs + 50);
-    timer.unref();
-    this.pendingEnds.set(sessionId, timer);
-  }
-
-  /**
-   * Ends the session when nobody is present in any process and the last departure is older than
-   * the timeout; exactly one process wins the conditional update and announces the end.
-   */
-  async tryEnd(sessionId: string): Promise<boolean> {
-    const now = Date.now();
-    const ended = await this.lifecycle.end(sessionId, now, now - this.deps.departureTimeoutMs);
-    if (!ended) return false;
-    await this.events.record(sessionId, 'session.ended', 'system', {}, now);
-    await this.deps.writer.flush();
-    this.deps.sequencer.forget(sessionId);
-    return true;
-  }
-
-  /** Refreshes this process's presence rows, and ends sessions whose participants all went away. */
-  private async beat(): Promise<void> {
-    const now = Date.now();
-    try {
-      await this.store.heartbeat(this.deps.nodeId, now);
-      // Sessions left behind by a process that died: nobody present anywhere, not yet ended.
-      const orphans = await this.store.orphans(now, 100);
-      for (const id of orphans) if (!this.sessions.has(id)) await this.tryEnd(id);
-    } catch (err) {
-      this.deps.log.warn({ err }, 'presence heartbeat failed');
-    }
+  /** Ends the session if nobody is present anywhere since the timeout; one process wins and tells. */
+  tryEnd(sessionId: string): Promise<boolean> {
+    return this.ending.tryEnd(sessionId);
   }
 
   /**
@@ -386,8 +389,7 @@ export class SessionHub {
 
   /** Closes every connection (1001) and writes what is pending; on shutdown. */
   async close(): Promise<void> {
-    clearInterval(this.heartbeat);
-    for (const t of this.pendingEnds.values()) clearTimeout(t);
+    this.ending.stop();
     const all = [...this.sessions.values()].flatMap((s) => [...s.members.values()].map((m) => m.conn));
     for (const conn of all) await this.leave(conn).catch(() => {});
     for (const conn of all) conn.close(CLOSE.GOING_AWAY, 'server shutting down');

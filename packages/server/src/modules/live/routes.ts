@@ -37,7 +37,7 @@ const WS_DESCRIPTION = `Upgrade with \`?session=<id>&access_token=<token>&user_i
 
 Messages are JSON text frames: the client sends \`LiveClientMessage\` (\`publish\`, \`unpublish\`), the server \`LiveServerMessage\` (\`message\`, and \`control\` with the events \`welcome\`, \`join\`, \`leave\`, \`track.published\`, \`track.unpublished\`, \`ack\`, \`error\`, \`end\`); \`x-messages\` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with \`format=binary\` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (\`EVC1\`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
 
-Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a \`reconnect\` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
+Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a \`reconnect\` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4409 replaced: a newer connection with the same \`user_id\` joined the session (in any server process; a \`replaced\` control comes first; do not reconnect). One \`user_id\` has one live connection in a session. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
 
 /** What the live routes need. */
 export interface LiveRoutesOptions {
@@ -165,12 +165,17 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         conn.close(CLOSE.SERVICE_RESTART, 'server draining: connect again');
         return;
       }
-      // Messages that arrive while the join is still being recorded wait for it, in order.
-      const joined = hub.join(conn, ticket.session, ticket.orgId).catch((err) => {
-        request.log.error({ err }, 'join failed');
-        socket.close(CLOSE.INTERNAL_ERROR, 'join failed');
-        throw err;
-      });
+      // Messages that arrive while the join is still being recorded wait for it, in order. A join
+      // that storage refused closes this socket (1011) and nothing else: `joined` never rejects,
+      // since nothing may be waiting on it yet and an unhandled rejection would end the process.
+      const joined = hub.join(conn, ticket.session, ticket.orgId).then(
+        () => true,
+        (err: unknown) => {
+          request.log.error({ err }, 'join failed');
+          socket.close(CLOSE.INTERNAL_ERROR, 'join failed');
+          return false;
+        },
+      );
       const refuse = (code: string, message: string, id?: string) => sendError(conn, code, message, id);
       // Every message is admitted here, on arrival and before anything is parsed: each one takes a
       // token of the connection's rate, and each invalid one is a strike against it.
@@ -179,12 +184,15 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         if (!guard.take()) {
           const id = cheapId(data, isBinary);
           void joined
-            .then(() => refuse(LIVE_ERRORS.RATE_LIMITED, `at most ${RATE_PER_S} messages per second`, id))
+            .then(
+              (ok) => ok && refuse(LIVE_ERRORS.RATE_LIMITED, `at most ${RATE_PER_S} messages per second`, id),
+            )
             .catch(() => {});
           return;
         }
         void joined
-          .then(() => {
+          .then((ok) => {
+            if (!ok) return;
             const m = decodeClientMessage(data, isBinary);
             if (m.kind === 'invalid') {
               refuse(m.code, m.message, m.id);
@@ -200,7 +208,9 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
           .catch(() => {});
       });
       socket.on('close', () => {
-        void joined.then(() => hub.leave(conn)).catch((err) => request.log.error({ err }, 'leave failed'));
+        void joined
+          .then((ok) => (ok ? hub.leave(conn) : undefined))
+          .catch((err) => request.log.error({ err }, 'leave failed'));
       });
     },
   );

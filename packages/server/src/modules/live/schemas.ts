@@ -241,8 +241,18 @@ export const LiveReconnect = control(
   'the participant told',
 );
 
+export const LiveReplaced = control(
+  'LiveReplaced',
+  Type.Literal('replaced'),
+  Type.Object({
+    message: Type.String(),
+  }),
+  "A newer connection with the same `user_id` joined the session (another tab or device, in any server process) and took this one's place: one identity has one live connection, so that two sources never publish into one track. This connection has left (the others saw `leave`, then the newer one's `join`); its further publishes are refused with `REPLACED`, and it closes with 4409. Final: do not reconnect, or the newer one would be replaced in turn.",
+  'the participant replaced',
+);
+
 export const LiveControl = Type.Union(
-  [LiveWelcome, LivePresence, LiveTrack, LiveAck, LiveError, LiveEnd, LiveReconnect],
+  [LiveWelcome, LivePresence, LiveTrack, LiveAck, LiveError, LiveEnd, LiveReconnect, LiveReplaced],
   {
     title: 'LiveControl',
     description: 'Server → client: lifecycle and protocol signals, by `event`.',

@@ -46,6 +46,19 @@ export function liveStore(db: Db) {
       await db.updateTable('session_members').set({ left_at: at }).where('conn_id', '=', connId).execute();
     },
 
+    /** A user's open connections in a session, in any process (presence rows not stale). */
+    async openConnections(sessionId: string, userId: string, now: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('session_members')
+        .select('conn_id')
+        .where('session_id', '=', sessionId)
+        .where('user_id', '=', userId)
+        .where('left_at', 'is', null)
+        .where('heartbeat_at', '>', now - STALE_MS)
+        .execute();
+      return rows.map((r) => r.conn_id);
+    },
+
     /** The user ids present in a session now, in any process. */
     async present(sessionId: string, now: number): Promise<string[]> {
       const rows = await db

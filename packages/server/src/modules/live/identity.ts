@@ -1,0 +1,99 @@
+import { CLOSE } from '@vss/client';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Fanout } from '../../bus/fanout.js';
+import type { LiveConnection, LiveSession } from './connection.js';
+import { sendControl } from './delivery.js';
+import type { LiveStore } from './store.js';
+
+/** How long a join waits for a replaced connection in another process to leave. */
+const REPLACE_WAIT_MS = 3_000;
+const POLL_MS = 20;
+
+/**
+ * One identity, one live connection. A user's older connection in a session (another tab, a
+ * device, a socket a network cut left half open) is told `replaced`, closed with 4409 and made to
+ * leave before the newer one is announced: two sources never publish into one track, and the
+ * others see the older leave before the newer joins. One held by another process is asked to go
+ * through the fan-out, and the join waits (at most REPLACE_WAIT_MS) until its presence row says it
+ * left, so that the order holds across processes too.
+ */
+export class OneConnectionPerUser {
+  /** the joins under way of each (session, user), so that they run one at a time */
+  private readonly joining = new Map<string, Promise<void>>();
+  /** connections a newer one of the same user replaced: what they still send is refused */
+  private readonly replaced = new WeakSet<LiveConnection>();
+
+  constructor(
+    private readonly deps: {
+      store: LiveStore;
+      fanout: Fanout;
+      log: FastifyBaseLogger;
+      /** the hub's leave: tracks end, the others are told */
+      leave: (conn: LiveConnection) => Promise<void>;
+    },
+  ) {}
+
+  /**
+   * Runs the joins of one user in one session one at a time: two tabs opening together end with
+   * exactly one of them, the later, instead of each replacing the other halfway through its join.
+   */
+  async oneAtATime(sessionId: string, userId: string, join: () => Promise<void>): Promise<void> {
+    const key = `${sessionId} ${userId}`;
+    const mine = (this.joining.get(key) ?? Promise.resolve()).catch(() => {}).then(join);
+    this.joining.set(key, mine);
+    try {
+      await mine;
+    } finally {
+      if (this.joining.get(key) === mine) this.joining.delete(key);
+    }
+  }
+
+  /** Before `conn` joins: its user's older connections, here and in other processes, go. */
+  async replaceOlder(live: LiveSession, conn: LiveConnection): Promise<void> {
+    for (const m of [...live.members.values()])
+      if (m.conn.userId === conn.userId && m.conn !== conn) await this.replace(m.conn);
+    const sessionId = live.session.id;
+    const open = () => this.deps.store.openConnections(sessionId, conn.userId, Date.now());
+    if ((await open()).length === 0) return;
+    this.deps.fanout.publish(sessionId, {
+      kind: 'control',
+      fromConn: conn.id,
+      event: 'replace',
+      userId: conn.userId,
+      timestampMs: Date.now(),
+    });
+    const deadline = Date.now() + REPLACE_WAIT_MS;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if ((await open()).length === 0) return;
+    }
+    this.deps.log.warn(
+      { sessionId, userId: conn.userId },
+      'an older connection of this user in another process did not leave in time',
+    );
+  }
+
+  /** Another process took a newer connection of `userId`: this process's ones go. */
+  replaceHere(live: LiveSession, userId: string): void {
+    for (const m of [...live.members.values()])
+      if (m.conn.userId === userId)
+        void this.replace(m.conn).catch((err) =>
+          this.deps.log.error({ err }, 'replacing an older connection failed'),
+        );
+  }
+
+  /** Whether a newer connection of the same user replaced this one. */
+  wasReplaced(conn: LiveConnection): boolean {
+    return this.replaced.has(conn);
+  }
+
+  private async replace(old: LiveConnection): Promise<void> {
+    if (this.replaced.has(old)) return;
+    this.replaced.add(old);
+    sendControl(old, 'replaced', old.userId, {
+      message: 'a newer connection of this user joined the session',
+    });
+    old.close(CLOSE.REPLACED, 'replaced by a newer connection');
+    await this.deps.leave(old);
+  }
+}
