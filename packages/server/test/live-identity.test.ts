@@ -291,3 +291,50 @@ describe.skipIf(ENGINE !== 'sqlite')('the export of a session where a user joine
     expect(Math.max(...diffs)).toBeLessThan(3);
   }, 120_000);
 });
+
+describe('a join that storage refuses', () => {
+  let t: TestApp;
+  let a: Tenant;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  beforeAll(async () => {
+    t = await startApp();
+    a = await tenant(t);
+    process.on('unhandledRejection', onUnhandled);
+    // A real storage error on the presence row of one participant, on either engine.
+    const { sql } = await import('kysely');
+    if (ENGINE === 'postgres')
+      await sql`alter table session_members add constraint no_doomed check (user_id <> 'doomed')`.execute(
+        t.runtime.database.db,
+      );
+    else
+      await sql`create trigger no_doomed before insert on session_members when new.user_id = 'doomed'
+        begin select raise(abort, 'refused by a trigger'); end`.execute(t.runtime.database.db);
+  });
+  afterAll(async () => {
+    process.off('unhandledRejection', onUnhandled);
+    await t.close();
+  });
+
+  it('closes that socket with 1011 and nothing else: the server goes on serving the others', async () => {
+    const s = await createSession(t, a.key);
+    const base = await listen(t);
+    const doomed = await openSocket(base, {
+      session: s.id,
+      access_token: await token(t, a.key, s.id, 'doomed'),
+      user_id: 'doomed',
+    });
+    doomed.send(publish('media/doomed/cam', jpeg(1), { id: 'x' }));
+    expect(await doomed.closed).toMatchObject({ code: CLOSE.INTERNAL_ERROR });
+    expect(doomed.received.text.filter(isControl('welcome'))).toEqual([]);
+
+    const bob = await join(t, a.key, s.id, 'bob');
+    expect(bob.received.text.find(isControl('welcome'))!.data.participants).toEqual(['bob']);
+    bob.send(publish('media/bob/cam', jpeg(2), { id: 'b' }));
+    await bob.waitFor(isControl('ack'));
+    // Let the event loop turn over once, so that a rejection nobody handled is reported.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+    bob.ws.close();
+  });
+});
