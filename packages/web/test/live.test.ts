@@ -246,4 +246,36 @@ describeBrowser('the live page, in two browsers', () => {
     await ctxA.close();
     await ctxB.close();
   }, 120_000);
+
+  it('a second tab joined as the same person takes over; the first says so in words', async () => {
+    const ctx = await newContext(browser, vss.base);
+    const first = await ctx.newPage();
+    await signUp(first);
+    await first.getByLabel('New session name').fill('Two tabs');
+    await first.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(() => new URL(first.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
+    const live = `${new URL(first.url()).pathname}/live`;
+    await first.goto(live);
+    await join(first, 'dana');
+
+    const second = await ctx.newPage();
+    await second.goto(live);
+    await join(second, 'dana');
+    await first
+      .getByRole('status')
+      .filter({ hasText: 'You joined this session again from another tab or device' })
+      .waitFor();
+    // The first tab let go of the camera and microphone; the second is the live one.
+    await expect
+      .poll(() =>
+        first.evaluate(() =>
+          [...document.querySelectorAll('video')].some((v) =>
+            ((v.srcObject as MediaStream | null)?.getTracks() ?? []).some((t) => t.readyState === 'live'),
+          ),
+        ),
+      )
+      .toBe(false);
+    await expect(second.getByRole('status').textContent()).resolves.toMatch(/Connected as dana/);
+    await ctx.close();
+  }, 120_000);
 });

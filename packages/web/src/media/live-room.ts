@@ -4,6 +4,7 @@
  * camera, microphone and screen published as `media/<self>/<kind>`.
  */
 import {
+  CLOSE,
   LIVE_ERRORS,
   LiveClient,
   parseMediaStream,
@@ -79,6 +80,12 @@ export class LiveRoom {
     });
     this.client.on('close', (ev) => {
       if (this.left || ev.willReconnect) return;
+      // This person opened the session again elsewhere (another tab, another device): that one
+      // is now the live one, so this one lets go of the camera and microphone as well.
+      if (ev.code === CLOSE.REPLACED) {
+        this.release();
+        return this.set({ status: 'closed', detail: 'replaced', local: {}, tracks: {} });
+      }
       this.set({ status: 'closed', detail: `closed (code ${ev.code}${ev.reason ? `: ${ev.reason}` : ''})` });
     });
     this.client.on('error', (err) => {
@@ -185,13 +192,18 @@ export class LiveRoom {
   /** Stops publishing, closes the connection and releases decoders; the room is done after. */
   async leave(): Promise<void> {
     if (this.left) return;
+    this.release();
+    await this.client.close().catch(() => undefined);
+    this.set({ status: 'closed', detail: 'left', local: {} });
+  }
+
+  /** Stops capturing, encoding, decoding and playing: the room is done. */
+  private release(): void {
     this.left = true;
     for (const kind of [...this.pubs.keys()]) this.stopLocal(kind);
     for (const d of this.decoders.values()) d.close();
     this.decoders.clear();
     this.out?.close();
-    await this.client.close().catch(() => undefined);
-    this.set({ status: 'closed', detail: 'left', local: {} });
   }
 
   private async publisher(kind: TrackKind, track: MediaStreamTrack): Promise<Publishing> {

@@ -18,9 +18,10 @@ function statusText(s: RoomState): string {
   if (s.status === 'live') return `Connected as ${s.self}`;
   if (s.status === 'connecting') return 'Connecting…';
   if (s.status === 'reconnecting') return `Connection lost, reconnecting (${s.detail ?? ''})…`;
-  return s.detail === 'left'
-    ? 'You left the session.'
-    : `Disconnected: ${s.detail ?? 'the connection closed'}`;
+  if (s.detail === 'left') return 'You left the session.';
+  if (s.detail === 'replaced')
+    return 'You joined this session again from another tab or device, so this one was disconnected. Carry on there, or reload this page to move the call back here.';
+  return `Disconnected: ${s.detail ?? 'the connection closed'}`;
 }
 
 const TONE = { live: 'live', connecting: 'idle', reconnecting: 'warn', closed: 'idle' } as const;
