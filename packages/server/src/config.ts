@@ -62,12 +62,22 @@ export interface Config {
   wsHeartbeatS: number;
   /** received media (bytes) that may wait for the stream store before publishers are paused */
   liveIngestBufferBytes: number;
+  /**
+   * LIVE_CLOCK_SKEW_S, in ms: a publish's `timestamp_ms` further than this from the server's clock,
+   * ahead or behind, is refused, so that no participant's clock stretches a recording's span
+   */
+  liveClockSkewMs: number;
   /** this process claims and runs jobs (webhook deliveries, exports); false: `npm run worker` does */
   jobWorker: boolean;
   /** MP4 renders one worker process runs at once */
   exportConcurrency: number;
   /** seconds a render's claim lasts without renewal: a crashed worker's export is taken up after this */
   exportLeaseS: number;
+  /**
+   * A render's deadline: EXPORT_DEADLINE_BASE_S plus EXPORT_DEADLINE_FACTOR times the recorded
+   * span; past it the render is stopped and the export fails, so that no session holds the queue
+   */
+  exportDeadline: { baseS: number; factor: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** LOG_FORMAT: `auto` writes readable lines when standard output is a terminal, JSON otherwise */
   logFormat: 'auto' | 'json' | 'pretty';
@@ -295,9 +305,14 @@ export function loadConfig(env: Env): Config {
     sessionDepartureTimeoutS: int(env, 'SESSION_DEPARTURE_TIMEOUT_S', 20, 0, 86_400),
     wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 15, 1, 3600),
     liveIngestBufferBytes: int(env, 'LIVE_INGEST_BUFFER_MB', 64, 1, 4096) * 1024 * 1024,
+    liveClockSkewMs: int(env, 'LIVE_CLOCK_SKEW_S', 120, 1, 86_400) * 1000,
     jobWorker: bool(env, 'JOB_WORKER', true),
     exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 1, 1, 64),
     exportLeaseS: int(env, 'EXPORT_LEASE_S', 30, 2, 3600),
+    exportDeadline: {
+      baseS: int(env, 'EXPORT_DEADLINE_BASE_S', 120, 0, 86_400),
+      factor: num(env, 'EXPORT_DEADLINE_FACTOR', 3),
+    },
     logLevel,
     logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const),
     metricsPort: optional(env, 'METRICS_PORT') === null ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
@@ -313,6 +328,7 @@ export function loadConfig(env: Env): Config {
   };
   Object.freeze(config.keys);
   Object.freeze(config.webhookRetryDelaysS);
+  Object.freeze(config.exportDeadline);
   if (config.s3) Object.freeze(config.s3);
   return Object.freeze(config);
 }

@@ -224,6 +224,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     nodeId,
     departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
     ingestLimitBytes: config.liveIngestBufferBytes,
+    clockSkewMs: config.liveClockSkewMs,
     meter: billing.meter,
     log: logger,
     metrics,

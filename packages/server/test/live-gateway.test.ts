@@ -188,11 +188,12 @@ describe('live sessions', () => {
     const alice = await join(t, a.key, s.id, 'alice', 'binary');
     const bob = await join(t, a.key, s.id, 'bob', 'binary');
     const frame = jpeg(7, 50_000);
+    const t0 = Date.now() - 5_000;
     alice.ws.send(
       encodeBinaryFrame({
         kind: BINARY_PUBLISH,
         streamType: 'media/alice/cam',
-        timestampMs: 123456,
+        timestampMs: t0,
         id: 'bin-1',
         payload: frame,
       }),
@@ -200,7 +201,7 @@ describe('live sessions', () => {
     expect((await alice.waitFor(isControl('ack'))).data.id).toBe('bin-1');
     await eventually(() => bob.received.binary.length > 0);
     const got = decodeBinaryFrame(bob.received.binary[0]!);
-    expect(got).toMatchObject({ streamType: 'media/alice/cam', timestampMs: 123456 });
+    expect(got).toMatchObject({ streamType: 'media/alice/cam', timestampMs: t0 });
     expect(Buffer.from(got.payload).equals(frame)).toBe(true);
     // Chat still arrives as JSON text on a binary connection.
     alice.send(publish('chat', Buffer.from(JSON.stringify({ text: 'hi' }))));
@@ -349,6 +350,7 @@ describe('a publisher faster than storage', () => {
     const pub = await join(t, a.key, s.id, 'pub', 'binary');
     const FRAMES = 300;
     const SIZE = 64 * 1024;
+    const t0 = Date.now();
     // 19 MiB sent at once, without waiting for anything: far more than the writer commits in the
     // few milliseconds it gathers a batch.
     for (let i = 0; i < FRAMES; i++)
@@ -356,7 +358,7 @@ describe('a publisher faster than storage', () => {
         encodeBinaryFrame({
           kind: BINARY_PUBLISH,
           streamType: 'media/pub/cam',
-          timestampMs: 1_000 + i,
+          timestampMs: t0 + i,
           id: `f${i}`,
           payload: jpeg(i, SIZE),
         }),

@@ -14,11 +14,17 @@ describe('replay over the WebSocket', () => {
   let t: TestApp;
   let a: Tenant;
   let sessionId: string;
-  const T0 = 1_800_000_000_000;
+  /**
+   * The media clock of this file's recordings: an hour ahead of the time it loads, so that the
+   * timeline's own events (joins, at the server's time) come before every recorded message; their
+   * server takes timestamps up to a day from its own clock (LIVE_CLOCK_SKEW_S).
+   */
+  const T0 = Math.floor(Date.now() / 1000) * 1000 + 3_600_000;
+  const FIXED_CLOCK = { LIVE_CLOCK_SKEW_S: '86400' };
   const SPAN = 2000;
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp({ env: FIXED_CLOCK });
     a = await tenant(t);
     sessionId = (await createSession(t, a.key)).id;
     // A recording with known media timestamps: alice's camera every 100 ms over 2 s, bob's every 500 ms.

@@ -14,7 +14,13 @@ import {
 import { eventually, join as joinLive, jpeg, leave, publish, type TestSocket } from './support/live.js';
 import { filesHaving } from './support/files.js';
 
-const T0 = 1_800_000_000_000;
+/**
+ * The media clock of this file's recordings: an hour ahead of the time it loads, so that the
+ * timeline's own events (joins, at the server's time) come before every recorded message; their
+ * server takes timestamps up to a day from its own clock (LIVE_CLOCK_SKEW_S).
+ */
+const T0 = Math.floor(Date.now() / 1000) * 1000 + 3_600_000;
+const FIXED_CLOCK = { LIVE_CLOCK_SKEW_S: '86400' };
 /** A byte pattern that appears only inside alice's camera frames. */
 const ALICE_MARK = Buffer.from('ALICE-CAMERA-SECRET-PIXELS');
 
@@ -105,7 +111,7 @@ describe('recordings', () => {
   const busEvents: DomainEvent[] = [];
 
   beforeAll(async () => {
-    t = await startApp({ env: { SESSION_DEPARTURE_TIMEOUT_S: '0' } });
+    t = await startApp({ env: { ...FIXED_CLOCK, SESSION_DEPARTURE_TIMEOUT_S: '0' } });
     a = await tenant(t);
     t.runtime.bus.on('*', (e) => busEvents.push(e));
     sessionId = (await createSession(t, a.key, 'recorded')).id;
@@ -442,7 +448,7 @@ describe('recordings', () => {
 
 describe('playback answers capped inside one window', () => {
   it('splits a window over 8 MiB across answers, and following next_base_seq returns each event once', async () => {
-    const t = await startApp();
+    const t = await startApp({ env: FIXED_CLOCK });
     try {
       const a = await tenant(t);
       const s = await createSession(t, a.key);
@@ -481,7 +487,7 @@ describe('playback answers capped inside one window', () => {
 
 describe('playback answers capped at 5000 events', () => {
   it('caps an answer at 5000 events, continues at the next one, and keeps interleaved windows apart', async () => {
-    const t = await startApp();
+    const t = await startApp({ env: FIXED_CLOCK });
     try {
       const a = await tenant(t);
       const s = await createSession(t, a.key);
@@ -538,7 +544,7 @@ describe('playback answers capped at 5000 events', () => {
 
 describe('redaction', () => {
   it('removes every media stream of a participant from storage and leaves the rest byte-identical', async () => {
-    const t = await startApp({ env: { SESSION_DEPARTURE_TIMEOUT_S: '0' } });
+    const t = await startApp({ env: { ...FIXED_CLOCK, SESSION_DEPARTURE_TIMEOUT_S: '0' } });
     try {
       const a = await tenant(t);
       const s = await createSession(t, a.key);
@@ -631,7 +637,7 @@ describe('redaction', () => {
   }, 60_000);
 
   it('replaces the participant\u2019s chat bodies with a marker when asked', async () => {
-    const t = await startApp();
+    const t = await startApp({ env: FIXED_CLOCK });
     try {
       const a = await tenant(t);
       const s = await createSession(t, a.key);
@@ -673,7 +679,7 @@ describe('redaction', () => {
 
 describe('deleting a session', () => {
   it('removes its recording and links, and is refused while live', async () => {
-    const t = await startApp({ env: { SESSION_DEPARTURE_TIMEOUT_S: '0' } });
+    const t = await startApp({ env: { ...FIXED_CLOCK, SESSION_DEPARTURE_TIMEOUT_S: '0' } });
     try {
       const a = await tenant(t);
       const s = await createSession(t, a.key);

@@ -88,6 +88,7 @@ export function renderJob(deps: {
         ffmpeg: ffmpegOrFail(),
         font: nameFont(),
         signal,
+        deadline: config.exportDeadline,
         onProgress: (fraction) => {
           if (Date.now() - reported < PROGRESS_EVERY_MS) return;
           reported = Date.now();

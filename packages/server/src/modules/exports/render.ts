@@ -33,6 +33,12 @@ export interface RenderRequest {
   /** x264 preset (the product's unless a benchmark says otherwise) */
   preset?: string;
   signal: AbortSignal;
+  /**
+   * How long the render may take, from the recorded span: `baseS` plus `factor` times the span.
+   * Past it ffmpeg is stopped and the render fails (RenderError), so that a long or stretched
+   * recording cannot hold the export queue for everyone else. None: no deadline.
+   */
+  deadline?: { baseS: number; factor: number };
   /** the share of the export written so far, 0 to 1, now and then */
   onProgress?: (fraction: number) => void;
 }
@@ -162,6 +168,16 @@ async function run(
   });
   const kill = () => child.kill('SIGKILL');
   req.signal.addEventListener('abort', kill, { once: true });
+  const spanS = scan.spanUs / 1e6;
+  const limitS = req.deadline ? req.deadline.baseS + req.deadline.factor * spanS : null;
+  let overtime = false;
+  const timer =
+    limitS === null
+      ? null
+      : setTimeout(() => {
+          overtime = true;
+          kill();
+        }, limitS * 1000);
 
   let feedError: Error | undefined;
   const feeds = inputs.map(async (trackIndex, k) => {
@@ -195,8 +211,14 @@ async function run(
   });
 
   const [{ code, error }] = await Promise.all([exited, Promise.all(feeds)]);
+  if (timer) clearTimeout(timer);
   req.signal.removeEventListener('abort', kill);
   if (req.signal.aborted) throw req.signal.reason;
+  if (overtime)
+    throw new RenderError(
+      `the render took longer than its deadline (${Math.round(limitS!)} s for ${spanS.toFixed(1)} s of recording) and was stopped`,
+      log.trim(),
+    );
   if (error) throw new RenderError(`ffmpeg could not be started (${req.ffmpeg}): ${error.message}`, '');
   if (feedError) throw new RenderError(`reading the recording failed: ${feedError.message}`, log.trim());
   if (code !== 0) {

@@ -32,6 +32,7 @@ export class SessionHub {
   /** The session of each local connection: every publish looks its session up, without a scan. */
   private readonly byConn = new Map<string, LiveSession>();
   private readonly identity: OneConnectionPerUser;
+  private readonly skewMs: number;
   private readonly ending: SessionEnding;
   /** since start, counted as they happen (the metrics read them when scraped) */
   readonly stats: LiveStats = liveStats();
@@ -55,6 +56,8 @@ export class SessionHub {
       departureTimeoutMs: number;
       /** bytes of received media this process holds before publishers are paused (default 64 MiB) */
       ingestLimitBytes?: number;
+      /** how far a publish's timestamp may be from this server's clock, either way (default 120 s) */
+      clockSkewMs?: number;
       /** told of every live connection's join and leave (streaming minutes) */
       meter?: ConnectionMeter;
       log: FastifyBaseLogger;
@@ -63,6 +66,7 @@ export class SessionHub {
     },
   ) {
     this.ingest = new IngestBudget(deps.ingestLimitBytes ?? 64 * 1024 * 1024);
+    this.skewMs = deps.clockSkewMs ?? 120_000;
     this.store = liveStore(deps.db);
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.events = new Timeline(deps);
@@ -227,7 +231,7 @@ export class SessionHub {
     // Held from here until durable, or refused.
     const release = this.ingest.hold(msg.payload.length);
     try {
-      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, Date.now());
+      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, Date.now(), this.skewMs);
       const run = live.chain.then(async () => {
         if (isMedia) {
           const kind = parseMediaStream(streamId)!.kind;

@@ -34,7 +34,7 @@ export class Refusal extends Error {
 
 /**
  * The rules of what a participant may publish, and the one place a publish is validated (its size
- * and rate were admitted at the gateway): media only under their own user_id, not once redacted,
+ * and rate were admitted at the gateway): a time within `skewMs` of the server's clock, media only under their own user_id, not once redacted,
  * in a codec export can read; chat `{ text }` of 1 to 4000 characters; director commands of the
  * two kinds. Chat and director payloads are recorded in the timeline envelope. Throws a Refusal.
  */
@@ -43,10 +43,18 @@ export function acceptPublish(
   redacted: ReadonlySet<string>,
   msg: IncomingPublish,
   now: number,
+  skewMs: number,
 ): Accepted {
   const ts = msg.timestampMs ?? now;
   if (!Number.isSafeInteger(ts) || ts < 0)
     throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'timestamp_ms must be a non-negative integer');
+  // Why: the recording spans its messages' times; a clock far off (or a forged time) would stretch
+  // it to days or years, and its export with it.
+  if (Math.abs(ts - now) > skewMs)
+    throw new Refusal(
+      LIVE_ERRORS.BAD_MESSAGE,
+      `timestamp_ms must be within ${skewMs / 1000} s of the server's clock (now ${now}); leave it out to use the server's`,
+    );
   const media = parseMediaStream(msg.streamType);
   if (media) {
     if (media.userId !== userId)

@@ -56,7 +56,8 @@ export const LivePublish = Type.Object(
     timestamp_ms: Type.Optional(
       Type.Integer({
         minimum: 0,
-        description: "ms since 1970 on the media clock; default the server's clock",
+        description:
+          "ms since 1970 on the media clock; default the server's clock. Refused (`BAD_MESSAGE`) when further than `LIVE_CLOCK_SKEW_S` (default 120 s) from the server's clock, ahead or behind: a participant's clock cannot stretch the recording.",
       }),
     ),
     body: Base64(
