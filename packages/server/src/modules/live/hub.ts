@@ -32,7 +32,6 @@ export class SessionHub {
   /** The session of each local connection: every publish looks its session up, without a scan. */
   private readonly byConn = new Map<string, LiveSession>();
   private readonly identity: OneConnectionPerUser;
-  private readonly skewMs: number;
   private readonly ending: SessionEnding;
   /** since start, counted as they happen (the metrics read them when scraped) */
   readonly stats: LiveStats = liveStats();
@@ -56,8 +55,8 @@ export class SessionHub {
       departureTimeoutMs: number;
       /** bytes of received media this process holds before publishers are paused (default 64 MiB) */
       ingestLimitBytes?: number;
-      /** how far a publish's timestamp may be from this server's clock, either way (default 120 s) */
-      clockSkewMs?: number;
+      /** how far a publish's timestamp may be from this server's clock, either way */
+      clockSkewMs: number;
       /** told of every live connection's join and leave (streaming minutes) */
       meter?: ConnectionMeter;
       log: FastifyBaseLogger;
@@ -66,7 +65,6 @@ export class SessionHub {
     },
   ) {
     this.ingest = new IngestBudget(deps.ingestLimitBytes ?? 64 * 1024 * 1024);
-    this.skewMs = deps.clockSkewMs ?? 120_000;
     this.store = liveStore(deps.db);
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.events = new Timeline(deps);
@@ -219,19 +217,15 @@ export class SessionHub {
         msg.id,
       );
     const live = this.byConn.get(conn.id);
-    if (!live) {
-      // Still arriving from a tab that a newer one replaced, before its socket finished closing.
-      if (this.identity.wasReplaced(conn))
-        sendError(conn, LIVE_ERRORS.REPLACED, 'a newer connection of this user joined the session', msg.id);
-      return;
-    }
+    if (!live) return this.identity.refuseIfReplaced(conn, msg.id);
     const member = live.members.get(conn.id)!;
     const received = this.deps.metrics ? performance.now() : 0;
     this.inFlight.enter();
     // Held from here until durable, or refused.
     const release = this.ingest.hold(msg.payload.length);
     try {
-      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, Date.now(), this.skewMs);
+      const clock = { now: Date.now(), skewMs: this.deps.clockSkewMs };
+      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, clock);
       const run = live.chain.then(async () => {
         if (isMedia) {
           const kind = parseMediaStream(streamId)!.kind;

@@ -1,8 +1,8 @@
-import { CLOSE } from '@vss/client';
+import { CLOSE, LIVE_ERRORS } from '@vss/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Fanout } from '../../bus/fanout.js';
 import type { LiveConnection, LiveSession } from './connection.js';
-import { sendControl } from './delivery.js';
+import { sendControl, sendError } from './delivery.js';
 import type { LiveStore } from './store.js';
 
 /** How long a join waits for a replaced connection in another process to leave. */
@@ -82,9 +82,10 @@ export class OneConnectionPerUser {
         );
   }
 
-  /** Whether a newer connection of the same user replaced this one. */
-  wasReplaced(conn: LiveConnection): boolean {
-    return this.replaced.has(conn);
+  /** Refuses a publish still arriving from a connection a newer one replaced (before its socket closed). */
+  refuseIfReplaced(conn: LiveConnection, id?: string): void {
+    if (this.replaced.has(conn))
+      sendError(conn, LIVE_ERRORS.REPLACED, 'a newer connection of this user joined the session', id);
   }
 
   private async replace(old: LiveConnection): Promise<void> {

@@ -42,8 +42,7 @@ export function acceptPublish(
   userId: string,
   redacted: ReadonlySet<string>,
   msg: IncomingPublish,
-  now: number,
-  skewMs: number,
+  { now, skewMs }: { now: number; skewMs: number },
 ): Accepted {
   const ts = msg.timestampMs ?? now;
   if (!Number.isSafeInteger(ts) || ts < 0)
