@@ -85,6 +85,11 @@ export const LIVE_ERRORS = {
   UNAVAILABLE: 'UNAVAILABLE',
   /** a newer connection of the same user_id joined the session: this one no longer publishes */
   REPLACED: 'REPLACED',
+  /**
+   * the organisation has no subscription and its free-tier storage is used up: media is refused
+   * (chat and director commands are still recorded)
+   */
+  USAGE_LIMITS_EXCEEDED: 'USAGE_LIMITS_EXCEEDED',
 } as const;
 
 /** WebSocket close codes the server uses. */

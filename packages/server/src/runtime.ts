@@ -225,6 +225,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
     ingestLimitBytes: config.liveIngestBufferBytes,
     clockSkewMs: config.liveClockSkewMs,
+    storageAllowance: (orgId) => gate.storageAllowance(orgId),
     meter: billing.meter,
     log: logger,
     metrics,
@@ -277,7 +278,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       accounts,
       projects,
     }),
-    live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt) }),
+    live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
     recordings: recordingsService({
       config,
       db,

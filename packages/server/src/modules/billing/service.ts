@@ -23,6 +23,11 @@ import { billingStore, STORAGE_BYTES, STREAMING_MINUTES, type UsageScope } from 
 export interface UsageGate {
   /** `what` names the refused action in the message; `q` is the caller's transaction, when there is one. */
   assertWithinLimits(orgId: string, q?: Db | Trx, what?: string): Promise<void>;
+  /**
+   * What the organisation may store: its stored bytes (at most a few seconds old) and the free
+   * tier's storage in bytes; null when a subscription lifts the limit.
+   */
+  storageAllowance(orgId: string): Promise<{ stored: number; limit: number } | null>;
 }
 
 const DAY_MS = 86_400_000;
@@ -176,6 +181,10 @@ export function billingService(deps: {
 
   const gate: UsageGate = {
     assertWithinLimits: (orgId, q, what = 'this') => limits.assert(orgId, tier, what, q),
+    async storageAllowance(orgId) {
+      const usage = await limits.get(orgId);
+      return usage.subscribed ? null : { stored: usage.bytes, limit: tier.storageGb * GB };
+    },
   };
 
   return {

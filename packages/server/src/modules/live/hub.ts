@@ -16,6 +16,7 @@ import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js
 import { liveStore, type LiveStore } from './store.js';
 import { SessionEnding } from './ending.js';
 import { OneConnectionPerUser } from './identity.js';
+import { StorageBudget, type Allowance } from './storage-budget.js';
 import { SessionLifecycle } from './lifecycle.js';
 import type { ConnectionMeter } from './service.js';
 
@@ -32,6 +33,7 @@ export class SessionHub {
   /** The session of each local connection: every publish looks its session up, without a scan. */
   private readonly byConn = new Map<string, LiveSession>();
   private readonly identity: OneConnectionPerUser;
+  private readonly storage: StorageBudget;
   private readonly ending: SessionEnding;
   /** since start, counted as they happen (the metrics read them when scraped) */
   readonly stats: LiveStats = liveStats();
@@ -57,6 +59,8 @@ export class SessionHub {
       ingestLimitBytes?: number;
       /** how far a publish's timestamp may be from this server's clock, either way */
       clockSkewMs: number;
+      /** what an organisation may store (billing); none: no limit */
+      storageAllowance?: Allowance;
       /** told of every live connection's join and leave (streaming minutes) */
       meter?: ConnectionMeter;
       log: FastifyBaseLogger;
@@ -66,6 +70,7 @@ export class SessionHub {
   ) {
     this.ingest = new IngestBudget(deps.ingestLimitBytes ?? 64 * 1024 * 1024);
     this.store = liveStore(deps.db);
+    this.storage = new StorageBudget(deps.storageAllowance ?? null);
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.events = new Timeline(deps);
     this.identity = new OneConnectionPerUser({ ...deps, store: this.store, leave: (c) => this.leave(c) });
@@ -106,6 +111,7 @@ export class SessionHub {
     let pending = this.loading.get(session.id);
     if (!pending) {
       pending = (async () => {
+        await this.storage.load(orgId);
         const live: LiveSession = {
           session,
           orgId,
@@ -203,6 +209,7 @@ export class SessionHub {
       this.sessions.delete(live.session.id);
       live.unsubscribe();
       this.ending.schedule(live.session.id);
+      if (![...this.sessions.values()].some((s) => s.orgId === live.orgId)) this.storage.forget(live.orgId);
     }
   }
 
@@ -224,8 +231,12 @@ export class SessionHub {
     // Held from here until durable, or refused.
     const release = this.ingest.hold(msg.payload.length);
     try {
-      const clock = { now: Date.now(), skewMs: this.deps.clockSkewMs };
-      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, clock);
+      const may = {
+        now: Date.now(),
+        skewMs: this.deps.clockSkewMs,
+        store: (n: number) => this.storage.take(live.orgId, n),
+      };
+      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, may);
       const run = live.chain.then(async () => {
         if (isMedia) {
           const kind = parseMediaStream(streamId)!.kind;
@@ -324,10 +335,7 @@ export class SessionHub {
 
   private deliverRemote(live: LiveSession, m: FanoutMessage): void {
     // Another process redacted a participant: refuse their media here too. Not for clients.
-    if (m.kind === 'control' && m.event === 'redacted') {
-      live.redacted.add(m.userId!);
-      return;
-    }
+    if (m.kind === 'control' && m.event === 'redacted') return void live.redacted.add(m.userId!);
     // A newer connection of this user joined in another process: this process's one goes.
     if (m.kind === 'control' && m.event === 'replace') return this.identity.replaceHere(live, m.userId!);
     deliver(live.members.values(), m);
@@ -362,11 +370,6 @@ export class SessionHub {
     if (live) await this.events.append(live, type, actor, data, ts);
     else await this.events.record(sessionId, type, actor, data, ts);
     await this.deps.writer.flush();
-  }
-
-  /** Ends the session if nobody is present anywhere since the timeout; one process wins and tells. */
-  tryEnd(sessionId: string): Promise<boolean> {
-    return this.ending.tryEnd(sessionId);
   }
 
   /**

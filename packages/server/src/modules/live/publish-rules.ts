@@ -42,8 +42,14 @@ export function acceptPublish(
   userId: string,
   redacted: ReadonlySet<string>,
   msg: IncomingPublish,
-  { now, skewMs }: { now: number; skewMs: number },
+  may: {
+    now: number;
+    skewMs: number;
+    /** whether the organisation may store this many more bytes of media (counted when so) */
+    store: (bytes: number) => boolean;
+  },
 ): Accepted {
+  const { now, skewMs } = may;
   const ts = msg.timestampMs ?? now;
   if (!Number.isSafeInteger(ts) || ts < 0)
     throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'timestamp_ms must be a non-negative integer');
@@ -62,6 +68,11 @@ export function acceptPublish(
       throw new Refusal(LIVE_ERRORS.REDACTED, 'your media was redacted from this session');
     const problem = mediaProblem(media.kind, msg.payload);
     if (problem) throw new Refusal(LIVE_ERRORS.BAD_CODEC, problem);
+    if (!may.store(msg.payload.length))
+      throw new Refusal(
+        LIVE_ERRORS.USAGE_LIMITS_EXCEEDED,
+        "the organisation's free-tier storage is used up: media is not recorded (nor relayed) until it subscribes; chat still is",
+      );
     return { streamId: msg.streamType, body: msg.payload, ts, isMedia: true };
   }
   if (msg.streamType === 'chat') {

@@ -39,6 +39,9 @@ Messages are JSON text frames: the client sends \`LiveClientMessage\` (\`publish
 
 Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a \`reconnect\` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4409 replaced: a newer connection with the same \`user_id\` joined the session (in any server process; a \`replaced\` control comes first; do not reconnect). One \`user_id\` has one live connection in a session. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
 
+/** The error code of each refusal before the upgrade. */
+const ADMIT_CODES: Record<number, string> = { 409: 'CONFLICT', 503: 'USAGE_LIMITS_EXCEEDED' };
+
 /** What the live routes need. */
 export interface LiveRoutesOptions {
   /** seconds between WebSocket pings */
@@ -83,7 +86,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         operationId: 'createConnectionToken',
         summary: 'Get a connection token',
         description:
-          'A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Accepts API keys, restricted keys and the dashboard cookie.',
+          'A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Live tokens for a session that has not started, while the organisation is over its free tier without a subscription: 503 `USAGE_LIMITS_EXCEEDED` (a session under way may still be joined, so that a meeting is never cut off). While it is over its free-tier storage, its media is refused live with `USAGE_LIMITS_EXCEEDED` (chat still recorded). Accepts API keys, restricted keys and the dashboard cookie.',
         params: SessionParams,
         body: ConnectionRequest,
         response: { 200: okResponse('A token for `connectLive`, valid 300 seconds.', ConnectionToken) },
@@ -119,6 +122,10 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
             ),
             404: emptyDoc('A valid request that does not ask for a WebSocket upgrade.'),
             409: jsonDoc('Before the upgrade: a live token for a session that has ended.', ErrorEnvelope),
+            503: jsonDoc(
+              'Before the upgrade: `USAGE_LIMITS_EXCEEDED`, a live token for a session that has not started while the organisation is over its free tier without a subscription (a session under way may still be joined).',
+              ErrorEnvelope,
+            ),
           },
           messages: {
             client: LiveClientMessage,
@@ -137,7 +144,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         if ('problem' in admitted)
           throw new ApiError(
             admitted.status,
-            admitted.status === 409 ? 'CONFLICT' : 'UNAUTHORIZED',
+            ADMIT_CODES[admitted.status] ?? 'UNAUTHORIZED',
             admitted.problem,
           );
         request.liveTicket = admitted;

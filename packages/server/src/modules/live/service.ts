@@ -1,5 +1,6 @@
 import type { Db, SessionsTable } from '../../db/types.js';
-import { Conflict } from '../../http/errors.js';
+import { Conflict, UsageLimitsExceeded } from '../../http/errors.js';
+import type { UsageGate } from '../billing/service.js';
 import type { Principal } from '../../http/principal.js';
 import type { SessionsService } from '../sessions/service.js';
 import { TOKEN_TTL_S, type ConnectionClaims, type ConnectionTokens } from './token.js';
@@ -35,8 +36,22 @@ export interface Ticket {
 }
 
 /** Connection tokens: issued over REST, checked before every WebSocket upgrade. */
-export function liveService(deps: { db: Db; sessions: SessionsService; tokens: ConnectionTokens }) {
+export function liveService(deps: {
+  db: Db;
+  sessions: SessionsService;
+  tokens: ConnectionTokens;
+  gate: UsageGate;
+}) {
   const { db } = deps;
+  /**
+   * A session that has not started is a new meeting: refused (503) while the organisation is over
+   * its free tier without a subscription. One under way may still be joined and rejoined, so that
+   * a meeting is never cut off by the limits.
+   */
+  const mayStart = (orgId: string, session: SessionsTable) =>
+    session.started_at === null
+      ? deps.gate.assertWithinLimits(orgId, undefined, 'joining a session that has not started')
+      : Promise.resolve();
   return {
     /** A token for one participant of one session, live or replay. */
     async connect(
@@ -49,8 +64,7 @@ export function liveService(deps: { db: Db; sessions: SessionsService; tokens: C
       if (mode === 'live') {
         if (session.ended_at !== null)
           throw new Conflict('the session has ended; request a replay connection instead');
-        // No usage check here: a session already created may be joined even when the organisation
-        // went over its free tier meanwhile, so that a meeting under way is never cut off.
+        await mayStart(principal.orgId, session);
       }
       const access_token = await deps.tokens.issue({
         sub: input.user_id,
@@ -90,6 +104,14 @@ export function liveService(deps: { db: Db; sessions: SessionsService; tokens: C
       const { org_id, ...session } = row;
       if (claims.mode === 'live' && session.ended_at !== null)
         return { problem: 'the session has ended', status: 409 };
+      // Checked again here: the token may have been issued before the organisation went over.
+      if (claims.mode === 'live')
+        try {
+          await mayStart(org_id, session);
+        } catch (err) {
+          if (err instanceof UsageLimitsExceeded) return { problem: err.message, status: 503 };
+          throw err;
+        }
       return { claims, session, orgId: org_id };
     },
   };
