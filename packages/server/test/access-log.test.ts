@@ -92,6 +92,30 @@ describe('the access log at info, the shipped level', () => {
     expect(l!.url).toBe('/v1/sessions?token=[redacted]&x=%22quoted%22&access_token=[redacted]');
   });
 
+  it('keeps every secret a client may put in a query out of the logged URL, whatever its case, and keeps the rest', async () => {
+    const before = requestLines().length;
+    const secrets = ['api_key', 'key', 'secret', 'client_secret', 'refresh_token', 'password', 'code'];
+    const query = secrets.map((name, i) => `${name}=s3cret-${i}`).join('&');
+    await call(
+      t,
+      'GET',
+      `/v1/sessions?${query}&API_KEY=upper&%61pi_key=encoded&limit=5&keyboard=kept&monkey=kept2&state=kept3`,
+      {
+        key: a.key,
+      },
+    );
+    const [l] = requestLines().slice(before);
+    expect(l!.url).toBe(
+      `/v1/sessions?${secrets.map((name) => `${name}=[redacted]`).join('&')}&API_KEY=[redacted]&%61pi_key=[redacted]&limit=5&keyboard=kept&monkey=kept2&state=kept3`,
+    );
+    expect(l!.url).not.toMatch(/s3cret|upper|encoded/);
+    // The OAuth routes take codes and client secrets in form bodies and queries: their lines too.
+    const oauth = requestLines().length;
+    await call(t, 'GET', '/oauth/authorize?client_id=x&code_challenge=abc&code=auth-code-1');
+    const [o] = requestLines().slice(oauth);
+    expect(o!.url).toBe('/oauth/authorize?client_id=x&code_challenge=abc&code=[redacted]');
+  });
+
   it('writes nothing per request at warn', async () => {
     const quiet: Line[] = [];
     const w = await startApp({
