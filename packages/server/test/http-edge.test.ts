@@ -298,6 +298,27 @@ describe('the HTTP edge', () => {
     expect(docs.raw).toMatch(/swagger/i);
   });
 
+  it("serves the reference page and its files with the dashboard's security headers: never framed, never sniffed, scripts from this origin only", async () => {
+    const dashboard = await call(t, 'GET', '/login');
+    for (const path of [
+      '/docs',
+      '/docs/',
+      '/docs/static/swagger-initializer.js',
+      '/docs/static/swagger-ui-bundle.js',
+    ]) {
+      const res = await call(t, 'GET', path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['x-frame-options'], path).toBe('DENY');
+      expect(res.headers['x-content-type-options'], path).toBe('nosniff');
+      expect(res.headers['content-security-policy'], path).toMatch(/frame-ancestors 'none'/);
+      expect(res.headers['content-security-policy'], path).toMatch(/script-src 'self'(;|$)/);
+      if (dashboard.status === 200)
+        expect(res.headers['content-security-policy'], path).toBe(
+          dashboard.headers['content-security-policy'],
+        );
+    }
+  });
+
   it('answers health 503 in plain text when the database does not answer', async () => {
     const broken = await startApp();
     await broken.runtime.database.close();

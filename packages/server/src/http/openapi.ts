@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Config } from '../config.js';
 import { ErrorBody, ErrorEnvelope } from './envelope.js';
+import { PAGE_SECURITY_HEADERS } from './html-page.js';
 import {
   hoistNamedSchemas,
   requestBodiesAsComponents,
@@ -316,8 +317,17 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
     app.swagger(),
   );
 
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+  // The reference page is on the login cookie's origin: it gets the dashboard's headers. Inside a
+  // plugin of its own, so that the hook reaches /docs and its files and nothing else.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', (_request, reply, _payload, done) => {
+      reply.headers(PAGE_SECURITY_HEADERS);
+      done();
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      // No validator badge: it is an image from validator.swagger.io, which the policy refuses.
+      uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+    });
   });
 }
