@@ -75,6 +75,11 @@ export interface Config {
   metricsPort: number | null;
   /** DRAIN_TIMEOUT_S: after SIGTERM, the process exits within this many seconds */
   drainTimeoutS: number;
+  /**
+   * DRAIN_GRACE_MS: after SIGTERM the HTTP port stays open, /ready answering 503 `draining`, for
+   * at least this long, so that a load balancer's health check sees the refusal first
+   */
+  drainGraceMs: number;
   /** S3_*: the bucket for sealed recordings and export files; null keeps them in DATA_DIR */
   s3: S3Config | null;
   keys: DerivedKeys;
@@ -259,6 +264,12 @@ export function loadConfig(env: Env): Config {
   ] as const);
 
   const s3 = s3Config(env);
+  const drainTimeoutS = int(env, 'DRAIN_TIMEOUT_S', 30, 1, 3600);
+  const drainGraceMs = int(env, 'DRAIN_GRACE_MS', 5000, 0, 600_000);
+  if (drainGraceMs >= drainTimeoutS * 1000)
+    throw new ConfigError(
+      `DRAIN_GRACE_MS must be less than DRAIN_TIMEOUT_S (${drainTimeoutS} s), got ${drainGraceMs}`,
+    );
 
   try {
     mkdirSync(dataDir, { recursive: true });
@@ -301,7 +312,8 @@ export function loadConfig(env: Env): Config {
     logLevel,
     logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const),
     metricsPort: optional(env, 'METRICS_PORT') === null ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
-    drainTimeoutS: int(env, 'DRAIN_TIMEOUT_S', 30, 1, 3600),
+    drainTimeoutS,
+    drainGraceMs,
     s3,
     keys: {
       jwt: derive(root, 'jwt'),
