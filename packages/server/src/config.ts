@@ -73,6 +73,13 @@ export interface Config {
   logFormat: 'auto' | 'json' | 'pretty';
   /** METRICS_PORT: where `/metrics` is served (bound like HOST); null: no metrics are kept */
   metricsPort: number | null;
+  /** MAX_CONNECTIONS: open connections (HTTP and WebSocket) in all; past it new ones are closed at once */
+  maxConnections: number;
+  /**
+   * MAX_CONNECTIONS_PER_ADDRESS: open connections from one client address (the socket's: a
+   * reverse proxy's when behind one); past it that address's new ones are closed at once; 0: no cap
+   */
+  maxConnectionsPerAddress: number;
   /** DRAIN_TIMEOUT_S: after SIGTERM, the process exits within this many seconds */
   drainTimeoutS: number;
   /**
@@ -312,6 +319,8 @@ export function loadConfig(env: Env): Config {
     logLevel,
     logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const),
     metricsPort: optional(env, 'METRICS_PORT') === null ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     drainTimeoutS,
     drainGraceMs,
     s3,

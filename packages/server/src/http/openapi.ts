@@ -43,6 +43,10 @@ Only successful answers are kept.
 **Rate limits** are counted per credential (per client address without one), per minute, with
 \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every answer and \`Retry-After\` on 429.
 
+**Connections** are capped in all (\`MAX_CONNECTIONS\`, default 10,000) and per client address
+(\`MAX_CONNECTIONS_PER_ADDRESS\`, default 256); a connection past either is closed at once, without
+an answer. A request's head must arrive within 20 s (408 otherwise) and the whole request within 60 s.
+
 **Live WebSocket.** The \`connectLive\` operation documents the upgrade
 (\`GET /ws?session={id}&access_token={token}&user_id={user}\`, token from \`createConnectionToken\`) and
 its JSON messages (schemas \`LiveClientMessage\` and \`LiveServerMessage\`). Media may also travel as
