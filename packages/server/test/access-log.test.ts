@@ -137,14 +137,16 @@ describe('the access log of the server process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vss-log-'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    // LOG_LEVEL is not set: the shipped default.
+    // LOG_LEVEL is not set: the shipped default. The 300 requests below come at once, from one
+    // address, each on a connection of its own: more than MAX_CONNECTIONS_PER_ADDRESS allows.
     const proc = runServer({
       DATA_DIR: dir,
       PORT: String(port),
+      MAX_CONNECTIONS_PER_ADDRESS: '1000',
       ...(ENGINE === 'postgres' ? { DATABASE_URL: PG_URL } : {}),
     });
     try {
-      await waitForHttp(`${base}/health`);
+      await waitForHttp(`${base}/health`, 60_000);
       const one = await fetch(`${base}/v1/sessions?probe=first`);
       expect(one.status).toBe(401);
       // Written within a fraction of a second, not held until a batch fills.
