@@ -9,6 +9,7 @@ import Fastify, {
 import { installAuth } from './http/auth.js';
 import { ErrorEnvelope } from './http/envelope.js';
 import { BadRequest } from './http/errors.js';
+import { installConnectionLimits } from './http/connection-limits.js';
 import { installPublicCors } from './http/cors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
@@ -37,6 +38,14 @@ import type { Runtime } from './runtime.js';
 /** JSON request bodies are capped at 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
 
+/**
+ * A request's head must arrive within 20 s of its first byte, and the whole request (head and
+ * body, at most BODY_LIMIT) within 60 s: a client sending slowly holds a connection no longer.
+ * Answers and WebSocket sessions are not bounded by these.
+ */
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
+
 /** Builds the HTTP application over an open runtime. Tests build exactly this. */
 export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   const { config } = runtime;
@@ -46,11 +55,19 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     childLoggerFactory: (logger) => logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    requestTimeout: REQUEST_TIMEOUT_MS,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.server.headersTimeout = HEADERS_TIMEOUT_MS;
+  installConnectionLimits(app.server, {
+    total: config.maxConnections,
+    perAddress: config.maxConnectionsPerAddress,
+    log: runtime.logger,
+  });
 
   app.setValidatorCompiler(validatorCompiler());
   // Before any route is added: it gives each route a hook of its own.

@@ -83,8 +83,20 @@ export interface Config {
   logFormat: 'auto' | 'json' | 'pretty';
   /** METRICS_PORT: where `/metrics` is served (bound like HOST); null: no metrics are kept */
   metricsPort: number | null;
+  /** MAX_CONNECTIONS: open connections (HTTP and WebSocket) in all; past it new ones are closed at once */
+  maxConnections: number;
+  /**
+   * MAX_CONNECTIONS_PER_ADDRESS: open connections from one client address (the socket's: a
+   * reverse proxy's when behind one); past it that address's new ones are closed at once; 0: no cap
+   */
+  maxConnectionsPerAddress: number;
   /** DRAIN_TIMEOUT_S: after SIGTERM, the process exits within this many seconds */
   drainTimeoutS: number;
+  /**
+   * DRAIN_GRACE_MS: after SIGTERM the HTTP port stays open, /ready answering 503 `draining`, for
+   * at least this long, so that a load balancer's health check sees the refusal first
+   */
+  drainGraceMs: number;
   /** S3_*: the bucket for sealed recordings and export files; null keeps them in DATA_DIR */
   s3: S3Config | null;
   keys: DerivedKeys;
@@ -269,6 +281,12 @@ export function loadConfig(env: Env): Config {
   ] as const);
 
   const s3 = s3Config(env);
+  const drainTimeoutS = int(env, 'DRAIN_TIMEOUT_S', 30, 1, 3600);
+  const drainGraceMs = int(env, 'DRAIN_GRACE_MS', 5000, 0, 600_000);
+  if (drainGraceMs >= drainTimeoutS * 1000)
+    throw new ConfigError(
+      `DRAIN_GRACE_MS must be less than DRAIN_TIMEOUT_S (${drainTimeoutS} s), got ${drainGraceMs}`,
+    );
 
   try {
     mkdirSync(dataDir, { recursive: true });
@@ -316,7 +334,10 @@ export function loadConfig(env: Env): Config {
     logLevel,
     logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const),
     metricsPort: optional(env, 'METRICS_PORT') === null ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
-    drainTimeoutS: int(env, 'DRAIN_TIMEOUT_S', 30, 1, 3600),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    drainTimeoutS,
+    drainGraceMs,
     s3,
     keys: {
       jwt: derive(root, 'jwt'),

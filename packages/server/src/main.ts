@@ -32,10 +32,12 @@ async function main(): Promise<void> {
     );
 
   // Readiness fails at once, live participants are sent to another server, jobs under way finish
-  // or are released, then the HTTP server closes: all within DRAIN_TIMEOUT_S.
+  // or are released, then, DRAIN_GRACE_MS after SIGTERM at the earliest, the HTTP server closes:
+  // all within DRAIN_TIMEOUT_S.
   stopGracefully({
     log: app.log,
     timeoutS: config.drainTimeoutS,
+    graceMs: config.drainGraceMs,
     drain: (deadline) => runtime.drain(deadline),
     close: async () => {
       await app.close();

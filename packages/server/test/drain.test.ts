@@ -44,7 +44,8 @@ async function start(env: Record<string, string>): Promise<{ proc: Proc; base: s
   const proc = runServer({ LOG_LEVEL: 'warn', SECRET_KEY: SECRET, ...env, PORT: String(port) });
   procs.push(proc);
   const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}/ready`);
+  // Generous: tsx compiles the server at start, which a busy two-core machine makes slow.
+  await waitForHttp(`${base}/ready`, 60_000);
   return { proc, base, port };
 }
 
@@ -276,6 +277,42 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
 );
 
 describe('a server process stopped with SIGTERM', () => {
+  it('keeps answering for DRAIN_GRACE_MS, /ready 503 draining, before it closes its port, even with nothing to drain', async () => {
+    const graceMs = 1500;
+    const { proc, base } = await start({
+      ...(await processStorage('grace', cleanups)),
+      DRAIN_GRACE_MS: String(graceMs),
+    });
+    // A load balancer's health check, every 20 ms, until the port is closed.
+    const ready: Array<{ at: number; status: number; body: string }> = [];
+    const poller = (async () => {
+      for (;;) {
+        try {
+          const answer = await readiness(base);
+          ready.push({ at: Date.now(), ...answer });
+        } catch {
+          return Date.now(); // the port is closed
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    await eventually(() => ready.length > 0, 5_000, 'a first readiness answer');
+    const killedAt = Date.now();
+    proc.child.kill('SIGTERM');
+    const closedAt = await poller;
+    expect(await proc.exited, proc.out()).toBe(0);
+
+    const after = ready.filter((x) => x.at > killedAt);
+    const refusals = after.filter((x) => x.status === 503);
+    // The balancer saw the refusal, several times, and nothing but the refusal once it began.
+    expect(refusals.length, JSON.stringify(after)).toBeGreaterThanOrEqual(3);
+    expect(refusals.every((x) => x.body === 'draining')).toBe(true);
+    expect(after.slice(after.indexOf(refusals[0]!)).every((x) => x.status === 503)).toBe(true);
+    // Answering through the grace, then closed soon after it.
+    expect(refusals.at(-1)!.at - killedAt).toBeGreaterThanOrEqual(graceMs - 100);
+    expect(closedAt - killedAt).toBeLessThan(graceMs + 5_000);
+  }, 90_000);
+
   it('stops at once with exit code 1 on a second SIGTERM while its drain waits for a job', async () => {
     // A webhook receiver that never answers: the delivery job runs until WEBHOOK_TIMEOUT_MS (60 s),
     // and the drain waits for running jobs until DRAIN_TIMEOUT_S (30 s) less a second. Without the

@@ -105,8 +105,17 @@ describe('the HTTP edge', () => {
     const badEncoding = await raw(`GET /v1/sessions/%zz HTTP/1.1\r\nhost: x\r\n${auth}\r\n`);
     expect(expectEnvelope(badEncoding, 400)).toMatch(/percent-encoding/);
 
-    const longParam = await raw(`GET /v1/sessions/${'a'.repeat(300)} HTTP/1.1\r\nhost: x\r\n${auth}\r\n`);
-    expect(expectEnvelope(longParam, 414)).toMatch(/200 characters/);
+    // However long, an id is a bad request naming its field, as a short wrong one is.
+    for (const length of [300, 5000]) {
+      const longParam = await raw(
+        `GET /v1/sessions/${'a'.repeat(length)} HTTP/1.1\r\nhost: x\r\n${auth}\r\n`,
+      );
+      expect(expectEnvelope(longParam, 400)).toBe('path.sessionId must be a valid uuid');
+    }
+    const longUser = await raw(
+      `DELETE /v1/sessions/00000000-0000-4000-8000-000000000000/participants/${'u'.repeat(5000)} HTTP/1.1\r\nhost: x\r\n${auth}\r\n`,
+    );
+    expect(expectEnvelope(longUser, 400)).toMatch(/^path\.userId must be at most 128 characters/);
 
     const bigHeader = await raw(
       `GET /v1/sessions HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
@@ -287,6 +296,27 @@ describe('the HTTP edge', () => {
     const docs = await call(t, 'GET', '/docs/');
     expect(docs.status).toBe(200);
     expect(docs.raw).toMatch(/swagger/i);
+  });
+
+  it("serves the reference page and its files with the dashboard's security headers: never framed, never sniffed, scripts from this origin only", async () => {
+    const dashboard = await call(t, 'GET', '/login');
+    for (const path of [
+      '/docs',
+      '/docs/',
+      '/docs/static/swagger-initializer.js',
+      '/docs/static/swagger-ui-bundle.js',
+    ]) {
+      const res = await call(t, 'GET', path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['x-frame-options'], path).toBe('DENY');
+      expect(res.headers['x-content-type-options'], path).toBe('nosniff');
+      expect(res.headers['content-security-policy'], path).toMatch(/frame-ancestors 'none'/);
+      expect(res.headers['content-security-policy'], path).toMatch(/script-src 'self'(;|$)/);
+      if (dashboard.status === 200)
+        expect(res.headers['content-security-policy'], path).toBe(
+          dashboard.headers['content-security-policy'],
+        );
+    }
   });
 
   it('answers health 503 in plain text when the database does not answer', async () => {

@@ -20,6 +20,8 @@ describe('configuration', () => {
         publicBaseUrl: 'http://127.0.0.1:8080',
         databaseUrl: null,
         redisUrl: null,
+        drainTimeoutS: 30,
+        drainGraceMs: 5000,
       });
       expect(c.webhookRetryDelaysS).toEqual([120, 240, 480, 960, 1920, 3840, 7680, 15360]);
       expect(statSync(join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
@@ -45,6 +47,8 @@ describe('configuration', () => {
       [{ SECRET_KEY: 'short' }, /^SECRET_KEY must be at least 32 characters/],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
       [{ FREE_TIER_STORAGE_GB: '-1' }, /^FREE_TIER_STORAGE_GB must be a non-negative number/],
+      [{ DRAIN_GRACE_MS: 'soon' }, /^DRAIN_GRACE_MS must be a whole number/],
+      [{ DRAIN_GRACE_MS: '5000', DRAIN_TIMEOUT_S: '5' }, /^DRAIN_GRACE_MS must be less than DRAIN_TIMEOUT_S/],
     ];
     try {
       for (const [env, message] of bad) {

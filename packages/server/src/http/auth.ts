@@ -113,26 +113,22 @@ export function installAuth(
 
   /**
    * Failed authentication (an unknown, malformed or deleted key, an unknown cookie) counts per
-   * client address against RATE_LIMIT_PER_IP. An address past it is refused with 429 before its
-   * credential is even looked at, so that guessing costs time even when a guess is right. The
-   * count is shared (Redis when configured); the refusal is remembered here, in a map that only
-   * holds addresses over the limit, so that requests of everyone else pay nothing for it.
+   * client address against RATE_LIMIT_PER_IP; past it, each further failure from the address is
+   * answered 429 instead of 401. Only failures are throttled: a credential that checks out is
+   * admitted whatever its address did before, since many clients may share one address (a NAT,
+   * an office, a proxy) and one of them guessing must not lock out the others. The count is
+   * shared (Redis when configured).
    */
-  const failing = new Map<string, number>();
   async function countFailure(ip: string): Promise<void> {
     const limit = deps.config.rateLimitPerIp;
     const counted = deps.counters.hit(`auth-failures:${ip}`, RATE_WINDOW_MS);
     const { count, resetInMs } = counted instanceof Promise ? await counted : counted;
-    if (count < limit) return;
-    if (failing.size > 10_000) for (const [k, until] of failing) if (until <= Date.now()) failing.delete(k);
-    failing.set(ip, Date.now() + resetInMs);
-    if (count > limit) throw authThrottled(resetInMs);
+    if (count > limit)
+      throw new RateLimited(
+        `too many failed authentication attempts from this address: at most ${limit} per minute`,
+        resetInMs / 1000,
+      );
   }
-  const authThrottled = (resetInMs: number) =>
-    new RateLimited(
-      `too many failed authentication attempts from this address: at most ${deps.config.rateLimitPerIp} per minute`,
-      resetInMs / 1000,
-    );
 
   // Each route gets its own onRequest hook with its rule captured at registration: nothing is
   // looked up per request (Fastify builds a fresh `routeOptions` object on every access).
@@ -171,11 +167,6 @@ export function installAuth(
     if (rule === 'public') return admit(request, reply, rule, null, limited, done);
     let resolved: Principal | null | Promise<Principal | null>;
     try {
-      if (failing.size > 0) {
-        const until = failing.get(request.ip);
-        if (until !== undefined && until > Date.now()) throw authThrottled(until - Date.now());
-        if (until !== undefined) failing.delete(request.ip);
-      }
       resolved = resolve(request, deps.resolvers, rule);
     } catch (err) {
       return refuse(request, err, done);

@@ -2,8 +2,13 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Longest path parameter the router accepts (ids are 36 characters; names are in bodies). */
-export const MAX_PARAM_LENGTH = 200;
+/**
+ * Longest path parameter the router matches: as long as Node's whole request head (16 KiB), so
+ * that no parameter is refused by the router, whose error cannot say which field it was. The
+ * route's schema checks the value instead (a UUID, or a bounded length) and names the field in a
+ * 400, however long the value.
+ */
+export const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** The envelope of a request refused below the routes: every such refusal is a BAD_REQUEST. */
 function envelope(message: string): string {
@@ -12,17 +17,17 @@ function envelope(message: string): string {
 
 /**
  * Errors the router raises before any route runs (Fastify's `frameworkErrors`): a path that is
- * not valid percent-encoding (400) and a path parameter over MAX_PARAM_LENGTH (414). Both answer
- * in the envelope, like every other error.
+ * not valid percent-encoding, or anything else it cannot route. Both are 400 BAD_REQUEST in the
+ * envelope, like every other error.
  */
 export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const [status, message] =
-    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? [414, `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`]
-      : err.code === 'FST_ERR_BAD_URL'
-        ? [400, 'the path is not valid percent-encoding']
-        : [400, 'the request could not be routed'];
-  void reply.code(status).type('application/json; charset=utf-8').send(envelope(message));
+  const message =
+    err.code === 'FST_ERR_BAD_URL'
+      ? 'the path is not valid percent-encoding'
+      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+        : 'the request could not be routed';
+  void reply.code(400).type('application/json; charset=utf-8').send(envelope(message));
 }
 
 /**

@@ -1,5 +1,31 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/**
+ * The security headers of the pages this origin serves to browsers (the dashboard, the API
+ * reference at /docs): scripts from this origin only; styles too, plus inline ones (the pages
+ * position elements through style attributes); images also from blob: and data:; requests and
+ * WebSockets to this origin only; never framed; no content-type sniffing. The login cookie is
+ * this origin's, so a page here that could be framed or run another site's script could act as
+ * the person signed in.
+ */
+export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self'",
+    "connect-src 'self'",
+    "worker-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+});
+
 /** Answers a request with the dashboard's HTML page, which then reads the API itself. */
 export type HtmlPage = (reply: FastifyReply) => FastifyReply;
 

@@ -1,12 +1,46 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 
-/** Query parameters whose values never reach a log line. */
-const SECRET_QUERY = /([?&](?:access_token|token)=)[^&]*/gi;
+/**
+ * Query parameters whose values never reach a log line: credentials a client may put in a URL
+ * (connection and OAuth tokens, keys, client secrets, passwords, authorization codes). Names are
+ * compared as the query parser reads them: percent-decoded, in any case.
+ */
+const SECRET_PARAMS = new Set([
+  'access_token',
+  'token',
+  'refresh_token',
+  'api_key',
+  'key',
+  'secret',
+  'client_secret',
+  'password',
+  'code',
+]);
 
-/** The URL as it may be logged: token values replaced. */
+/** A query parameter's name as the query parser reads it, lower-cased. */
+function paramName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/** The URL as it may be logged: the values of SECRET_PARAMS replaced, the rest as sent. */
 export function redactUrl(url: string): string {
-  return url.includes('?') ? url.replace(SECRET_QUERY, '$1[redacted]') : url;
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const pairs = url.slice(q + 1).split('&');
+  let redacted = false;
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
+    const eq = pair.indexOf('=');
+    if (eq < 0 || !SECRET_PARAMS.has(paramName(pair.slice(0, eq)))) continue;
+    pairs[i] = `${pair.slice(0, eq)}=[redacted]`;
+    redacted = true;
+  }
+  return redacted ? `${url.slice(0, q + 1)}${pairs.join('&')}` : url;
 }
 
 /** What the access log needs of the process's logger. */

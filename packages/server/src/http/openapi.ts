@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Config } from '../config.js';
 import { ErrorBody, ErrorEnvelope } from './envelope.js';
+import { PAGE_SECURITY_HEADERS } from './html-page.js';
 import {
   hoistNamedSchemas,
   requestBodiesAsComponents,
@@ -41,6 +42,10 @@ Only successful answers are kept.
 
 **Rate limits** are counted per credential (per client address without one), per minute, with
 \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every answer and \`Retry-After\` on 429.
+
+**Connections** are capped in all (\`MAX_CONNECTIONS\`, default 10,000) and per client address
+(\`MAX_CONNECTIONS_PER_ADDRESS\`, default 256); a connection past either is closed at once, without
+an answer. A request's head must arrive within 20 s (408 otherwise) and the whole request within 60 s.
 
 **Live WebSocket.** The \`connectLive\` operation documents the upgrade
 (\`GET /ws?session={id}&access_token={token}&user_id={user}\`, token from \`createConnectionToken\`) and
@@ -316,8 +321,17 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
     app.swagger(),
   );
 
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+  // The reference page is on the login cookie's origin: it gets the dashboard's headers. Inside a
+  // plugin of its own, so that the hook reaches /docs and its files and nothing else.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', (_request, reply, _payload, done) => {
+      reply.headers(PAGE_SECURITY_HEADERS);
+      done();
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      // No validator badge: it is an image from validator.swagger.io, which the policy refuses.
+      uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+    });
   });
 }

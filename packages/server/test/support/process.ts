@@ -28,10 +28,13 @@ export interface Proc {
   exited: Promise<number | null>;
 }
 
-/** Starts `main.ts` with exactly this environment (plus PATH). */
+/**
+ * Starts `main.ts` with exactly this environment, plus PATH and, unless `env` sets it,
+ * DRAIN_GRACE_MS=0: no balancer watches a test's process, so SIGTERM need not wait for one.
+ */
 export function runServer(env: Record<string, string>): Proc {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', DRAIN_GRACE_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

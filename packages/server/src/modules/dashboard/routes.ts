@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { HtmlPage } from '../../http/html-page.js';
+import { PAGE_SECURITY_HEADERS, type HtmlPage } from '../../http/html-page.js';
 
 /** Where `npm run build` puts the dashboard (packages/web/dist), from src/ or dist/ alike. */
 export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
@@ -31,24 +31,6 @@ export const PAGE_PATHS = [
   '/watch',
   '/watch/:sessionId',
 ] as const;
-
-/**
- * The page's security headers: scripts from this origin only; styles too, plus inline ones (the
- * tiles and the time bar position themselves through style attributes); images also from blob:
- * and data:; requests and WebSockets to this origin only; never framed.
- */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "media-src 'self'",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
 
 /** What the dashboard routes need. */
 export interface DashboardOptions {
@@ -83,10 +65,7 @@ export function loadPage(dir = WEB_DIST): HtmlPage | null {
       .code(200)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .header('content-security-policy', CSP)
-      .header('x-frame-options', 'DENY')
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'same-origin')
+      .headers(PAGE_SECURITY_HEADERS)
       .send(current());
 }
 
