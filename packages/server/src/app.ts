@@ -10,6 +10,7 @@ import { installAuth } from './http/auth.js';
 import { ErrorEnvelope } from './http/envelope.js';
 import { BadRequest } from './http/errors.js';
 import { installPublicCors } from './http/cors.js';
+import { installControlCharacterRule } from './http/control-characters.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { installRequestLog } from './http/logging.js';
@@ -93,6 +94,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     ];
   });
 
+  installControlCharacterRule(app);
   installPublicCors(app);
   await installOpenApi(app, config);
   installAuth(app, {

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { controlCharacterError, findControlCharacter } from '../../http/control-characters.js';
 import type { Principal } from '../../http/principal.js';
 import { presentRecord } from '../billing/service.js';
 import { presentSession } from '../sessions/service.js';
@@ -54,7 +55,13 @@ export function mcpServer(
       },
       (async (args: z.objectOutputType<Shape, z.ZodTypeAny>) => {
         const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
-        const out = await audited(deps, principal, { tool: name, scope, sessionId }, () => run(args));
+        const call = { tool: name, scope, sessionId };
+        // The same rule as every request of the REST API: no control character in any argument.
+        const out = await audited(deps, principal, call, async () => {
+          const field = findControlCharacter(args, 'arguments');
+          if (field) throw controlCharacterError(field);
+          return run(args);
+        });
         return out.ok
           ? text(out.value)
           : { isError: true, ...text({ code: out.code, message: out.message }) };
@@ -207,7 +214,9 @@ export function mcpServer(
       title: 'Create a session',
       description:
         'Creates a new session in the project (it starts when its first participant joins); webhooks receive session.created. Counts toward the free tier.',
-      input: { name: z.string().max(200).optional().describe('at most 200 characters') },
+      input: {
+        name: z.string().max(200).optional().describe('at most 200 characters, no control characters'),
+      },
     },
     async ({ name }) =>
       presentSession(
