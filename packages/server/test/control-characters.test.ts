@@ -163,6 +163,49 @@ describe('control characters in ids and names', () => {
   });
 });
 
+describe('user_id is a safe path segment', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let base: string;
+  beforeAll(async () => {
+    t = await startApp();
+    a = await tenant(t);
+    base = await listen(t);
+  });
+  afterAll(() => t?.close());
+
+  it('refuses ".", "..", slashes, spaces and control characters as a participant, over REST and MCP', async () => {
+    const s = await createSession(t, a.key);
+    for (const user_id of ['.', '..', 'a/b', 'a b', NUL, '', 'x'.repeat(129)]) {
+      const res = await call(t, 'POST', `/v1/sessions/${s.id}/connection`, { key: a.key, body: { user_id } });
+      expect(expectError(res, 400, 'BAD_REQUEST'), JSON.stringify(user_id)).toMatch(/^body\.user_id /);
+    }
+    for (const user_id of ['...', '.a', 'a.b', 'ann@example.com', 'x'.repeat(128)])
+      expect(
+        (await call(t, 'POST', `/v1/sessions/${s.id}/connection`, { key: a.key, body: { user_id } })).status,
+        user_id,
+      ).toBe(200);
+
+    const good = await token(t, a.key, s.id, 'ann');
+    for (const user_id of ['.', '..']) {
+      const upgrade = await openSocket(base, { session: s.id, access_token: good, user_id }).catch((e) => e);
+      expect(upgrade.status).toBe(400);
+      expect(JSON.parse(upgrade.body).error.message).toBe('query.user_id has an invalid format');
+    }
+
+    const client = await mcpClient(base.replace('ws://', 'http://'), await agentToken(t, a));
+    for (const user_id of ['.', '..', NUL]) {
+      const r = await client.callTool({
+        name: 'create_connection_token',
+        arguments: { session_id: s.id, user_id },
+      });
+      expect(r.isError, JSON.stringify(user_id)).toBe(true);
+      expect(JSON.stringify(r.content)).toMatch(/user_id/);
+    }
+    await client.close();
+  });
+});
+
 describe('MCP tool calls with control characters', () => {
   let t: TestApp;
   let a: Tenant;

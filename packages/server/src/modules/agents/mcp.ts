@@ -4,12 +4,19 @@ import { z } from 'zod';
 import { controlCharacterError, findControlCharacter } from '../../http/control-characters.js';
 import type { Principal } from '../../http/principal.js';
 import { presentRecord } from '../billing/service.js';
+import { USER_ID, USER_ID_MAX } from '../live/schemas.js';
 import { presentSession } from '../sessions/service.js';
 import { audited, type McpDeps } from './mcp-deps.js';
 import { registerResources } from './mcp-resources.js';
 import type { Scope } from './service.js';
 
 const sessionId = z.string().uuid().describe('the session id (a UUID)');
+/** A participant who joins: the same rule as the REST API's `user_id`. */
+const userId = z
+  .string()
+  .min(1)
+  .max(USER_ID_MAX)
+  .regex(USER_ID, 'must have no "/", white space or control character, and not be "." or ".."');
 const text = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
 });
@@ -232,7 +239,9 @@ export function mcpServer(
         'A token (valid 300 s) for one participant to join the session over WebSocket, live or as a replay. Whoever holds it can join as that participant.',
       input: {
         session_id: sessionId,
-        user_id: z.string().min(1).max(200).describe('the participant to join as'),
+        user_id: userId.describe(
+          'the participant to join as: 1 to 128 characters, no "/", white space or control character, not "." or ".."',
+        ),
         replay: z.boolean().default(false).describe('a replay connection instead of a live one'),
       },
     },
