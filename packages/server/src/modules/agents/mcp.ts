@@ -43,7 +43,14 @@ export function mcpServer(
   function tool<Shape extends z.ZodRawShape>(
     name: string,
     scope: Scope,
-    config: { title: string; description: string; destructive?: boolean; input: Shape },
+    config: {
+      title: string;
+      description: string;
+      destructive?: boolean;
+      input: Shape;
+      /** the session a successful call made, for its activity row */
+      sessionOf?: (value: unknown) => string;
+    },
     run: (args: z.objectOutputType<Shape, z.ZodTypeAny>) => Promise<unknown>,
   ): void {
     inputs.set(name, z.object(config.input));
@@ -62,7 +69,7 @@ export function mcpServer(
       },
       (async (args: z.objectOutputType<Shape, z.ZodTypeAny>) => {
         const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
-        const call = { tool: name, scope, sessionId };
+        const call = { tool: name, scope, sessionId, sessionOf: config.sessionOf };
         // The same rule as every request of the REST API: no control character in any argument.
         const out = await audited(deps, principal, call, async () => {
           const field = findControlCharacter(args, 'arguments');
@@ -224,6 +231,7 @@ export function mcpServer(
       input: {
         name: z.string().max(200).optional().describe('at most 200 characters, no control characters'),
       },
+      sessionOf: (session) => (session as { id: string }).id,
     },
     async ({ name }) =>
       presentSession(
