@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { controlCharacterError, findControlCharacter } from '../../http/control-characters.js';
 import type { Principal } from '../../http/principal.js';
 import { presentRecord } from '../billing/service.js';
-import { USER_ID, USER_ID_MAX } from '../live/schemas.js';
+import { USER_ID, USER_ID_MAX } from '../live/service.js';
 import { presentSession } from '../sessions/service.js';
 import { audited, type McpDeps } from './mcp-deps.js';
 import { registerResources } from './mcp-resources.js';
