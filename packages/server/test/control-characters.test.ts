@@ -118,6 +118,16 @@ describe('control characters in ids and names', () => {
     expect((await call(t, 'GET', '/v1/webhooks', { key: a.key })).body.data).toEqual([]);
   });
 
+  it('walks a deeply nested body without failing: the schema refuses it with 400', async () => {
+    const deep = `{"name":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const res = await call(t, 'POST', '/v1/sessions', {
+      key: a.key,
+      payload: deep,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(expectError(res, 400, 'BAD_REQUEST')).toMatch(/^body\.name /);
+  });
+
   it('keeps tabs and line breaks in free text (a webhook description), and other characters anywhere', async () => {
     const hook = await call(t, 'POST', '/v1/webhooks', {
       key: a.key,

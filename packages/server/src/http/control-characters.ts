@@ -46,28 +46,31 @@ const segment = (key: string) =>
 
 /**
  * The first field of `value` (walked depth first, keys included) holding a control character,
- * named from `at` (`body.name`, `body.events[2].type`); undefined when there is none.
+ * named from `at` (`body.name`, `body.events[2].type`); undefined when there is none. The walk
+ * keeps its own stack: a body may nest deeper than the call stack goes.
  */
 export function findControlCharacter(
   value: unknown,
   at: string,
   freeText: ReadonlySet<string> = new Set(),
 ): string | undefined {
-  if (typeof value === 'string') {
-    return hasControlCharacter(value, freeText.has(at)) ? at : undefined;
-  }
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findControlCharacter(value[i], `${at}[${i}]`, freeText);
-      if (found) return found;
+  const stack: Array<[unknown, string]> = [[value, at]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [v, path] = next;
+    if (typeof v === 'string') {
+      if (hasControlCharacter(v, freeText.has(path))) return path;
+      continue;
     }
-    return undefined;
-  }
-  for (const [key, inner] of Object.entries(value)) {
-    if (hasControlCharacter(key)) return `${at}${segment(key)}`;
-    const found = findControlCharacter(inner, `${at}${segment(key)}`, freeText);
-    if (found) return found;
+    if (v === null || typeof v !== 'object' || Buffer.isBuffer(v)) continue;
+    // Pushed last to first, so that the first field is looked at first.
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}[${i}]`]);
+      continue;
+    }
+    const entries = Object.entries(v);
+    for (const [key] of entries) if (hasControlCharacter(key)) return `${path}${segment(key)}`;
+    for (let i = entries.length - 1; i >= 0; i--)
+      stack.push([entries[i]![1], `${path}${segment(entries[i]![0])}`]);
   }
   return undefined;
 }
