@@ -11,6 +11,7 @@ import { ErrorEnvelope } from './http/envelope.js';
 import { BadRequest } from './http/errors.js';
 import { installConnectionLimits } from './http/connection-limits.js';
 import { installPublicCors } from './http/cors.js';
+import { installControlCharacterRule } from './http/control-characters.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { installRequestLog } from './http/logging.js';
@@ -110,6 +111,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     ];
   });
 
+  installControlCharacterRule(app);
   installPublicCors(app);
   await installOpenApi(app, config);
   installAuth(app, {

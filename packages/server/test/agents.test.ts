@@ -114,6 +114,12 @@ describe('the MCP endpoint with agent tokens', () => {
       }),
     );
     expect(token.access_token).toMatch(/^eyJ/);
+    // Each activity row names its session: the one a tool acted on, or the one it made.
+    const rows = (await call(t, 'GET', '/v1/agent-activity', { key: a.key })).body.data;
+    expect(rows.slice(0, 2).map((r: any) => [r.tool, r.status, r.session_id])).toEqual([
+      ['create_connection_token', 'succeeded', made.id],
+      ['create_session', 'succeeded', made.id],
+    ]);
 
     const b = await tenant(t);
     const theirs = await connect(base, await agentToken(t, b, ['mcp:read', 'mcp:write']));

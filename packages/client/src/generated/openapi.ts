@@ -2521,7 +2521,7 @@ export interface components {
                     replay?: boolean;
                     /** @description replay speed, 0.25 to 16 (default 1) */
                     speed?: number;
-                    /** @description the participant; 1 to 128 characters, no "/" or spaces (it names media streams) */
+                    /** @description the participant; 1 to 128 characters, no "/", white space or control character, and not "." or ".." (it names media streams and is a path segment of the API) */
                     user_id: string;
                 };
             };
@@ -2608,7 +2608,7 @@ export interface components {
         CreateWebhookRequest: {
             content: {
                 "application/json": {
-                    /** @description free text, up to 500 characters */
+                    /** @description free text, up to 500 characters; tab, line feed and carriage return are kept, other control characters refused */
                     description?: string | null;
                     /** @description the event types to receive, at least one, each once */
                     events: components["schemas"]["WebhookEventType"][];
@@ -2722,7 +2722,7 @@ export interface components {
         UpdateWebhookRequest: {
             content: {
                 "application/json": {
-                    /** @description free text, up to 500 characters */
+                    /** @description free text, up to 500 characters; tab, line feed and carriage return are kept, other control characters refused */
                     description?: string | null;
                     /** @description the event types to receive, at least one, each once */
                     events?: components["schemas"]["WebhookEventType"][];
@@ -5213,7 +5213,7 @@ export interface operations {
                 format?: "json" | "binary";
                 /** @description the session id the token was issued for */
                 session: string;
-                /** @description the token's `user_id` */
+                /** @description the token's `user_id`, under the same rule */
                 user_id: string;
             };
             header?: never;
@@ -5232,7 +5232,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `format` is neither `json` nor `binary`. */
+            /** @description `format` is neither `json` nor `binary`, `user_id` is not a valid participant id, or a query value holds a control character. */
             400: {
                 headers: {
                     [name: string]: unknown;

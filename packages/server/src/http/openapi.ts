@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Config } from '../config.js';
+import { CONTROL_CHARACTER_RULE } from './control-characters.js';
 import { ErrorBody, ErrorEnvelope } from './envelope.js';
 import { PAGE_SECURITY_HEADERS } from './html-page.js';
 import {
@@ -31,6 +32,8 @@ say so on their operation.
 
 **Request bodies** are JSON (at most 1 MiB). Unknown fields are refused with 400 naming the field,
 so that a misspelt field never passes silently. Timestamps are ISO 8601 UTC with milliseconds.
+
+${CONTROL_CHARACTER_RULE}
 
 **Lists** take \`limit\` (1–200, default 50) and \`cursor\`; the next page is announced in a
 \`Link: <…>; rel="next"\` header and the body stays a plain array.

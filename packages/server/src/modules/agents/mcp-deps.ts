@@ -25,12 +25,13 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; mes
 
 /**
  * Runs one agent call (a tool or a resource read): the scope checked first, the call written to
- * the activity log however it ends, an API error turned into its code and message.
+ * the activity log however it ends, an API error turned into its code and message. The row names
+ * the session the call was about, or, with `sessionOf`, the one it made.
  */
 export async function audited<T>(
   deps: McpDeps,
   principal: Principal,
-  call: { tool: string; scope: Scope; sessionId: string | null },
+  call: { tool: string; scope: Scope; sessionId: string | null; sessionOf?: (value: T) => string },
   run: () => Promise<T>,
 ): Promise<Outcome<T>> {
   const row = { tool: call.tool, sessionId: call.sessionId };
@@ -40,7 +41,8 @@ export async function audited<T>(
   }
   try {
     const value = await run();
-    await deps.agents.record(principal, { ...row, status: 'succeeded', errorCode: null });
+    const sessionId = call.sessionOf ? call.sessionOf(value) : row.sessionId;
+    await deps.agents.record(principal, { ...row, sessionId, status: 'succeeded', errorCode: null });
     return { ok: true, value };
   } catch (err) {
     const known = err instanceof ApiError;

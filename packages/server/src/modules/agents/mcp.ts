@@ -1,14 +1,22 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { controlCharacterError, findControlCharacter } from '../../http/control-characters.js';
 import type { Principal } from '../../http/principal.js';
 import { presentRecord } from '../billing/service.js';
+import { USER_ID, USER_ID_MAX } from '../live/service.js';
 import { presentSession } from '../sessions/service.js';
 import { audited, type McpDeps } from './mcp-deps.js';
 import { registerResources } from './mcp-resources.js';
 import type { Scope } from './service.js';
 
 const sessionId = z.string().uuid().describe('the session id (a UUID)');
+/** A participant who joins: the same rule as the REST API's `user_id`. */
+const userId = z
+  .string()
+  .min(1)
+  .max(USER_ID_MAX)
+  .regex(USER_ID, 'must have no "/", white space or control character, and not be "." or ".."');
 const text = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
 });
@@ -35,7 +43,14 @@ export function mcpServer(
   function tool<Shape extends z.ZodRawShape>(
     name: string,
     scope: Scope,
-    config: { title: string; description: string; destructive?: boolean; input: Shape },
+    config: {
+      title: string;
+      description: string;
+      destructive?: boolean;
+      input: Shape;
+      /** the session a successful call made, for its activity row */
+      sessionOf?: (value: unknown) => string;
+    },
     run: (args: z.objectOutputType<Shape, z.ZodTypeAny>) => Promise<unknown>,
   ): void {
     inputs.set(name, z.object(config.input));
@@ -54,7 +69,13 @@ export function mcpServer(
       },
       (async (args: z.objectOutputType<Shape, z.ZodTypeAny>) => {
         const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
-        const out = await audited(deps, principal, { tool: name, scope, sessionId }, () => run(args));
+        const call = { tool: name, scope, sessionId, sessionOf: config.sessionOf };
+        // The same rule as every request of the REST API: no control character in any argument.
+        const out = await audited(deps, principal, call, async () => {
+          const field = findControlCharacter(args, 'arguments');
+          if (field) throw controlCharacterError(field);
+          return run(args);
+        });
         return out.ok
           ? text(out.value)
           : { isError: true, ...text({ code: out.code, message: out.message }) };
@@ -207,7 +228,10 @@ export function mcpServer(
       title: 'Create a session',
       description:
         'Creates a new session in the project (it starts when its first participant joins); webhooks receive session.created. Counts toward the free tier.',
-      input: { name: z.string().max(200).optional().describe('at most 200 characters') },
+      input: {
+        name: z.string().max(200).optional().describe('at most 200 characters, no control characters'),
+      },
+      sessionOf: (session) => (session as { id: string }).id,
     },
     async ({ name }) =>
       presentSession(
@@ -223,7 +247,9 @@ export function mcpServer(
         'A token (valid 300 s) for one participant to join the session over WebSocket, live or as a replay. Whoever holds it can join as that participant.',
       input: {
         session_id: sessionId,
-        user_id: z.string().min(1).max(200).describe('the participant to join as'),
+        user_id: userId.describe(
+          'the participant to join as: 1 to 128 characters, no "/", white space or control character, not "." or ".."',
+        ),
         replay: z.boolean().default(false).describe('a replay connection instead of a live one'),
       },
     },

@@ -161,7 +161,8 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
     mcp.route({
       method: 'POST',
       url: '/mcp',
-      config: { auth: AGENT_ONLY },
+      // A control character in a tool's arguments is refused by the tool, as a tool error.
+      config: { auth: AGENT_ONLY, ownTextRule: true },
       schema: {
         tags,
         operationId: 'callMcp',

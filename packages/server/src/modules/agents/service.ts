@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import type { AgentActivityTable, AgentTokensTable } from '../../db/types.js';
+import { hasControlCharacter, replaceControlCharacters } from '../../http/control-characters.js';
 import { BadRequest, NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
 import { roleAtLeast, type Principal } from '../../http/principal.js';
@@ -121,7 +122,11 @@ export function agentsService(deps: { config: Config; store: AgentsStore; projec
       return agentPrincipal(`agent_token:${t.id}`, t);
     },
 
-    /** Records one tool call. */
+    /**
+     * Records one tool call. The tool's name and the session id come from the agent as sent (a
+     * refused call is recorded too): a control character in either is not stored, the name keeps
+     * U+FFFD in its place and the session id is left out.
+     */
     async record(
       principal: Principal,
       call: {
@@ -136,8 +141,8 @@ export function agentsService(deps: { config: Config; store: AgentsStore; projec
         org_id: principal.orgId,
         project_id: principal.keyProjectId ?? '',
         actor: principal.credentialId,
-        tool: call.tool,
-        session_id: call.sessionId,
+        tool: replaceControlCharacters(call.tool),
+        session_id: call.sessionId !== null && !hasControlCharacter(call.sessionId) ? call.sessionId : null,
         status: call.status,
         error_code: call.errorCode,
         created_at: now(),

@@ -17,6 +17,7 @@ import { cheapId, decodeClientMessage } from './wire.js';
 import {
   ConnectionRequest,
   ConnectionToken,
+  isUserId,
   LiveChatPayload,
   LiveClientMessage,
   LiveDirectorCommand,
@@ -115,7 +116,10 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
               'Switching Protocols: the WebSocket is open. The server sends `LiveServerMessage`s (first a `welcome`), the client `LiveClientMessage`s.',
               { Upgrade: Type.String({ enum: ['websocket'] }) },
             ),
-            400: jsonDoc('`format` is neither `json` nor `binary`.', ErrorEnvelope),
+            400: jsonDoc(
+              '`format` is neither `json` nor `binary`, `user_id` is not a valid participant id, or a query value holds a control character.',
+              ErrorEnvelope,
+            ),
             401: jsonDoc(
               'Before the upgrade: a missing, expired, forged or foreign token, or another `user_id`.',
               ErrorEnvelope,
@@ -140,6 +144,9 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         const q = request.query as Record<string, string | undefined>;
         if (q.format !== undefined && q.format !== 'json' && q.format !== 'binary')
           throw new ApiError(400, 'BAD_REQUEST', 'query.format must be "json" or "binary"');
+        // Tokens are issued only for valid ids; this also turns away one issued before the rule.
+        if (q.user_id !== undefined && !isUserId(q.user_id))
+          throw new ApiError(400, 'BAD_REQUEST', 'query.user_id has an invalid format');
         const admitted = await live.admit(q);
         if ('problem' in admitted)
           throw new ApiError(

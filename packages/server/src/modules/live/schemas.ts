@@ -2,12 +2,26 @@ import { LIVE_ERRORS } from '@vss/client';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from '../../http/schema-types.js';
 
-export const UserId = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: '^[^/\\s]+$',
-  description: 'the participant; 1 to 128 characters, no "/" or spaces (it names media streams)',
-});
+/**
+ * A participant's id names media streams (`media/<user_id>/cam`) and is a path segment of the API
+ * (`/v1/sessions/{id}/participants/{user_id}`): no "/", no white space or control character, and
+ * not "." or "..", which URL normalisation would turn into another path.
+ */
+export const USER_ID_PATTERN = '^(?!\\.\\.?$)[^/\\s\\u0000-\\u001f\\u007f]+$';
+/** The longest user_id. */
+export const USER_ID_MAX = 128;
+/** The same rule as a regular expression, for the checks made outside a route's schema. */
+export const USER_ID = new RegExp(USER_ID_PATTERN, 'u');
+
+/** Whether `s` may be a participant's id. */
+export const isUserId = (s: string): boolean => [...s].length <= USER_ID_MAX && USER_ID.test(s);
+
+const userIdSchema = (description: string) =>
+  Type.String({ minLength: 1, maxLength: USER_ID_MAX, pattern: USER_ID_PATTERN, description });
+
+export const UserId = userIdSchema(
+  'the participant; 1 to 128 characters, no "/", white space or control character, and not "." or ".." (it names media streams and is a path segment of the API)',
+);
 
 export const ConnectionRequest = Type.Object(
   {
@@ -269,7 +283,7 @@ export const LiveServerMessage = Type.Union([LiveMessage, LiveControl], {
 export const LiveQuery = Type.Object({
   session: Type.String({ format: 'uuid', description: 'the session id the token was issued for' }),
   access_token: Type.String({ description: 'from `createConnectionToken`; valid 300 s' }),
-  user_id: Type.String({ description: "the token's `user_id`" }),
+  user_id: userIdSchema("the token's `user_id`, under the same rule"),
   format: Type.Optional(
     Type.String({
       enum: ['json', 'binary'],

@@ -5,6 +5,9 @@ import type { Principal } from '../../http/principal.js';
 import type { SessionsService } from '../sessions/service.js';
 import { TOKEN_TTL_S, type ConnectionClaims, type ConnectionTokens } from './token.js';
 
+/** The rule of a participant's id, for the other ways in than the connection route (MCP). */
+export { USER_ID, USER_ID_MAX } from './schemas.js';
+
 /** What a verified `/ws` request is allowed to do. */
 /**
  * What other modules may ask of live sessions (the hub implements it): add an event to a

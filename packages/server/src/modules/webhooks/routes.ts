@@ -64,7 +64,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
   app.post(
     '/v1/webhooks',
     {
-      config: { auth: KEY_OR_USER, idempotent: true },
+      config: { auth: KEY_OR_USER, idempotent: true, freeText: ['body.description'] },
       schema: {
         tags,
         operationId: 'createWebhook',
@@ -103,7 +103,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
   app.patch(
     '/v1/webhooks/:webhookId',
     {
-      config: { auth: KEY_OR_USER },
+      config: { auth: KEY_OR_USER, freeText: ['body.description'] },
       schema: {
         tags,
         operationId: 'updateWebhook',

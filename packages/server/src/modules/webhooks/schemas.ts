@@ -28,7 +28,8 @@ const Events = Type.Array(EventType, {
   description: 'the event types to receive, at least one, each once',
 });
 const Description = Nullable(Type.String({ maxLength: 500 }), {
-  description: 'free text, up to 500 characters',
+  description:
+    'free text, up to 500 characters; tab, line feed and carriage return are kept, other control characters refused',
 });
 
 const fields = {
