@@ -28,7 +28,7 @@
  *             as an answer holds them); the index is read before the clock starts, and there is no
  *             checksum, SQL, JSON or HTTP (bench/lib/playback-baseline.ts)
  *   store     the same answers (same paging and caps) from the compiled server's stream store
- *             (firstFrom/slot/nextTs/minSeqIn: index rows, segment reads, checksums) on the same
+ *             (firstFrom/slot: index rows, segment reads, checksums) on the same
  *             DATA_DIR in the reader process, bodies not encoded: no HTTP
  *   floor     the http reader against bench/playback-floor-server.ts, a bare node:http server that
  *             answers each request with the real server's answer to it, fetched once (an unmeasured

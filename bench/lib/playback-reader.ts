@@ -9,7 +9,7 @@
  *   checks it meanwhile: one request in flight per reader, and the socket is read while earlier
  *   answers are checked.
  * - `store`: the same answers (same paging, same caps) straight from the compiled server's
- *   stream store (`firstFrom`, `slot`, `nextTs`, `minSeqIn`) on the same DATA_DIR: no HTTP.
+ *   stream store (`firstFrom`, `slot`) on the same DATA_DIR: no HTTP.
  *
  * Each checks that every seq 1..maxSeq arrived exactly once and that the payload bytes add up. The
  * store reader checks that each body is the one recorded for its seq (markers, and the seq stamped
@@ -814,19 +814,15 @@ async function storeAnswer(
   windowSize: number,
   baseSeq: number | undefined,
 ): Promise<{ events: StreamEvent[]; next: number | null }> {
-  let k = 0;
-  if (baseSeq !== undefined) {
-    const first = await store.firstFrom(sessionId, baseSeq, fromTs);
-    if (!first) return { events: [], next: null };
-    k = Math.floor((first.ts - fromTs) / windowSize);
-  }
-  const lo = fromTs + k * windowSize;
+  const first = await store.firstFrom(sessionId, baseSeq ?? 0, fromTs);
+  if (!first) return { events: [], next: null };
+  const lo = fromTs + Math.floor((first.ts - fromTs) / windowSize) * windowSize;
   const hi = lo + windowSize;
   const events: StreamEvent[] = [];
   let bytes = 0;
   let next: number | null = null;
   // The store yields pages of events (one promise per page, not per event), as the service reads them.
-  pages: for await (const page of store.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_ANSWER_EVENTS + 1)) {
+  pages: for await (const page of store.slot(sessionId, lo, hi, first.seq, MAX_ANSWER_EVENTS + 1, fromTs)) {
     for (const e of page) {
       if (
         events.length >= MAX_ANSWER_EVENTS ||
@@ -839,14 +835,7 @@ async function storeAnswer(
       events.push(e);
     }
   }
-  if (next === null) {
-    const after = await store.nextTs(sessionId, hi);
-    if (after !== undefined) {
-      const k2 = Math.floor((after - fromTs) / windowSize);
-      next =
-        (await store.minSeqIn(sessionId, fromTs + k2 * windowSize, fromTs + (k2 + 1) * windowSize)) ?? null;
-    }
-  }
+  next ??= (await store.firstFrom(sessionId, (events.at(-1)?.seq ?? first.seq) + 1, fromTs))?.seq ?? null;
   return { events, next };
 }
 

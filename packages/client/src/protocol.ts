@@ -318,6 +318,17 @@ export function parseMediaStream(streamType: string): { userId: string; kind: Tr
   return m ? { userId: m[1]!, kind: m[2] as TrackKind } : null;
 }
 
+/**
+ * Whom the presenter layout features: the director's focus while they are present, else the first
+ * participant present (in the order they joined), else the focus as set (nobody is present). One
+ * rule for the live room, the replay player and the export: a participant who left is never kept
+ * large.
+ */
+export function shownFocus(focus: string | null, present: readonly string[]): string | null {
+  if (focus !== null && present.includes(focus)) return focus;
+  return present[0] ?? focus;
+}
+
 /** Base64 of bytes, in browsers and Node. */
 export function toBase64(bytes: Uint8Array): string {
   if (typeof Buffer !== 'undefined')

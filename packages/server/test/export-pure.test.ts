@@ -1,7 +1,17 @@
 import { encodeEvc1 } from '@vss/client';
 import { describe, expect, it } from 'vitest';
 import { MediaError, formatOf } from '../src/modules/exports/codecs.js';
-import { CANVAS, GAP, gridRects, presenterAreas, type Rect } from '../src/modules/exports/layout.js';
+import {
+  CANVAS,
+  GAP,
+  gridRects,
+  presenterAreas,
+  presenterComposition,
+  type Composition,
+  type Rect,
+} from '../src/modules/exports/layout.js';
+import type { Scan, ScannedTrack } from '../src/modules/exports/scan.js';
+import type { TrackFormat } from '../src/modules/exports/codecs.js';
 import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from '../src/modules/exports/matroska.js';
 import { byteRange } from '../src/modules/exports/routes.js';
 
@@ -44,6 +54,88 @@ describe('export layout, without ffmpeg', () => {
     expect(v.strip.y + v.strip.h).toBe(1280);
     // Alone, the presenter has the whole canvas.
     expect(presenterAreas('landscape', 0).main).toEqual({ x: 0, y: 0, w: 1280, h: 720 });
+  });
+});
+
+const S = 1_000_000;
+
+/** A scan of cameras on the whole time of the export (µs), with these joins, leaves and focus commands. */
+function scanOf(users: string[], presence: Scan['presence'], focus: Scan['focus'] = []): Scan {
+  const tracks: ScannedTrack[] = users.map((u) => ({
+    streamId: `media/${u}/cam`,
+    userId: u,
+    kind: 'cam',
+    format: { codec: 'mjpeg', evc1: false } as TrackFormat,
+    frames: 100,
+    firstUs: 0,
+    lastUs: 10 * S,
+    on: [[0, 10 * S]],
+  }));
+  return { epochMs: 0, spanUs: 10 * S, tracks, focus, presence };
+}
+
+/** Whose tile is large (the presenter's main area) at `t`, in each second of the export. */
+function largeBySecond(c: Composition): string[] {
+  const out: string[] = [];
+  for (let t = 0; t < 10 * S; t += S) {
+    const large = c.groups.filter(
+      (g) => g.w === 960 && (g.spans === null || g.spans.some((p) => p.fromUs <= t && t < p.toUs)),
+    );
+    expect(large, `one large tile at ${t / S} s`).toHaveLength(1);
+    out.push(c.subjects[large[0]!.subject]!.userId);
+  }
+  return out;
+}
+
+describe('the presenter export when the focus leaves', () => {
+  const joined = (u: string, atUs = 0) => ({ atUs, userId: u, present: true });
+  const left = (u: string, atUs: number) => ({ atUs, userId: u, present: false });
+
+  it('shows the first participant still present large while the director’s focus is gone, and the focus again once back', () => {
+    const scan = scanOf(
+      ['alice', 'bob', 'carol'],
+      [
+        joined('alice'),
+        joined('bob'),
+        joined('carol'),
+        left('bob', 3 * S),
+        left('alice', 4.5 * S),
+        joined('bob', 7 * S),
+      ],
+      [{ atUs: 1 * S, userId: 'bob' }],
+    );
+    const c = presenterComposition(scan, 'landscape', scan.spanUs, undefined);
+    expect(largeBySecond(c)).toEqual([
+      'alice',
+      'bob',
+      'bob',
+      'alice', // bob left at 3 s: alice, the first one present
+      'alice',
+      'carol', // alice left too
+      'carol',
+      'bob', // bob is back, and still the focus
+      'bob',
+      'bob',
+    ]);
+    // The strip never holds the large tile's subject.
+    for (const g of c.groups.filter((g) => g.w !== 960))
+      for (const p of g.spans ?? [])
+        for (const l of c.groups.filter((x) => x.w === 960 && x.subject === g.subject))
+          for (const q of l.spans ?? []) expect(p.toUs <= q.fromUs || q.toUs <= p.fromUs).toBe(true);
+  });
+
+  it('treats a focus asked for the export the same way, and keeps the focus when the recording tells nobody’s presence', () => {
+    const scan = scanOf(['alice', 'bob'], [joined('alice'), joined('bob'), left('bob', 2 * S)]);
+    expect(largeBySecond(presenterComposition(scan, 'landscape', scan.spanUs, 'bob'))).toEqual([
+      'bob',
+      'bob',
+      ...Array(8).fill('alice'),
+    ]);
+    const silent = scanOf(['alice', 'bob'], [], [{ atUs: 1 * S, userId: 'bob' }]);
+    expect(largeBySecond(presenterComposition(silent, 'landscape', silent.spanUs, undefined))).toEqual([
+      'alice',
+      ...Array(9).fill('bob'),
+    ]);
   });
 });
 

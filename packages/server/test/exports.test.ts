@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TILE_COLOURS } from '../src/modules/exports/graph.js';
+import { scanRecording } from '../src/modules/exports/scan.js';
 import {
   call,
   createSession,
@@ -221,8 +222,20 @@ describe('MP4 export of a recording made by the live client', () => {
     expect(job.focus).toBe('carol');
     const v = await decodeVideo(file, 1280, 720);
     const main = (i: number) => nearest(v.at(i, 336, 504), PALETTE);
-    expect(main(7)).toBe('carol name'); // before she joined
+    // Before she joined, the first participant present is large, as the live room shows it.
+    expect(main(7)).toBe('red');
     expect(main(30)).toBe('green');
+    // Her join is placed at the media time read before it: where the large tile switches to her.
+    const switched = v.frames.findIndex((_, i) => main(i) !== 'red');
+    expect(Math.abs(switched - 1.5 * FPS)).toBeLessThanOrEqual(1);
+    const scan = await scanRecording(t.runtime.streams, sessionId, await t.runtime.streams.stats(sessionId));
+    const carol = scan.presence.find((p) => p.userId === 'carol' && p.present)!;
+    expect(Math.abs(carol.atUs - 1_500_000)).toBeLessThanOrEqual(1_000_000 / FPS);
+    expect(scan.presence.filter((p) => !p.present).map((p) => p.atUs)).toEqual([
+      scan.spanUs,
+      scan.spanUs,
+      scan.spanUs,
+    ]);
     expect(nearest(v.at(30, 968 + 100, 250), PALETTE)).toBe('red');
 
     const vertical = await exportAs('focus-vertical', '?layout=presenter&focus=bob&orientation=vertical');
@@ -230,7 +243,7 @@ describe('MP4 export of a recording made by the live client', () => {
     const w = await decodeVideo(vertical.file, 720, 1280);
     // Large tile 720x960 at the top, the strip below.
     expect(nearest(w.at(30, 252, 672), PALETTE)).toBe('blue');
-  });
+  }, 90_000);
 
   it('renders H.264 cameras, and participants who only spoke as name tiles with their voice', async () => {
     const mixed = await createSession(t, a.key, 'h264 and a voice');

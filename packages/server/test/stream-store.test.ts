@@ -74,37 +74,45 @@ describe('the stream store', () => {
     expect(none).toEqual([]);
   });
 
-  it('reads a time window in seq order, with events that arrived late among those of other windows, up to a limit', async () => {
+  it('reads a playback answer in seq order through the last event of its window, late and early events in their place, up to a limit', async () => {
     const store = t.runtime.streams;
     const sessionId = `s-${Math.random().toString(36).slice(2)}`;
     // seq 1..1000 at 10 ms apart; every 7th event is stamped 5 s earlier (it arrived late), so the
-    // window [T0 + 1 s, T0 + 3 s) holds its own events and late ones of seqs 600 to 800.
+    // window [T0 + 1 s, T0 + 3 s) holds its own events and late ones of seqs 600 to 800, and its
+    // seq range holds events stamped before it (late ones) and after it.
     const events = frames(sessionId, 1, 1000, 300).map((e) =>
       e.seq % 7 === 0 ? { ...e, ts: e.ts - 5_000 } : e,
     );
     await store.appendBatch(events);
     const lo = T0 + 1_000;
     const hi = T0 + 3_000;
-    const want = (fromSeq: number) =>
-      events.filter((e) => e.ts >= lo && e.ts < hi && e.seq >= fromSeq).map((e) => e.seq);
-    const slot = async (fromSeq: number, limit: number, window = [lo, hi] as const) => {
+    const want = (fromSeq: number, fromTs: number) => {
+      const last = Math.max(
+        ...events.filter((e) => e.ts >= lo && e.ts < hi && e.seq >= fromSeq).map((e) => e.seq),
+      );
+      return events.filter((e) => e.seq >= fromSeq && e.seq <= last && e.ts >= fromTs).map((e) => e.seq);
+    };
+    const slot = async (fromSeq: number, limit: number, fromTs = lo, window = [lo, hi] as const) => {
       const got: number[] = [];
-      for await (const page of store.slot(sessionId, window[0], window[1], fromSeq, limit))
+      for await (const page of store.slot(sessionId, window[0], window[1], fromSeq, limit, fromTs))
         for (const e of page) {
           expect(e.body.readUInt32BE(0), `seq ${e.seq} has its own bytes`).toBe(e.seq);
           got.push(e.seq);
         }
       return got;
     };
-    expect(want(0).length).toBeGreaterThan(150);
-    expect(want(0).at(-1)).toBeGreaterThan(700);
-    expect(await slot(0, 10_000)).toEqual(want(0));
-    expect(await slot(150, 10_000)).toEqual(want(150));
-    expect(await slot(0, 70)).toEqual(want(0).slice(0, 70));
+    expect(want(0, lo).length).toBeGreaterThan(150);
+    expect(want(0, lo).at(-1)).toBe(798);
+    expect(await slot(0, 10_000)).toEqual(want(0, lo));
+    expect(await slot(150, 10_000)).toEqual(want(150, lo));
+    // Read from an earlier from_ts: the late events stamped before the window come in their place.
+    expect(want(0, T0).filter((s) => events[s - 1]!.ts < lo).length).toBeGreaterThan(10);
+    expect(await slot(0, 10_000, T0)).toEqual(want(0, T0));
+    expect(await slot(0, 70)).toEqual(want(0, lo).slice(0, 70));
     expect(await slot(1001, 10)).toEqual([]);
     expect(await slot(0, 0)).toEqual([]);
     // A window with nothing in it.
-    expect(await slot(0, 100, [T0 + 60_000, T0 + 61_000])).toEqual([]);
+    expect(await slot(0, 100, T0 + 60_000, [T0 + 60_000, T0 + 61_000])).toEqual([]);
   });
 });
 

@@ -194,6 +194,20 @@ describeBrowser('replay and the public pages, in a browser', () => {
 
     // Played to the end, it stops there and offers to play again.
     await page.getByRole('button', { name: 'Play again' }).waitFor({ timeout: 10_000 });
+    // The recording ends at the last leave, not when the session ended after the departure wait
+    // (SESSION_DEPARTURE_TIMEOUT_S): the time bar is as long as the manifest says.
+    const manifest = await call(vss, key, 'GET', `/v1/sessions/${sessionId}/manifest`);
+    const timeline: Array<{ type: string; ts: number }> = await call(
+      vss,
+      key,
+      'GET',
+      `/v1/sessions/${sessionId}/timeline`,
+    );
+    const lastLeave = Math.max(...timeline.filter((e) => e.type === 'participant.left').map((e) => e.ts));
+    expect(manifest.end_ts).toBe(lastLeave);
+    expect(Number(await page.getByRole('slider', { name: 'Position' }).getAttribute('max'))).toBe(
+      manifest.end_ts - manifest.start_ts,
+    );
 
     // Seek back while stopped: the chat follows the playhead, the pictures are decoded again.
     const slider = page.getByRole('slider', { name: 'Position' });

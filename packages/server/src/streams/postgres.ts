@@ -171,30 +171,25 @@ export function postgresStreamStore(pool: pg.Pool, segments: SealedSegments | nu
       );
       return r ? Number(r.ts) : undefined;
     },
-    async minSeqIn(sessionId, lo, hi) {
-      const r = await one<{ s: string | null }>(
-        'select min(seq) as s from stream_events where session_id = $1 and ts >= $2 and ts < $3',
-        [sessionId, lo, hi],
-      );
-      return r?.s == null ? undefined : Number(r.s);
-    },
-    async *slot(sessionId, lo, hi, fromSeq, limit) {
-      // The window's seq range from the (session, ts, seq) index: `seq + 0` keeps the planner from
-      // answering min/max by walking the primary key from fromSeq, filtering ts row by row.
-      const bounds = await one<{ lo: string | null; hi: string | null }>(
-        'select min(seq + 0) as lo, max(seq + 0) as hi from stream_events where session_id = $1 and ts >= $2 and ts < $3 and seq >= $4',
+    async *slot(sessionId, lo, hi, fromSeq, limit, fromTs) {
+      // Where the answer ends, the window's last seq, from the (session, ts, seq) index: `seq + 0`
+      // keeps the planner from answering max by walking the primary key, filtering ts row by row.
+      const bounds = await one<{ hi: string | null }>(
+        'select max(seq + 0) as hi from stream_events where session_id = $1 and ts >= $2 and ts < $3 and seq >= $4',
         [sessionId, lo, hi, fromSeq],
       );
-      if (bounds?.lo == null || bounds.hi == null) return;
+      if (bounds?.hi == null) return;
       const last = Number(bounds.hi);
       let left = limit;
-      // Then the rows, SLOT_PAGE seqs at a time along the primary key: a short key range is always
-      // read through it (a LIMIT over the whole range may be planned as a scan and sort of all of it).
-      for (let from = Number(bounds.lo); from <= last && left > 0; from += SLOT_PAGE) {
+      // Then the rows of that seq range stamped from fromTs on (whatever window they are stamped in:
+      // leaving out those of other windows would return them out of seq order), SLOT_PAGE seqs at a
+      // time along the primary key: a short key range is always read through it (a LIMIT over the
+      // whole range may be planned as a scan and sort of all of it).
+      for (let from = fromSeq; from <= last && left > 0; from += SLOT_PAGE) {
         const rows = (
           await pool.query(
-            `select ${COLUMNS} from stream_events where session_id = $1 and seq >= $2 and seq <= $3 and ts >= $4 and ts < $5 order by seq limit $6`,
-            [sessionId, from, Math.min(from + SLOT_PAGE - 1, last), lo, hi, left],
+            `select ${COLUMNS} from stream_events where session_id = $1 and seq >= $2 and seq <= $3 and ts >= $4 order by seq limit $5`,
+            [sessionId, from, Math.min(from + SLOT_PAGE - 1, last), fromTs, left],
           )
         ).rows as Row[];
         if (rows.length) yield await events(sessionId, rows);

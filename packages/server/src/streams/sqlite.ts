@@ -141,21 +141,19 @@ export function sqliteStreamStore(
   const nextTs = db.prepare(
     'select ts from stream_index where session_id = ? and ts >= ? order by ts limit 1',
   );
-  const minSeqIn = db.prepare(
-    'select min(seq) as s from stream_index where session_id = ? and ts >= ? and ts < ?',
-  );
-  // A window's seq range, from the covering (session, ts, seq) index.
+  // Where an answer ends: the last seq stamped in its window, from the covering (session, ts, seq) index.
   const slotBounds = db.prepare(
-    'select min(seq) as lo, max(seq) as hi from stream_index indexed by stream_index_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
+    'select max(seq) as hi from stream_index indexed by stream_index_ts where session_id = ? and ts >= ? and ts < ? and seq >= ?',
   );
   // Then its rows, SLOT_PAGE at a time, walking the primary key from the last row read as the
   // answer asks for more: an answer capped by its bytes uses a few hundred of the thousands of rows
-  // a window may hold, and turning a row into a JS value is most of what reading it costs. The walk
-  // skips rows of other windows within the range (events that arrived late) without a query each.
+  // a window may hold, and turning a row into a JS value is most of what reading it costs. Rows of
+  // the range stamped in other windows (events that arrived late, or early) are returned in their
+  // place: leaving them out would return them out of seq order, in another answer.
   // Named index: over a wide range the planner may prefer the ts index and a sort of all of it.
   const slotRows = db
     .prepare(
-      `select ${COLUMNS} from stream_index indexed by sqlite_autoindex_stream_index_1 where session_id = ? and seq >= ? and seq <= ? and ts >= ? and ts < ? order by seq limit ?`,
+      `select ${COLUMNS} from stream_index indexed by sqlite_autoindex_stream_index_1 where session_id = ? and seq >= ? and seq <= ? and ts >= ? order by seq limit ?`,
     )
     .raw(true);
 
@@ -222,15 +220,12 @@ export function sqliteStreamStore(
     async nextTs(sessionId, ts) {
       return (nextTs.get(sessionId, ts) as { ts: number } | undefined)?.ts;
     },
-    async minSeqIn(sessionId, lo, hi) {
-      return (minSeqIn.get(sessionId, lo, hi) as { s: number | null }).s ?? undefined;
-    },
-    async *slot(sessionId, lo, hi, fromSeq, limit) {
+    async *slot(sessionId, lo, hi, fromSeq, limit, fromTs) {
       type Raw = [number, string, number, number, number, number, number];
-      const bounds = slotBounds.get(sessionId, lo, hi, fromSeq) as { lo: number | null; hi: number | null };
-      if (bounds.lo === null || bounds.hi === null) return;
-      for (let from = bounds.lo, left = limit; left > 0;) {
-        const rows = slotRows.all(sessionId, from, bounds.hi, lo, hi, Math.min(SLOT_PAGE, left)) as Raw[];
+      const bounds = slotBounds.get(sessionId, lo, hi, fromSeq) as { hi: number | null };
+      if (bounds.hi === null) return;
+      for (let from = fromSeq, left = limit; left > 0;) {
+        const rows = slotRows.all(sessionId, from, bounds.hi, fromTs, Math.min(SLOT_PAGE, left)) as Raw[];
         if (rows.length === 0) return;
         left -= rows.length;
         from = rows[rows.length - 1]![0] + 1;

@@ -108,14 +108,14 @@ export interface StreamStore {
   ): Promise<{ seq: number; ts: number } | undefined>;
   /** The earliest timestamp at or after `ts`, or undefined. */
   nextTs(sessionId: string, ts: number): Promise<number | undefined>;
-  /** The smallest seq among events with lo <= ts < hi. */
-  minSeqIn(sessionId: string, lo: number, hi: number): Promise<number | undefined>;
   /**
-   * Events with lo <= ts < hi and seq >= fromSeq, in seq order, at most `limit` of them, in pages
-   * (a page is about a megabyte of bodies): the cost is bounded by the window, not by what follows
-   * it in the session, and nothing beyond a page of bodies is held at once. Pages rather than
-   * single events, because a playback answer holds thousands of events and each step of an async
-   * generator is a promise.
+   * One playback answer's events: those with seq >= fromSeq and ts >= fromTs, in seq order, through
+   * the last seq of an event stamped lo <= ts < hi (so an event that arrived late, stamped before
+   * lo, or early, stamped after hi, comes in its place in seq order), at most `limit` of them, in
+   * pages (a page is about a megabyte of bodies): the cost is bounded by the window, not by what
+   * follows it in the session, and nothing beyond a page of bodies is held at once. Pages rather
+   * than single events, because a playback answer holds thousands of events and each step of an
+   * async generator is a promise.
    */
   slot(
     sessionId: string,
@@ -123,6 +123,7 @@ export interface StreamStore {
     hi: number,
     fromSeq: number,
     limit: number,
+    fromTs: number,
   ): AsyncGenerator<StreamEvent[]>;
   /** Deletes the named streams of a session; returns how many events went. */
   deleteStreams(sessionId: string, streamIds: string[]): Promise<number>;

@@ -1,5 +1,5 @@
 /** What a live room shows: its connection, participants, tracks, chat and director state. */
-import type { TrackKind } from '@vss/client';
+import { shownFocus, type TrackKind } from '@vss/client';
 
 /** The connection, as a person sees it. */
 export type RoomStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
@@ -81,9 +81,9 @@ export function withTrack(
   return { ...tracks, [userId]: on ? [...have, kind] : have.filter((k) => k !== kind) };
 }
 
-/** Who the director's focus is, as shown: the one set, else the first participant (as the export does). */
+/** Who the director's focus is, as shown: the one set while present, else the first participant (as the export does). */
 export function focusOf(s: RoomState): string | null {
-  return s.focus && s.participants.includes(s.focus) ? s.focus : (s.participants[0] ?? null);
+  return s.participants.length ? shownFocus(s.focus, s.participants) : null;
 }
 
 /** The people sharing a screen, in the order they started, from everybody's tracks. */

@@ -3,7 +3,7 @@
  * tile's decoder when the playhead reaches it, schedules audio on the same clock, and keeps the
  * chat, the director's layout and the timeline for the page. The page draws `snapshot()`.
  */
-import { fromBase64, parseMediaStream } from '@vss/client';
+import { fromBase64, parseMediaStream, shownFocus } from '@vss/client';
 import { errorMessage } from '../api';
 import { AudioOut } from '../media/audio-out';
 import { readEnvelope } from '../media/envelope';
@@ -329,10 +329,13 @@ export class ReplayEngine {
     const chatCount = this.transcript.chatCount(t);
     const tiles = [...this.tiles.values()];
     const direction = this.transcript.directionAt(t, (u) => tiles.some((x) => x.userId === u));
+    // A focus who left gives way to the first participant present, as in the live room and the export.
+    const present = this.transcript.presentAt(t).filter((u) => tiles.some((x) => x.userId === u));
     const main =
       direction.layout === 'presenter' && tiles.length > 1
-        ? (presenterTile(tiles, direction.focus, (x) => this.transcript.screenSince(x.userId, t))?.streamId ??
-          null)
+        ? (presenterTile(tiles, shownFocus(direction.focus, present), (x) =>
+            this.transcript.screenSince(x.userId, t),
+          )?.streamId ?? null)
         : null;
     return {
       status: this.status(t),

@@ -60,6 +60,19 @@ export class Transcript {
     return since === undefined ? 0 : since;
   }
 
+  /** Who is present at `ts`, by the timeline's joins and leaves, in the order they joined. */
+  presentAt(ts: number): string[] {
+    const present: string[] = [];
+    for (const e of this.markers) {
+      if (e.ts > ts) break;
+      const who = typeof e.data.user_id === 'string' ? e.data.user_id : e.actor;
+      const at = present.indexOf(who);
+      if (e.type === 'participant.joined' && at < 0) present.push(who);
+      else if (e.type === 'participant.left' && at >= 0) present.splice(at, 1);
+    }
+    return present;
+  }
+
   /**
    * The layout and focus in force at `ts`: every director command up to then, in order. As in the
    * export, a focus on someone without video (`hasVideo` false) is ignored.

@@ -1,3 +1,4 @@
+import { shownFocus } from '@vss/client';
 import type { Interval, Scan } from './scan.js';
 
 /** The export layouts. */
@@ -150,7 +151,8 @@ const within = (t: number, on: Interval[]) => on.find(([a, b]) => a <= t && t < 
  * while it is on (the most recently started one when several are), else the focus participant's
  * camera (else their screen tile). The focus is `focus` when given; otherwise it follows the
  * recording's `director.focus` commands (a command naming someone without video is ignored),
- * starting with the first participant. The strip shows every other camera, and screens that are
+ * starting with the first participant; while the focus is not present (they left), the first
+ * participant present takes their place, by the live room's rule (`shownFocus`). The strip shows every other camera, and screens that are
  * on but not large, in a fixed order.
  */
 export function presenterComposition(
@@ -164,17 +166,30 @@ export function presenterComposition(
   const withVideo = new Set(subjects.map((s) => s.userId));
   const first = subjects[0]!.userId;
   const changes = focus ? [] : scan.focus.filter((c) => withVideo.has(c.userId));
+  const presence = scan.presence.filter((p) => withVideo.has(p.userId));
+  /** who is present at `t` (with video), in the order they joined */
+  const presentAt = (t: number) => {
+    const present: string[] = [];
+    for (const p of presence) {
+      if (p.atUs > t) break;
+      const at = present.indexOf(p.userId);
+      if (p.present && at < 0) present.push(p.userId);
+      else if (!p.present && at >= 0) present.splice(at, 1);
+    }
+    return present;
+  };
   const focusAt = (t: number) => {
-    if (focus) return focus;
-    let who = first;
+    let who = focus ?? first;
     for (const c of changes) if (c.atUs <= t) who = c.userId;
-    return who;
+    // A focus who left gives way to someone present, as in the live room.
+    return shownFocus(who, presentAt(t)) ?? who;
   };
   const screens = subjects.map((s, i) => ({ s, i })).filter(({ s }) => s.kind === 'screen');
   const isScreen = new Set(screens.map(({ i }) => i));
 
   const cuts = new Set<number>([0]);
   for (const c of changes) if (c.atUs < spanUs) cuts.add(c.atUs);
+  for (const p of presence) if (p.atUs < spanUs) cuts.add(p.atUs);
   for (const { s } of screens)
     for (const [a, b] of s.on) {
       if (a > 0 && a < spanUs) cuts.add(a);

@@ -25,6 +25,13 @@ export interface FocusChange {
   userId: string;
 }
 
+/** A participant joining or leaving, on the export's clock. */
+export interface PresenceChange {
+  atUs: number;
+  userId: string;
+  present: boolean;
+}
+
 /** Everything the layout needs, gathered in one read of the recording. */
 export interface Scan {
   /** ms since 1970 of the first media frame: time 0 of the export */
@@ -33,6 +40,8 @@ export interface Scan {
   spanUs: number;
   tracks: ScannedTrack[];
   focus: FocusChange[];
+  /** joins and leaves in the order they happened */
+  presence: PresenceChange[];
 }
 
 /** A camera that sends nothing for this long is off (its tile shows the name, not a frozen frame). */
@@ -78,6 +87,7 @@ function envelope(body: Buffer): { type?: unknown; ts?: unknown; data?: Record<s
  * placed by its seq among the frames, not by its timestamp, which is the server's clock while
  * frames carry the publisher's media clock. A camera also goes off when it sends nothing for
  * CAM_GAP_US; a screen share does not (a still screen may send no frames for a long time).
+ * Joins and leaves are placed the same way, at the latest media time read before them.
  */
 export async function scanRecording(
   store: StreamStore,
@@ -89,6 +99,9 @@ export async function scanRecording(
   const epochMs = Math.min(...media.map((s) => s.minTs));
   const states = new Map<string, State>();
   const focus: FocusChange[] = [];
+  const presence: PresenceChange[] = [];
+  /** the latest media time read so far: where a join or leave is placed */
+  let mediaUs = 0;
 
   let turn = performance.now() + SLICE_MS;
   for await (const e of store.read(sessionId, {
@@ -129,6 +142,7 @@ export async function scanRecording(
       s.frames += 1;
       s.firstUs = Math.min(s.firstUs, f.atUs);
       s.lastUs = Math.max(s.lastUs, f.atUs);
+      mediaUs = Math.max(mediaUs, f.atUs);
       if (s.kind === 'mic') continue;
       if (s.open && s.kind === 'cam' && f.atUs - s.open.last > CAM_GAP_US) close(s);
       if (!s.open) s.open = { start: f.atUs, last: f.atUs };
@@ -140,6 +154,12 @@ export async function scanRecording(
     if (e.streamId === 'events' && env.type === 'track.unpublished') {
       const off = states.get(String(env.data?.stream_id));
       if (off) close(off);
+    } else if (
+      e.streamId === 'events' &&
+      (env.type === 'participant.joined' || env.type === 'participant.left') &&
+      typeof env.data?.user_id === 'string'
+    ) {
+      presence.push({ atUs: mediaUs, userId: env.data.user_id, present: env.type === 'participant.joined' });
     } else if (e.streamId === 'director' && env.type === 'director.focus') {
       const userId = env.data?.user_id;
       if (typeof userId === 'string' && typeof env.ts === 'number')
@@ -173,5 +193,6 @@ export async function scanRecording(
     spanUs: Math.max(...tracks.map((t) => t.lastUs)),
     tracks,
     focus,
+    presence,
   };
 }

@@ -53,7 +53,7 @@ const KEY_RESTRICTED_OR_PUBLIC: RouteAuth = {
 };
 const PUBLIC_NOTE = ' Without credentials it answers for public sessions only (401 otherwise).';
 const PAGING =
-  "Time is cut into windows of `window_size` ms from `from_ts`; an answer holds one window's events in `seq` order, at most 5000 events or 8 MiB of payload. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request).";
+  'Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 8 MiB of payload: an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request).';
 
 const WINDOW = 'One window of events, streamed (chunked).';
 const windowOk = okResponse(WINDOW, PlaybackWindow);

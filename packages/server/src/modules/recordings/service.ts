@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { iso, now } from '../../lib/time.js';
 import { SegmentCorruptError } from '../../streams/segments.js';
-import type { StreamStore } from '../../streams/store.js';
+import type { StreamStat, StreamStore } from '../../streams/store.js';
 import type { RecordingsStore } from './store.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import type { LiveEvents } from '../live/service.js';
@@ -21,6 +21,15 @@ export const MAX_WINDOW_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_LINK_MINUTES = 1440;
 
 const sessionNotFound = () => new NotFound('session not found');
+
+/** Whether a timeline event's body is a participant's leave. */
+function isLeave(body: Buffer): boolean {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { type?: unknown }).type === 'participant.left';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Recordings: manifest, timeline metadata, playback windows, the timeline, public and
@@ -62,6 +71,34 @@ export function recordingsService(deps: {
     return s;
   }
 
+  /**
+   * Where a recording starts and ends: from its first recorded event to its last media (or chat,
+   * director, captions) or the last participant's leave, whichever is later. Timeline events written
+   * after that (the session's end, SESSION_DEPARTURE_TIMEOUT_S after the last leave, then
+   * recording.ready, export.completed, a redaction) stay in the timeline but do not lengthen the
+   * recording: the manifest, recording.ready, the session page, the player and the CLI show this
+   * length, the export's (first to last media) with the joins and leaves around it. A session still live ends, so far, at its latest event. Media keeps its publishers'
+   * own timestamps, whatever the server's clock said.
+   */
+  async function bounds(
+    sessionId: string,
+    stats: StreamStat[],
+    ended: number | null,
+    fallback: number,
+  ): Promise<{ start: number; end: number }> {
+    if (stats.length === 0) return { start: fallback, end: ended ?? fallback };
+    const start = Math.min(...stats.map((s) => s.minTs));
+    const recorded = stats.filter((s) => s.streamId !== 'events');
+    let end = recorded.length ? Math.max(...recorded.map((s) => s.maxTs)) : start;
+    const timeline = stats.find((s) => s.streamId === 'events');
+    if (!timeline || timeline.maxTs <= end) return { start, end };
+    if (ended === null) return { start, end: timeline.maxTs };
+    // Only the timeline after the last media can move the end: a few events, read from there.
+    for await (const e of streams.read(sessionId, { streamId: 'events', fromTs: end }))
+      if (e.ts > end && isLeave(e.body)) end = e.ts;
+    return { start, end };
+  }
+
   async function manifest(session: SessionsTable) {
     const stats = await streams.stats(session.id);
     const byUser = new Map<
@@ -81,15 +118,12 @@ export function recordingsService(deps: {
         tracks: tracks.sort((a, b) => a.start_ts - b.start_ts || a.kind.localeCompare(b.kind)),
       }))
       .sort((a, b) => a.tracks[0]!.start_ts - b.tracks[0]!.start_ts || a.user_id.localeCompare(b.user_id));
-    const fallback = session.started_at ?? session.created_at;
-    const start = stats.length ? Math.min(...stats.map((s) => s.minTs)) : fallback;
-    // The recording ends where the session did: timeline events written after its end (recording.ready,
-    // export.completed, a redaction) stay in the timeline but do not lengthen the recording. Media
-    // keeps its publishers' own timestamps, whatever the server's clock said.
-    const ended = session.ended_at;
-    const lastOf = (s: (typeof stats)[number]) =>
-      s.streamId === 'events' && ended !== null ? Math.max(s.minTs, Math.min(s.maxTs, ended)) : s.maxTs;
-    const end = stats.length ? Math.max(...stats.map(lastOf)) : (ended ?? fallback);
+    const { start, end } = await bounds(
+      session.id,
+      stats,
+      session.ended_at,
+      session.started_at ?? session.created_at,
+    );
     const capabilities = ['separated-tracks', 'event-timeline', 'director-track', 'configurable-layouts'];
     if (stats.some((s) => s.streamId === 'captions')) capabilities.push('captions');
     return {
@@ -118,11 +152,13 @@ export function recordingsService(deps: {
   }
 
   /**
-   * One playback answer. Time is cut into windows [from_ts + k·W, from_ts + (k+1)·W);
-   * an answer returns the events of one window in seq order, from base_seq on, capped at 5000
-   * events or 8 MiB. next_base_seq is the next event of the window when capped, else the first
-   * event (smallest seq) of the next window holding anything; following it, from_ts unchanged,
-   * returns every event from from_ts on exactly once, window by window.
+   * One playback answer. Time is cut into windows [from_ts + k·W, from_ts + (k+1)·W). An answer
+   * starts at base_seq (without it, at the first event stamped from from_ts on) and returns, in seq
+   * order, the events stamped from from_ts on through the last one of the window its first event
+   * is stamped in, capped at 5000 events or 8 MiB: an event that arrived late (stamped in an earlier
+   * window) or early (stamped in a later one) comes in its place in seq order. next_base_seq is the
+   * next such event not returned; following it, from_ts unchanged, returns every event from
+   * from_ts on exactly once, in seq order.
    * The answer's JSON is produced as it is read, in Buffers of CHUNK_BYTES: the envelope's fields
    * after `events` are only known at the end, and no whole answer is ever held in memory.
    */
@@ -132,32 +168,30 @@ export function recordingsService(deps: {
     windowSize: number,
     baseSeq: number | undefined,
   ): AsyncGenerator<Buffer> {
-    let k = 0;
-    if (baseSeq !== undefined) {
-      const first = await streams.firstFrom(sessionId, baseSeq, fromTs);
-      if (!first) {
-        yield Buffer.from(`{"data":{"events":[],"base_seq":${baseSeq},"next_base_seq":null},"error":null}`);
-        return;
-      }
-      k = Math.floor((first.ts - fromTs) / windowSize);
+    const first = await streams.firstFrom(sessionId, baseSeq ?? 0, fromTs);
+    if (!first) {
+      yield Buffer.from(
+        `{"data":{"events":[],"base_seq":${baseSeq ?? 0},"next_base_seq":null},"error":null}`,
+      );
+      return;
     }
-    const lo = fromTs + k * windowSize;
+    const lo = fromTs + Math.floor((first.ts - fromTs) / windowSize) * windowSize;
     const hi = lo + windowSize;
     const out = new ChunkWriter();
     out.text('{"data":{"events":[');
     let count = 0;
     let bytes = 0;
     let next: number | null = null;
-    let firstSeq: number | undefined;
+    let lastSeq = first.seq;
     pages: for await (const page of reportDamage(
-      streams.slot(sessionId, lo, hi, baseSeq ?? 0, MAX_WINDOW_EVENTS + 1),
+      streams.slot(sessionId, lo, hi, first.seq, MAX_WINDOW_EVENTS + 1, fromTs),
     )) {
       for (const e of page) {
         if (count >= MAX_WINDOW_EVENTS || (count > 0 && bytes + e.body.length > MAX_WINDOW_BYTES)) {
           next = e.seq;
           break pages;
         }
-        firstSeq ??= e.seq;
+        lastSeq = e.seq;
         bytes += e.body.length;
         out.text(
           `${count > 0 ? ',' : ''}{"seq":${e.seq},"timestamp_ms":${e.ts},"stream_id":${JSON.stringify(e.streamId)},"body_base64":"`,
@@ -168,17 +202,8 @@ export function recordingsService(deps: {
       }
       yield* out.take();
     }
-    if (next === null) {
-      const after = await streams.nextTs(sessionId, hi);
-      if (after !== undefined) {
-        const k2 = Math.floor((after - fromTs) / windowSize);
-        next =
-          (await streams.minSeqIn(sessionId, fromTs + k2 * windowSize, fromTs + (k2 + 1) * windowSize)) ??
-          null;
-      }
-    }
-    const base = baseSeq ?? firstSeq ?? next ?? 0;
-    out.text(`],"base_seq":${base},"next_base_seq":${next}},"error":null}`);
+    next ??= (await streams.firstFrom(sessionId, lastSeq + 1, fromTs))?.seq ?? null;
+    out.text(`],"base_seq":${baseSeq ?? first.seq},"next_base_seq":${next}},"error":null}`);
     yield* out.end();
   }
 
@@ -329,10 +354,9 @@ export function recordingsService(deps: {
       if (!(await exists())) return;
       await deps.writer.flush();
       const stats = await streams.stats(sessionId);
+      const { start, end } = await bounds(sessionId, stats, Date.now(), 0);
       const data = {
-        duration_ms: stats.length
-          ? Math.max(...stats.map((s) => s.maxTs)) - Math.min(...stats.map((s) => s.minTs))
-          : 0,
+        duration_ms: end - start,
         stream_count: stats.length,
         bytes: stats.reduce((n, s) => n + s.bytes, 0),
       };
