@@ -1145,7 +1145,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the replay links of a session
+         * @description Newest first, expired ones included (until revoked), never with their token: a token is shown once, when its link is created.
+         */
+        get: operations["listReplayLinks"];
         put?: never;
         /**
          * Create a replay link
@@ -1154,6 +1158,26 @@ export interface paths {
         post: operations["createReplayLink"];
         /** Revoke every replay link of a session */
         delete: operations["revokeReplayLinks"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/replay-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one replay link
+         * @description Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404.
+         */
+        delete: operations["revokeReplayLink"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1774,6 +1798,18 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** ListedReplayLink */
+        ListedReplayLink: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description in the past once it has expired
+             */
+            expires_at: string;
+            id: string;
+            session_id: string;
+        };
         /**
          * LiveAck
          * @description The publish with this `id` is durably written (survives a crash); sent to the publisher.
@@ -2254,6 +2290,8 @@ export interface components {
         ReplayLink: {
             /** Format: date-time */
             expires_at: string;
+            /** @description names the link to revoke it alone (`DELETE …/replay-links/{linkId}`) */
+            id: string;
             /** @description {base_url}/v1/public/sessions/{sessionId}/replay?token={token} */
             link: string;
             token: string;
@@ -4788,6 +4826,40 @@ export interface operations {
             };
         };
     };
+    listReplayLinks: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of replay links, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListedReplayLink"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
     createReplayLink: {
         parameters: {
             query?: never;
@@ -4841,6 +4913,34 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RevokedReplayLinks"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    revokeReplayLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                linkId: string;
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The link was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
                         error: null;
                     };
                 };
