@@ -164,6 +164,8 @@ describe('recordings', () => {
     expect(m).toMatchObject({
       version: 1,
       session_id: sessionId,
+      // A player opened by anybody (public, or from a link) can say what it plays.
+      session_name: 'recorded',
       streams: { events: 'events', chat: 'chat', director: 'director' },
     });
     expect(m.capabilities).toEqual([

@@ -346,6 +346,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in, if anyone
+         * @description For pages that anybody may open: the signed-in user as `/v1/me` answers it, or `data: null` (200) without a `service_session` cookie, so that asking is not a failure. A cookie that is expired or signed out: 401. An API key: 401 (it is not a dashboard sign-in).
+         */
+        get: operations["getSignInState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/limits": {
         parameters: {
             query?: never;
@@ -1553,6 +1573,8 @@ export interface components {
         };
         /** BillingLimits */
         BillingLimits: {
+            /** @description a payment provider is configured, so `POST /v1/billing/portal` can open a portal; false with `BILLING_PROVIDER=none` (the portal then answers 409) */
+            billing_portal: boolean;
             /** @description a subscription of the organisation (or of one of its projects) is active, trialing or past due */
             has_active_subscription: boolean;
             /** @description over the free tier without a subscription: new sessions and exports are refused */
@@ -2048,6 +2070,8 @@ export interface components {
             epoch: number;
             participants: components["schemas"]["ManifestParticipant"][];
             session_id: string;
+            /** @description the session's name (empty when it has none), so that a player can say what it plays */
+            session_name: string;
             /** @description the first recorded timestamp, ms since 1970 */
             start_ts: number;
             streams: {
@@ -3420,6 +3444,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RegisteredUser"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getSignInState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The signed-in user, or null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"] | null;
                         error: null;
                     };
                 };

@@ -86,6 +86,9 @@ export const Manifest = Type.Object(
   {
     version: Type.Literal(1),
     session_id: Type.String(),
+    session_name: Type.String({
+      description: "the session's name (empty when it has none), so that a player can say what it plays",
+    }),
     epoch: Type.Integer(),
     start_ts: Type.Integer({ description: 'the first recorded timestamp, ms since 1970' }),
     end_ts: Type.Integer({

@@ -96,6 +96,7 @@ export function recordingsService(deps: {
     return {
       version: 1 as const,
       session_id: session.id,
+      session_name: session.name,
       epoch: start,
       start_ts: start,
       end_ts: end,
