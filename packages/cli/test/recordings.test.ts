@@ -457,7 +457,7 @@ describe('vss replay-links', () => {
 
     const before = Date.now();
     const two = await vssJson(server, ['replay-links', 'create', sessionId, '--expires-in', '2h']);
-    expect(Object.keys(two).sort()).toEqual(['expires_at', 'link', 'token']);
+    expect(Object.keys(two).sort()).toEqual(['expires_at', 'id', 'link', 'token']);
     expect(Date.parse(two.expires_at) - before).toBeGreaterThan(2 * 3600_000 - 60_000);
     expect(Date.parse(two.expires_at) - before).toBeLessThan(2 * 3600_000 + 60_000);
     // Seconds are rounded up to the minutes a link counts in.

@@ -150,7 +150,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     live: services.live,
     streams: runtime.streams,
   });
-  await app.register(recordingsRoutes, { idempotency, recordings: services.recordings, page });
+  await app.register(recordingsRoutes, { baseUrl, idempotency, recordings: services.recordings, page });
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
   await app.register(exportsRoutes, { idempotency, exports: services.exports });
   await app.register(billingRoutes, { baseUrl, billing: services.billing });

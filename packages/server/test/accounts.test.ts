@@ -152,6 +152,24 @@ describe('accounts', () => {
     expectError(await call(t, 'GET', '/v1/me', { cookie: 'forged-value' }), 401, 'UNAUTHORIZED');
   });
 
+  it('answers who is signed in, or null, without refusing a visitor who has no cookie', async () => {
+    const account = await register(t);
+    const signedIn = await call(t, 'GET', '/v1/auth/session', { cookie: account.cookie });
+    expect(signedIn.status, signedIn.raw).toBe(200);
+    expect(signedIn.body.data).toEqual(
+      (await call(t, 'GET', '/v1/me', { cookie: account.cookie })).body.data,
+    );
+    const visitor = await call(t, 'GET', '/v1/auth/session');
+    expect(visitor.status, visitor.raw).toBe(200);
+    expect(visitor.body).toEqual({ data: null, error: null });
+    // A cookie that is no longer valid: signed out, said as such.
+    await call(t, 'POST', '/v1/auth/logout', { cookie: account.cookie });
+    expectError(await call(t, 'GET', '/v1/auth/session', { cookie: account.cookie }), 401, 'UNAUTHORIZED');
+    // An API key is not a dashboard sign-in.
+    const a = await tenant(t);
+    expect((await call(t, 'GET', '/v1/auth/session', { key: a.key })).status).toBe(401);
+  });
+
   it('refuses cookie-authenticated writes from another site, and accepts them from its own origin', async () => {
     const a = await register(t);
     const body = { name: 'from the dashboard' };

@@ -230,6 +230,7 @@ describe('free-tier limits, the billing portal and Stripe', () => {
       has_active_subscription: false,
       is_blocked: false,
       status_message: '',
+      billing_portal: true,
     });
     const s = await createSession(t, a.key);
     const socket = await joinLive(t, a.key, s.id, 'alice');
@@ -439,6 +440,14 @@ describe('the meter, against the real store', () => {
       syncStorage: async () => {},
       log: t.runtime.logger,
     });
+
+  it('says there is no billing portal when no payment provider is configured', async () => {
+    const limits = await call(t, 'GET', '/v1/billing/limits', { key: a.key });
+    expect(limits.body.data.billing_portal).toBe(false);
+    expect(
+      expectError(await call(t, 'POST', '/v1/billing/portal', { key: a.key, body: {} }), 409, 'CONFLICT'),
+    ).toMatch(/not configured/);
+  });
 
   it('counts a batch once when its write committed but the answer was lost, and the flush is retried', async () => {
     const store = billingStore(t.runtime.database.db, t.runtime.database.engine);

@@ -281,7 +281,9 @@ describe('the HTTP edge', () => {
       'GET /v1/public/sessions/{sessionId}/playback/timeline',
       'GET /v1/public/sessions/{sessionId}/replay',
       'POST /v1/sessions/{sessionId}/replay-links',
+      'GET /v1/sessions/{sessionId}/replay-links',
       'DELETE /v1/sessions/{sessionId}/replay-links',
+      'DELETE /v1/sessions/{sessionId}/replay-links/{linkId}',
       'DELETE /v1/sessions/{sessionId}/participants/{userId}',
     ]) {
       expect(routes).toContain(expected);

@@ -170,6 +170,8 @@ describe('recordings', () => {
     expect(m).toMatchObject({
       version: 1,
       session_id: sessionId,
+      // A player opened by anybody (public, or from a link) can say what it plays.
+      session_name: 'recorded',
       streams: { events: 'events', chat: 'chat', director: 'director' },
     });
     expect(m.capabilities).toEqual([
@@ -419,6 +421,79 @@ describe('recordings', () => {
       `${new URL(link.link).pathname}${new URL(link.link).search}&from_ts=soon`,
     );
     expect(expectError(bad, 400, 'BAD_REQUEST')).toMatch(/from_ts/);
+  });
+
+  it('lists the replay links of a session without their tokens, and revokes one of them alone', async () => {
+    const s = await createSession(t, a.key);
+    const url = `/v1/sessions/${s.id}/replay-links`;
+    const first = (await call(t, 'POST', url, { key: a.key, body: { expires_in_minutes: 10 } })).body.data;
+    const second = (await call(t, 'POST', url, { key: a.key, body: {} })).body.data;
+    expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
+    const listed = await call(t, 'GET', url, { key: a.key });
+    expect(listed.status, listed.raw).toBe(200);
+    // Newest first; never the token, in no field.
+    expect(listed.body.data.map((l: { id: string }) => l.id)).toEqual([second.id, first.id]);
+    expect(listed.raw).not.toContain(first.token);
+    expect(listed.raw).not.toContain(second.token);
+    expect(listed.body.data[1]).toEqual({
+      id: first.id,
+      session_id: s.id,
+      created_at: expect.any(String),
+      expires_at: first.expires_at,
+    });
+    // A page of one announces the next.
+    const page = await call(t, 'GET', `${url}?limit=1`, { key: a.key });
+    expect(page.body.data.map((l: { id: string }) => l.id)).toEqual([second.id]);
+    expect(page.headers.link).toMatch(/rel="next"/);
+
+    // Revoking the first leaves the second working.
+    const replay = (l: { link: string }) => {
+      const u = new URL(l.link);
+      return call(t, 'GET', `${u.pathname}${u.search}&from_ts=${T0}`);
+    };
+    expect((await replay(first)).status).toBe(200);
+    const revoked = await call(t, 'DELETE', `${url}/${first.id}`, { key: a.key });
+    expect(revoked.status, revoked.raw).toBe(200);
+    expect(revoked.body.data).toEqual({ id: first.id, deleted: true });
+    expectError(await replay(first), 401, 'UNAUTHORIZED');
+    expect((await replay(second)).status).toBe(200);
+    expect((await call(t, 'GET', url, { key: a.key })).body.data.map((l: { id: string }) => l.id)).toEqual([
+      second.id,
+    ]);
+    // Twice, or a link that never was: 404.
+    expect(
+      expectError(await call(t, 'DELETE', `${url}/${first.id}`, { key: a.key }), 404, 'NOT_FOUND'),
+    ).toMatch(/replay link/);
+    expectError(
+      await call(t, 'DELETE', `${url}/00000000-0000-7000-8000-000000000000`, { key: a.key }),
+      404,
+      'NOT_FOUND',
+    );
+    // A link of another session of the same project, through this session: 404, and it still works.
+    const other = await createSession(t, a.key);
+    const otherLink = (
+      await call(t, 'POST', `/v1/sessions/${other.id}/replay-links`, { key: a.key, body: {} })
+    ).body.data;
+    expectError(await call(t, 'DELETE', `${url}/${otherLink.id}`, { key: a.key }), 404, 'NOT_FOUND');
+    expect(
+      (await call(t, 'GET', `/v1/sessions/${other.id}/replay-links`, { key: a.key })).body.data,
+    ).toHaveLength(1);
+    // Another tenant sees neither the list nor the link.
+    const b = await tenant(t);
+    expectError(await call(t, 'GET', url, { key: b.key }), 404, 'NOT_FOUND');
+    expectError(await call(t, 'DELETE', `${url}/${second.id}`, { key: b.key }), 404, 'NOT_FOUND');
+    expect((await replay(second)).status).toBe(200);
+    // Bad ids and queries name the field.
+    expect(
+      expectError(await call(t, 'DELETE', `${url}/not-an-id`, { key: a.key }), 400, 'BAD_REQUEST'),
+    ).toMatch(/linkId/);
+    expect(
+      expectError(await call(t, 'GET', `/v1/sessions/nope/replay-links`, { key: a.key }), 400, 'BAD_REQUEST'),
+    ).toMatch(/sessionId/);
+    expect(expectError(await call(t, 'GET', `${url}?limit=0`, { key: a.key }), 400, 'BAD_REQUEST')).toMatch(
+      /limit/,
+    );
+    expectError(await call(t, 'GET', url), 401, 'UNAUTHORIZED');
   });
 
   it('refuses bad replay-link requests and other tenants', async () => {

@@ -9,7 +9,7 @@ export interface AuthState {
   projects: Project[];
   project: Project | null;
   selectProject(id: string): void;
-  /** reads `/v1/me` and the projects again (after login, register, an invitation, a new project) */
+  /** reads who is signed in and the projects again (after login, register, an invitation, a new project) */
   refresh(): Promise<void>;
   signOut(): Promise<void>;
 }
@@ -25,12 +25,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const refresh = useCallback(async () => {
     try {
-      const [user, page] = await Promise.all([
-        api<Me>('GET', '/v1/me'),
-        apiPage<Project>('/v1/projects', { query: { limit: 200 } }),
-      ]);
+      // Answers null (not 401) to a visitor without a sign-in, so public pages log no failure.
+      const user = await api<Me | null>('GET', '/v1/auth/session');
+      const page = user ? await apiPage<Project>('/v1/projects', { query: { limit: 200 } }) : null;
       setMe(user);
-      setProjects(page.items);
+      setProjects(page?.items ?? []);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) {
         setMe(null);

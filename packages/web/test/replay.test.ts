@@ -240,13 +240,20 @@ describeBrowser('replay and the public pages, in a browser', () => {
     link = (await call(vss, key, 'POST', `/v1/sessions/${sessionId}/replay-links`, {})).link;
     const context = await newContext(browser, vss.base);
     const page = await context.newPage();
+    // A visitor is not asked for an account it does not have: no request is refused on the way.
+    const refused: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 401) refused.push(r.url());
+    });
     await page.goto(link);
-    await page.getByRole('heading', { name: 'Shared replay' }).waitFor();
+    // The page says which session it plays.
+    await page.getByRole('heading', { name: 'Team sync' }).waitFor();
     await page.getByRole('link', { name: 'Sign in' }).waitFor();
     await page.getByRole('button', { name: 'Play', exact: true }).click();
     await bothDrawn(page);
     await page.getByRole('log', { name: 'Chat messages' }).getByText('Hello from Alice').waitFor();
     expect(await position(page)).toBeGreaterThan(0);
+    expect(refused).toEqual([]);
 
     // A tampered token, then the real one once every link of the session is revoked.
     await page.goto(link.replace(/token=(.)/, (_, c: string) => `token=${c === 'a' ? 'b' : 'a'}`));
@@ -271,6 +278,7 @@ describeBrowser('replay and the public pages, in a browser', () => {
     await screenshot(page, 'watch');
     await page.getByRole('link', { name: 'Team sync' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/watch/${sessionId}`);
+    await page.getByRole('heading', { name: 'Team sync' }).waitFor();
     await page.getByRole('button', { name: 'Play', exact: true }).click();
     await bothDrawn(page);
     await page.getByRole('log', { name: 'Chat messages' }).getByText('Hello from Alice').waitFor();

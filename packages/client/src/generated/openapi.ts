@@ -346,6 +346,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in, if anyone
+         * @description For pages that anybody may open: the signed-in user as `/v1/me` answers it, or `data: null` (200) without a `service_session` cookie, so that asking is not a failure. A cookie that is expired or signed out: 401. An API key: 401 (it is not a dashboard sign-in).
+         */
+        get: operations["getSignInState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/limits": {
         parameters: {
             query?: never;
@@ -1145,7 +1165,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the replay links of a session
+         * @description Newest first, expired ones included (until revoked), never with their token: a token is shown once, when its link is created.
+         */
+        get: operations["listReplayLinks"];
         put?: never;
         /**
          * Create a replay link
@@ -1154,6 +1178,26 @@ export interface paths {
         post: operations["createReplayLink"];
         /** Revoke every replay link of a session */
         delete: operations["revokeReplayLinks"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/replay-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one replay link
+         * @description Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404.
+         */
+        delete: operations["revokeReplayLink"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1529,6 +1573,8 @@ export interface components {
         };
         /** BillingLimits */
         BillingLimits: {
+            /** @description a payment provider is configured, so `POST /v1/billing/portal` can open a portal; false with `BILLING_PROVIDER=none` (the portal then answers 409) */
+            billing_portal: boolean;
             /** @description a subscription of the organisation (or of one of its projects) is active, trialing or past due */
             has_active_subscription: boolean;
             /** @description over the free tier without a subscription: new sessions and exports are refused */
@@ -1774,6 +1820,18 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** ListedReplayLink */
+        ListedReplayLink: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description in the past once it has expired
+             */
+            expires_at: string;
+            id: string;
+            session_id: string;
+        };
         /**
          * LiveAck
          * @description The publish with this `id` is durably written (survives a crash); sent to the publisher.
@@ -2012,6 +2070,8 @@ export interface components {
             epoch: number;
             participants: components["schemas"]["ManifestParticipant"][];
             session_id: string;
+            /** @description the session's name (empty when it has none), so that a player can say what it plays */
+            session_name: string;
             /** @description the first recorded timestamp, ms since 1970 */
             start_ts: number;
             streams: {
@@ -2254,6 +2314,8 @@ export interface components {
         ReplayLink: {
             /** Format: date-time */
             expires_at: string;
+            /** @description names the link to revoke it alone (`DELETE …/replay-links/{linkId}`) */
+            id: string;
             /** @description {base_url}/v1/public/sessions/{sessionId}/replay?token={token} */
             link: string;
             token: string;
@@ -3382,6 +3444,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RegisteredUser"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getSignInState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The signed-in user, or null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"] | null;
                         error: null;
                     };
                 };
@@ -4788,6 +4875,40 @@ export interface operations {
             };
         };
     };
+    listReplayLinks: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of replay links, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListedReplayLink"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
     createReplayLink: {
         parameters: {
             query?: never;
@@ -4841,6 +4962,34 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RevokedReplayLinks"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    revokeReplayLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                linkId: string;
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The link was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
                         error: null;
                     };
                 };

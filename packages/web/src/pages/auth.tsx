@@ -50,7 +50,7 @@ export function AuthPage({ mode }: { mode: 'login' | 'signup' }) {
         <img src="/favicon.svg" alt="" width={32} height={32} />{' '}
         {signup ? 'Create your account' : 'Sign in to vss'}
       </h1>
-      <form onSubmit={onSubmit} className="card" noValidate>
+      <form onSubmit={onSubmit} className="card">
         <Field label="Email">
           {(id) => (
             <input
@@ -71,6 +71,7 @@ export function AuthPage({ mode }: { mode: 'login' | 'signup' }) {
               autoComplete={signup ? 'new-password' : 'current-password'}
               required
               minLength={signup ? 8 : undefined}
+              maxLength={signup ? 256 : undefined}
               aria-describedby={hint}
               value={password}
               onChange={(e) => setPassword(e.target.value)}

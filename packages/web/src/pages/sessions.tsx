@@ -76,7 +76,7 @@ export function SessionsPage() {
               {list.items.map((s) => {
                 return (
                   <tr key={s.id}>
-                    <td>
+                    <td className="name-cell">
                       <Link href={`/sessions/${s.id}`}>{s.name || 'Untitled session'}</Link>
                     </td>
                     <td>

@@ -1,9 +1,11 @@
 import { useMemo, type ReactNode } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
+import { api } from '../api';
+import { useAuth } from '../auth';
 import { Player } from '../player/player';
 import { linkSource, publicSource } from '../player/source';
 import { Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
-import { usePagedList } from '../ui/hooks';
+import { useLoad, usePagedList } from '../ui/hooks';
 import { formatTime } from '../ui/format';
 import './watch.css';
 
@@ -16,8 +18,12 @@ interface PublicSession {
   ended_at: string | null;
 }
 
-/** The frame of the pages anybody may open: the brand and a way to sign in, no account needed. */
+/**
+ * The frame of the pages anybody may open: the brand, and a way to sign in (or, for someone
+ * signed in, back to their dashboard); no account needed.
+ */
 function PublicFrame({ children }: { children: ReactNode }) {
+  const { me } = useAuth();
   return (
     <div>
       <a className="skip" href="#main">
@@ -28,9 +34,21 @@ function PublicFrame({ children }: { children: ReactNode }) {
           <img src="/favicon.svg" alt="" width={24} height={24} /> vss
         </Link>
         <nav aria-label="Account">
-          <Link href="/login" className="button secondary">
-            Sign in
-          </Link>
+          {me ? (
+            <>
+              <span className="muted">{me.email}</span>{' '}
+              <Link href="/sessions" className="button secondary">
+                Dashboard
+              </Link>
+            </>
+          ) : me === null ? (
+            <Link
+              href={`/login?next=${encodeURIComponent(location.pathname + location.search)}`}
+              className="button secondary"
+            >
+              Sign in
+            </Link>
+          ) : null}
         </nav>
       </header>
       <main id="main" tabIndex={-1} className="public-main">
@@ -77,13 +95,31 @@ export function WatchListPage() {
   );
 }
 
+/**
+ * The name of the session a public page plays, from its manifest (with the link's token, if any);
+ * undefined until known. A failure is left to the player, which reads the same routes and says it.
+ */
+function useSessionName(sessionId: string, token?: string | null): string | undefined {
+  const manifest = useLoad(
+    (signal) =>
+      api<{ session_name: string }>('GET', `/v1/public/sessions/${encodeURIComponent(sessionId)}/manifest`, {
+        query: { token },
+        signal,
+      }),
+    [sessionId, token],
+  );
+  const name = manifest.data?.session_name;
+  return name === undefined ? undefined : name || 'Untitled session';
+}
+
 /** `/watch/:sessionId`: the replay of a public session, for anybody. */
 export function WatchPage() {
   const { sessionId = '' } = useParams<{ sessionId: string }>();
   const source = useMemo(() => publicSource(sessionId), [sessionId]);
+  const name = useSessionName(sessionId);
   return (
     <PublicFrame>
-      <PageHeader title="Session replay">
+      <PageHeader title={name ?? 'Session replay'} sub={name ? 'Replay of a public session' : undefined}>
         <Link href="/watch" className="button secondary">
           All public sessions
         </Link>
@@ -102,9 +138,13 @@ export function ReplayLinkPage() {
   const { sessionId = '' } = useParams<{ sessionId: string }>();
   const token = new URLSearchParams(useSearch()).get('token');
   const source = useMemo(() => linkSource(sessionId, token), [sessionId, token]);
+  const name = useSessionName(sessionId, token);
   return (
     <PublicFrame>
-      <PageHeader title="Shared replay" sub="Shared through a replay link, valid until it expires." />
+      <PageHeader
+        title={name ?? 'Shared replay'}
+        sub="Shared through a replay link, valid until it expires."
+      />
       <Player source={source} />
     </PublicFrame>
   );

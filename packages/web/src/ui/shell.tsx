@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useAuth } from '../auth';
 
@@ -49,15 +49,12 @@ export function Shell({ children }: { children: ReactNode }) {
   const { me, projects, project, selectProject, signOut } = useAuth();
   const [location, navigate] = useLocation();
   const [open, setOpen] = useState(false);
-  // Applied with the Switch button, not on change: arrow keys on a closed select fire a change per
-  // option passed, which would reload the dashboard for each.
-  const [chosen, setChosen] = useState(project?.id ?? '');
-  useEffect(() => setChosen(project?.id ?? ''), [project?.id]);
   useFocusOnNavigate(location);
-  const switchProject = (e: FormEvent) => {
-    e.preventDefault();
-    if (!chosen || chosen === project?.id) return;
-    selectProject(chosen);
+  // Applied as it is chosen. The dashboard does not reload for it: the pages read the new project's
+  // data, so passing several options with the arrow keys costs one request per page each.
+  const switchProject = (id: string) => {
+    if (!id || id === project?.id) return;
+    selectProject(id);
     navigate('/sessions');
   };
   const current = (href: string) =>
@@ -80,18 +77,19 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           Menu
         </button>
-        <form className="project-switch row" aria-label="Switch project" onSubmit={switchProject}>
-          <select aria-label="Project" value={chosen} onChange={(e) => setChosen(e.target.value)}>
+        <div className="project-switch row">
+          <select
+            aria-label="Project"
+            value={project?.id ?? ''}
+            onChange={(e) => switchProject(e.target.value)}
+          >
             {projects.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
               </option>
             ))}
           </select>
-          <button type="submit" className="secondary">
-            Switch
-          </button>
-        </form>
+        </div>
         <span className="who muted" title={me?.role}>
           {me?.email}
         </span>

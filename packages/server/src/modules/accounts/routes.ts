@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { checkSameOrigin } from '../../http/auth.js';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../http/cookies.js';
 import { ok } from '../../http/envelope.js';
@@ -96,6 +97,24 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       clearSessionCookie(reply, secure);
       return ok({ signed_out: true });
     },
+  );
+
+  app.get(
+    '/v1/auth/session',
+    {
+      config: { auth: { accept: ['user'], anonymous: true } },
+      schema: {
+        tags: ['Account'],
+        operationId: 'getSignInState',
+        summary: 'Who is signed in, if anyone',
+        description:
+          'For pages that anybody may open: the signed-in user as `/v1/me` answers it, or `data: null` (200) without a `service_session` cookie, so that asking is not a failure. A cookie that is expired or signed out: 401. An API key: 401 (it is not a dashboard sign-in).',
+        response: {
+          200: okResponse('The signed-in user, or null.', Type.Union([User, Type.Null()])),
+        },
+      },
+    },
+    async (request) => ok(request.principal ? await accounts.me(request.principal.userId!) : null),
   );
 
   app.get(

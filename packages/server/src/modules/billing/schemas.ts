@@ -106,6 +106,10 @@ export const BillingLimits = Type.Object(
     status_message: Type.String({
       description: 'what to do, for a person; empty when there is nothing to say',
     }),
+    billing_portal: Type.Boolean({
+      description:
+        'a payment provider is configured, so `POST /v1/billing/portal` can open a portal; false with `BILLING_PROVIDER=none` (the portal then answers 409)',
+    }),
   },
   { title: 'BillingLimits' },
 );

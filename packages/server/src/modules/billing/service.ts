@@ -261,7 +261,10 @@ export function billingService(deps: {
 
     /** The free-tier limits and whether the organisation is blocked, read fresh. */
     async limits(principal: Principal) {
-      return limitsOf(await limits.read(principal.orgId), tier);
+      return {
+        ...limitsOf(await limits.read(principal.orgId), tier),
+        billing_portal: deps.provider.name !== 'none',
+      };
     },
 
     /** A billing portal address for the organisation's customer, or a project's own. */

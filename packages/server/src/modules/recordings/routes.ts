@@ -19,12 +19,16 @@ import {
   Redacted,
   ReplayLink,
   LinkQuery,
+  ListedReplayLink,
+  ReplayLinkParams,
   ReplayQuery,
   RevokedLinks,
   TimelineEvent,
   TimelineMeta,
 } from './schemas.js';
 import { CHUNK_BYTES } from './json-chunks.js';
+import { PageQuery, paginate } from '../../http/pagination.js';
+import { iso } from '../../lib/time.js';
 import { Deleted, SessionParams } from '../../http/shared-schemas.js';
 
 /**
@@ -60,6 +64,8 @@ const windowOk = okResponse(WINDOW, PlaybackWindow);
 
 /** What the recordings routes need. */
 export interface RecordingsRoutesOptions {
+  /** the public base URL (next-page links) */
+  baseUrl: string;
   /** the dashboard's page, for a replay link opened in a browser; null when it was not built */
   page?: HtmlPage | null;
   idempotency: Idempotency;
@@ -297,6 +303,53 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
       },
     },
     async (request) => ok(await recordings.deleteSession(request.principal!, request.params.sessionId)),
+  );
+
+  app.get(
+    '/v1/sessions/:sessionId/replay-links',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        operationId: 'listReplayLinks',
+        summary: 'List the replay links of a session',
+        description:
+          'Newest first, expired ones included (until revoked), never with their token: a token is shown once, when its link is created.',
+        params: SessionParams,
+        querystring: PageQuery,
+        response: { 200: okResponse('A page of replay links, newest first.', Type.Array(ListedReplayLink)) },
+      },
+    },
+    async (request, reply) => {
+      const { limit, cursor } = request.query;
+      const rows = await recordings.listLinks(request.principal!, request.params.sessionId, limit, cursor);
+      return ok(
+        paginate(rows, limit, request, reply, deps.baseUrl).map((l) => ({
+          id: l.id,
+          session_id: l.session_id,
+          created_at: iso(l.created_at),
+          expires_at: iso(l.expires_at),
+        })),
+      );
+    },
+  );
+
+  app.delete(
+    '/v1/sessions/:sessionId/replay-links/:linkId',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        operationId: 'revokeReplayLink',
+        summary: 'Revoke one replay link',
+        description:
+          "Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404.",
+        params: ReplayLinkParams,
+        response: { 200: okResponse('The link was revoked.', Deleted) },
+      },
+    },
+    async (request) =>
+      ok(await recordings.revokeLink(request.principal!, request.params.sessionId, request.params.linkId)),
   );
 
   app.delete(

@@ -86,6 +86,9 @@ export const Manifest = Type.Object(
   {
     version: Type.Literal(1),
     session_id: Type.String(),
+    session_name: Type.String({
+      description: "the session's name (empty when it has none), so that a player can say what it plays",
+    }),
     epoch: Type.Integer(),
     start_ts: Type.Integer({ description: 'the first recorded timestamp, ms since 1970' }),
     end_ts: Type.Integer({
@@ -128,12 +131,30 @@ export const CreateReplayLink = Type.Object(
 
 export const ReplayLink = Type.Object(
   {
+    id: Type.String({ description: 'names the link to revoke it alone (`DELETE …/replay-links/{linkId}`)' }),
     link: Type.String({ description: '{base_url}/v1/public/sessions/{sessionId}/replay?token={token}' }),
     token: Type.String(),
     expires_at: Type.String({ format: 'date-time' }),
   },
   { title: 'ReplayLink' },
 );
+
+/** A replay link as listed: never its token, which is kept only hashed. */
+export const ListedReplayLink = Type.Object(
+  {
+    id: Type.String(),
+    session_id: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    expires_at: Type.String({ format: 'date-time', description: 'in the past once it has expired' }),
+  },
+  { title: 'ListedReplayLink' },
+);
+
+/** `:sessionId/replay-links/:linkId` in a path. */
+export const ReplayLinkParams = Type.Object({
+  sessionId: Type.String({ format: 'uuid' }),
+  linkId: Type.String({ format: 'uuid' }),
+});
 
 export const RevokedLinks = Type.Object(
   { session_id: Type.String(), revoked: Type.Integer({ description: 'how many links were revoked' }) },

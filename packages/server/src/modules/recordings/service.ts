@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';
 import { ApiError, NotFound, Unauthorized } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
+import { decodeCursor } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { iso, now } from '../../lib/time.js';
@@ -129,6 +130,7 @@ export function recordingsService(deps: {
     return {
       version: 1 as const,
       session_id: session.id,
+      session_name: session.name,
       epoch: start,
       start_ts: start,
       end_ts: end,
@@ -256,8 +258,9 @@ export function recordingsService(deps: {
       const token = randomToken(32);
       const t = now();
       const expires = t + minutes * 60_000;
+      const id = newId();
       await store.insertLink(q, {
-        id: newId(),
+        id,
         session_id: session.id,
         project_id: session.project_id,
         token_hash: linkHash(token),
@@ -265,10 +268,24 @@ export function recordingsService(deps: {
         expires_at: expires,
       });
       return {
+        id,
         link: `${deps.config.publicBaseUrl}/v1/public/sessions/${session.id}/replay?token=${encodeURIComponent(token)}`,
         token,
         expires_at: iso(expires),
       };
+    },
+
+    /** A page of a session's replay links (+1 row, for `paginate`), newest first; never a token. */
+    async listLinks(principal: Principal, sessionId: string, limit: number, cursor: string | undefined) {
+      const session = await deps.sessions.get(principal, sessionId);
+      return store.links(session.id, limit + 1, decodeCursor(cursor));
+    },
+
+    /** Revokes one replay link of a session; 404 when the session has no such link. */
+    async revokeLink(principal: Principal, sessionId: string, linkId: string) {
+      const session = await deps.sessions.get(principal, sessionId);
+      if (!(await store.deleteLink(session.id, linkId))) throw new NotFound('replay link not found');
+      return { id: linkId, deleted: true as const };
     },
 
     async revokeLinks(principal: Principal, sessionId: string) {

@@ -1,4 +1,5 @@
-import type { Db, Trx } from '../../db/types.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import type { Db, ReplayLinksTable, Trx } from '../../db/types.js';
 
 /** SQL of recordings: replay links (their tokens kept hashed) and redactions. */
 export function recordingsStore(db: Db) {
@@ -21,6 +22,29 @@ export function recordingsStore(db: Db) {
     async deleteLinks(sessionId: string): Promise<number> {
       const res = await db.deleteFrom('replay_links').where('session_id', '=', sessionId).executeTakeFirst();
       return Number(res.numDeletedRows);
+    },
+
+    /** A page of a session's links, newest first. */
+    links(
+      sessionId: string,
+      limit: number,
+      after: Cursor | null,
+    ): Promise<Omit<ReplayLinksTable, 'token_hash'>[]> {
+      const q = db
+        .selectFrom('replay_links')
+        .select(['id', 'session_id', 'project_id', 'created_at', 'expires_at'])
+        .where('session_id', '=', sessionId);
+      return keysetPage(q, after, 'desc', limit).execute();
+    },
+
+    /** Deletes one link of a session; whether it was there. */
+    async deleteLink(sessionId: string, id: string): Promise<boolean> {
+      const res = await db
+        .deleteFrom('replay_links')
+        .where('session_id', '=', sessionId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
     },
 
     linkByHash(hash: string): Promise<{ session_id: string; expires_at: number } | undefined> {

@@ -58,7 +58,7 @@ export function AgentTokens({ list }: { list: PagedList<AgentToken> }) {
           onDone={() => setCreated(null)}
         />
       ) : null}
-      <form className="card token-form" aria-label="New agent token" onSubmit={onSubmit} noValidate>
+      <form className="card token-form" aria-label="New agent token" onSubmit={onSubmit}>
         <div className="fields">
           <Field label="Token label" hint="Optional, e.g. the agent's name">
             {(id, hint) => (

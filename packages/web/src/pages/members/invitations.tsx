@@ -46,14 +46,15 @@ export function Invitations() {
   return (
     <section aria-labelledby="invite-title">
       <h2 id="invite-title">Invite someone</h2>
-      {/* noValidate: the API checks the address and its message is the one shown. */}
-      <form className="card inline-form" onSubmit={onSubmit} noValidate aria-label="Invite">
+      <form className="card inline-form" onSubmit={onSubmit} aria-label="Invite">
         <Field label="Email to invite">
           {(id) => (
             <input
               id={id}
               type="email"
               autoComplete="off"
+              required
+              maxLength={254}
               value={email}
               onChange={(e) => setEmail(e.target.value)}
             />

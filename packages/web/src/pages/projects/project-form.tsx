@@ -24,13 +24,15 @@ export function ProjectForm(props: {
     props.onSubmit(name, env === '' ? null : env);
   };
   return (
-    // noValidate: the API checks the name and its message is the one shown.
-    <form className="inline-form" onSubmit={submit} noValidate aria-label={props.label}>
+    // The browser checks what it can (required, length) before the API is asked.
+    <form className="inline-form" onSubmit={submit} aria-label={props.label}>
       <Field label="Project name" hint="1 to 200 characters">
         {(id, hint) => (
           <input
             id={id}
             value={name}
+            required
+            maxLength={200}
             aria-describedby={hint}
             // Only where the form replaced the button that opened it.
             autoFocus={props.autoFocus}

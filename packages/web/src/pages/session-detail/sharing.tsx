@@ -2,9 +2,9 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../../api';
 import type { Session } from '../../types';
 import { formatTime } from '../../ui/format';
-import { useAction } from '../../ui/hooks';
-import { ConfirmDialog, CopyButton, ErrorNote, Field } from '../../ui/kit';
-import type { ReplayLink } from './types';
+import { useAction, usePagedList } from '../../ui/hooks';
+import { ConfirmDialog, CopyButton, ErrorNote, Field, LoadMore } from '../../ui/kit';
+import type { ListedReplayLink, ReplayLink } from './types';
 
 /** Public visibility (the catalog at /watch) and the public page's address to copy. */
 export function Visibility({ session, onChange }: { session: Session; onChange(isPublic: boolean): void }) {
@@ -56,36 +56,45 @@ export function Visibility({ session, onChange }: { session: Session; onChange(i
 
 /** Replay links: time-limited addresses that replay a private session without an account. */
 export function ReplayLinks({ sessionId }: { sessionId: string }) {
+  const path = `/v1/sessions/${sessionId}/replay-links`;
   const [minutes, setMinutes] = useState('1440');
-  const [links, setLinks] = useState<ReplayLink[]>([]);
+  const list = usePagedList<ListedReplayLink>(path, { query: { limit: 50 } });
+  // The address of each link made on this page: a token is shown once, and never listed again.
+  const [made, setMade] = useState<Record<string, string>>({});
   const [confirm, setConfirm] = useState(false);
-  const [revoked, setRevoked] = useState<number | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  const { reload } = list;
   const create = useAction(async () => {
-    // Sent as typed (a number when it parses): the API checks the range and says what is wrong.
-    const n = Number(minutes);
-    const link = await api<ReplayLink>('POST', `/v1/sessions/${sessionId}/replay-links`, {
-      body: { expires_in_minutes: minutes.trim() === '' || Number.isNaN(n) ? minutes : n },
+    const link = await api<ReplayLink>('POST', path, {
+      body: { expires_in_minutes: Number(minutes) },
       idempotent: true,
     });
-    setLinks((l) => [link, ...l]);
-    setRevoked(null);
+    setMade((m) => ({ ...m, [link.id]: link.link }));
+    setSaid(null);
+    reload();
+  });
+  const revokeOne = useAction(async (id: string) => {
+    await api('DELETE', `${path}/${id}`);
+    list.setItems((items) => items.filter((l) => l.id !== id));
+    setSaid('Link revoked.');
   });
   const revoke = useAction(async () => {
-    const r = await api<{ revoked: number }>('DELETE', `/v1/sessions/${sessionId}/replay-links`);
-    setLinks([]);
-    setRevoked(r.revoked);
+    const r = await api<{ revoked: number }>('DELETE', path);
+    setMade({});
+    setSaid(r.revoked === 1 ? '1 link revoked.' : `${r.revoked} links revoked.`);
     setConfirm(false);
+    reload();
   });
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     void create.run();
   };
+  const now = Date.now();
   return (
     <section className="card" aria-labelledby="links-title">
       <h2 id="links-title">Replay links</h2>
       <p className="muted">Anyone with a link can replay this session until it expires or you revoke it.</p>
-      {/* noValidate: the API checks the range and its message is the one shown. */}
-      <form className="inline-form" onSubmit={onSubmit} noValidate aria-label="New replay link">
+      <form className="inline-form" onSubmit={onSubmit} aria-label="New replay link">
         <Field label="Expires in (minutes)" hint="1 to 43200 (30 days); 1440 is one day">
           {(id, hint) => (
             <input
@@ -94,6 +103,8 @@ export function ReplayLinks({ sessionId }: { sessionId: string }) {
               inputMode="numeric"
               min={1}
               max={43200}
+              step={1}
+              required
               aria-describedby={hint}
               value={minutes}
               onChange={(e) => setMinutes(e.target.value)}
@@ -105,27 +116,51 @@ export function ReplayLinks({ sessionId }: { sessionId: string }) {
         </button>
       </form>
       <ErrorNote error={create.error} />
-      {links.length > 0 ? (
-        <ul className="links" aria-label="Replay links created here">
-          {links.map((l) => (
-            <li key={l.token}>
-              <code className="secret-value">{l.link}</code>
-              <div className="row">
-                <CopyButton text={l.link} label="Copy link" />
-                <span className="muted">expires {formatTime(l.expires_at)}</span>
-              </div>
-            </li>
-          ))}
+      <ErrorNote error={list.error ?? revokeOne.error} />
+      {list.items.length > 0 ? (
+        <ul className="links" aria-label="Replay links of this session">
+          {list.items.map((l) => {
+            const expired = Date.parse(l.expires_at) <= now;
+            return (
+              <li key={l.id}>
+                {made[l.id] ? (
+                  <>
+                    <code className="secret-value">{made[l.id]}</code>
+                    <span className="muted">Copy it now: the address is shown only here, once.</span>
+                  </>
+                ) : null}
+                <div className="row">
+                  {made[l.id] ? <CopyButton text={made[l.id]!} label="Copy link" /> : null}
+                  <span className={expired ? 'error' : 'muted'}>
+                    Created {formatTime(l.created_at)}, {expired ? 'expired' : 'expires'}{' '}
+                    {formatTime(l.expires_at)}
+                  </span>
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={`Revoke the link created ${formatTime(l.created_at)}`}
+                    disabled={revokeOne.busy}
+                    onClick={() => void revokeOne.run(l.id)}
+                  >
+                    Revoke
+                  </button>
+                </div>
+              </li>
+            );
+          })}
         </ul>
+      ) : list.loading ? null : (
+        <p className="muted">No replay links yet.</p>
+      )}
+      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+      {said ? <p role="status">{said}</p> : null}
+      {list.items.length > 0 ? (
+        <div className="row">
+          <button type="button" className="secondary" onClick={() => setConfirm(true)}>
+            Revoke all links
+          </button>
+        </div>
       ) : null}
-      {revoked !== null ? (
-        <p role="status">{revoked === 1 ? '1 link revoked.' : `${revoked} links revoked.`}</p>
-      ) : null}
-      <div className="row">
-        <button type="button" className="secondary" onClick={() => setConfirm(true)}>
-          Revoke all links
-        </button>
-      </div>
       {confirm ? (
         <ConfirmDialog
           title="Revoke every replay link?"

@@ -2,8 +2,17 @@
 
 /** `POST /v1/sessions/{id}/replay-links` */
 export interface ReplayLink {
+  id: string;
   link: string;
   token: string;
+  expires_at: string;
+}
+
+/** `GET /v1/sessions/{id}/replay-links`: a link as listed, without its token. */
+export interface ListedReplayLink {
+  id: string;
+  session_id: string;
+  created_at: string;
   expires_at: string;
 }
 

@@ -66,23 +66,26 @@ export function BarChart({
         <span>{data[0]?.label}</span>
         <span>{data[data.length - 1]?.label}</span>
       </div>
-      <table className="visually-hidden">
-        <caption>{title}, per day</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">{title}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.map((d) => (
-            <tr key={d.label}>
-              <th scope="row">{d.label}</th>
-              <td>{format(d.value)}</td>
+      {/* In a hidden block: a table ignores the 1 px height of .visually-hidden and would stretch the page. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>{title}, per day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">{title}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {data.map((d) => (
+              <tr key={d.label}>
+                <th scope="row">{d.label}</th>
+                <td>{format(d.value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p className="visually-hidden">Total {format(total)}.</p>
     </figure>
   );

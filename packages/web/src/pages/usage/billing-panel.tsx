@@ -21,6 +21,8 @@ interface Limits {
   has_active_subscription: boolean;
   is_blocked: boolean;
   status_message: string;
+  /** a payment provider is configured: the billing portal can be opened */
+  billing_portal: boolean;
 }
 
 const money = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' });
@@ -92,13 +94,23 @@ export function BillingPanel() {
         ) : summary.error ? null : (
           <Loading />
         )}
-        <div className="row">
-          <button type="button" disabled={portal.busy} onClick={() => void portal.run()}>
-            {portal.busy ? 'Opening the billing portal…' : 'Manage billing'}
-          </button>
-          <span className="muted">Payment method and subscription, at the payment provider.</span>
-        </div>
-        <ErrorNote error={portal.error} />
+        {/* Only where a payment provider is configured: without one the portal can only fail. */}
+        {limits.data?.billing_portal ? (
+          <>
+            <div className="row">
+              <button type="button" disabled={portal.busy} onClick={() => void portal.run()}>
+                {portal.busy ? 'Opening the billing portal…' : 'Manage billing'}
+              </button>
+              <span className="muted">Payment method and subscription, at the payment provider.</span>
+            </div>
+            <ErrorNote error={portal.error} />
+          </>
+        ) : limits.data ? (
+          <p className="muted">
+            Nothing to pay here: no payment provider is configured on this server, so usage is shown but not
+            billed.
+          </p>
+        ) : null}
       </section>
     </>
   );

@@ -10,8 +10,8 @@ export interface WebhookFields {
 }
 
 /**
- * A webhook's address, event types and description, for creating and for editing. The browser's
- * own checks are off (`noValidate`): the API's answer says what is wrong, in its words.
+ * A webhook's address, event types and description, for creating and for editing. The browser
+ * checks the address's form first; the API's answer, in plain words, says anything else.
  */
 export function WebhookForm(props: {
   label: string;
@@ -35,13 +35,16 @@ export function WebhookForm(props: {
     if ((await props.onSubmit(fields)) && !props.initial) setFields(blank);
   };
   return (
-    <form className="card webhook-form" aria-label={props.label} onSubmit={submit} noValidate>
+    <form className="card webhook-form" aria-label={props.label} onSubmit={submit}>
       <Field label="Endpoint URL" hint="https://… address that receives a signed POST for each event">
         {(id, hint) => (
           <input
             id={id}
             type="url"
             inputMode="url"
+            required
+            pattern="https?://.+"
+            title="A web address starting with https:// (or http://)"
             autoComplete="off"
             placeholder="https://example.com/hooks/vss"
             aria-describedby={hint}
@@ -72,6 +75,7 @@ export function WebhookForm(props: {
           <input
             id={id}
             aria-describedby={hint}
+            maxLength={500}
             value={fields.description}
             onChange={(e) => setFields((f) => ({ ...f, description: e.target.value }))}
           />
