@@ -3,6 +3,7 @@
  * `VideoEncoder` where the browser has it, one JPEG per frame (MJPEG) otherwise.
  */
 import { encodeEvc1 } from '@vss/client';
+import { isVp8Yuv, rgbaToI420, VP8_COLOUR_SPACE } from './colour';
 import { videoPictures, type Picture, type StopFrames } from './track-frames';
 
 /** A media publish may be 2 MiB (docs/protocol.md §2); stay clear of it, header included. */
@@ -130,14 +131,23 @@ export class VideoPublisher {
     if (!encoder || encoder.state !== 'configured' || encoder.encodeQueueSize > 2) return;
     const timestamp = Math.round((performance.now() - this.startMs) * 1000);
     let frame: VideoFrame;
-    if (source instanceof VideoFrame && w === size.width && h === size.height) {
+    if (source instanceof VideoFrame && w === size.width && h === size.height && isVp8Yuv(source)) {
       frame = new VideoFrame(source, { timestamp });
     } else {
-      // Why redraw: the encoder takes frames of its configured size only.
+      // Why redraw: the encoder takes frames of its configured size only. Why convert here:
+      // given RGB, the encoder would use the BT.709 matrix, which a VP8 stream cannot state;
+      // every reader (viewers, the export) takes VP8 as BT.601 (see colour.ts).
       const canvas = this.scratch(size);
-      const ctx = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D;
+      const ctx = this.context2d(canvas);
       ctx.drawImage(source, 0, 0, size.width, size.height);
-      frame = new VideoFrame(canvas, { timestamp });
+      const { data } = ctx.getImageData(0, 0, size.width, size.height);
+      frame = new VideoFrame(rgbaToI420(data, size.width, size.height), {
+        format: 'I420',
+        codedWidth: size.width,
+        codedHeight: size.height,
+        timestamp,
+        colorSpace: VP8_COLOUR_SPACE,
+      });
     }
     const now = performance.now();
     const keyFrame = this.wantKey || now - this.lastKey >= KEY_INTERVAL_MS;
@@ -212,11 +222,18 @@ export class VideoPublisher {
     return this.canvas;
   }
 
+  /** The scratch canvas's 2D context, kept in memory: the encoder path reads its pixels back. */
+  private context2d(
+    canvas: OffscreenCanvas | HTMLCanvasElement,
+  ): OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D {
+    return canvas.getContext('2d', { willReadFrequently: true }) as
+      OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D;
+  }
+
   /** MJPEG: one JPEG per picture, lowering the quality when a frame would be too large. */
   private jpeg(source: VideoFrame | HTMLVideoElement, size: { width: number; height: number }): void {
     const canvas = this.scratch(size);
-    const ctx = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D;
-    ctx.drawImage(source, 0, 0, size.width, size.height);
+    this.context2d(canvas).drawImage(source, 0, 0, size.width, size.height);
     this.busy = true;
     const encode = async (quality: number): Promise<Blob | null> =>
       canvas instanceof HTMLCanvasElement

@@ -3,6 +3,7 @@
  * WebCodecs `VideoDecoder`, JPEG frames through `createImageBitmap`.
  */
 import { decodeEvc1, isEvc1, isJpeg, isVideoCodec, type Evc1Chunk } from '@vss/client';
+import { VP8_COLOUR_SPACE } from './colour';
 
 /** Decode requests pending beyond this mean the decoder cannot keep up: drop to the next key frame. */
 const MAX_DECODE_QUEUE = 24;
@@ -107,6 +108,9 @@ export class VideoTrackDecoder {
       codec: chunk.codec,
       optimizeForLatency: true,
       ...(chunk.description.length ? { description: chunk.description } : {}),
+      // Why only VP8: its stream cannot say its colour space, and the browser would guess BT.709;
+      // VP9 and H.264 streams carry theirs, which a colour space given here would override.
+      ...(chunk.codec === 'vp8' ? { colorSpace: VP8_COLOUR_SPACE } : {}),
     };
     try {
       if (!this.decoder || this.decoder.state === 'closed') {
