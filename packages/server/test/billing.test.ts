@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -419,6 +420,54 @@ describe('free-tier limits, the billing portal and Stripe', () => {
     expect((await sub('evt_1', 'customer.subscription.updated', 'active')).status).toBe(200);
     expect((await limits()).is_blocked).toBe(true);
     expect(stripe.requests.filter((r) => r.path === '/v1/subscriptions/sub_1').length).toBe(asked + 1);
+  });
+  it('refuses a correctly signed event without an id, or with one that is not a string, with 400 naming `id`', async () => {
+    const created = Math.floor(Date.now() / 1000);
+    // Any event type: one the service ignores, and a subscription event (nothing is asked of Stripe).
+    for (const type of ['invoice.paid', 'customer.subscription.updated']) {
+      const fields = { type, customer: 'cus_x', subscription: 'sub_x' };
+      const missing = await stripeEvent({ id: undefined, status: 'active', createdS: created, ...fields });
+      expect(expectError(missing, 400, 'BAD_REQUEST')).toMatch(/\bid\b/);
+      const { body } = signedSubscriptionEvent({
+        id: 'evt_x',
+        status: 'active',
+        createdS: created,
+        ...fields,
+      });
+      // The same event with a number for its id, signed over the changed bytes.
+      const numeric = body.replace('"id":"evt_x"', '"id":42');
+      expect(numeric).not.toBe(body);
+      const signature = new Stripe('sk_test_local').webhooks.generateTestHeaderString({
+        payload: numeric,
+        secret: STRIPE_WEBHOOK_SECRET,
+      });
+      const wrongType = await call(t, 'POST', '/v1/billing/stripe/webhook', {
+        payload: numeric,
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      });
+      expect(expectError(wrongType, 400, 'BAD_REQUEST')).toMatch(/\bid\b/);
+    }
+    // A subscription event whose object has no id.
+    const noObject = JSON.stringify({
+      id: 'evt_noobj',
+      object: 'event',
+      type: 'customer.subscription.created',
+      data: {},
+    });
+    const noObjectRes = await call(t, 'POST', '/v1/billing/stripe/webhook', {
+      payload: noObject,
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': new Stripe('sk_test_local').webhooks.generateTestHeaderString({
+          payload: noObject,
+          secret: STRIPE_WEBHOOK_SECRET,
+        }),
+      },
+    });
+    expect(expectError(noObjectRes, 400, 'BAD_REQUEST')).toMatch(/data\.object\.id/);
+    expect(stripe.requests.some((r) => r.path === '/v1/subscriptions/sub_x')).toBe(false);
+    // The server still answers.
+    expect((await call(t, 'GET', '/v1/billing/limits', { key: a.key })).status).toBe(200);
   });
 });
 
