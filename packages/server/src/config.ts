@@ -53,6 +53,8 @@ export interface Config {
   stripeWebhookSecret: string | null;
   /** STRIPE_API_URL: where the Stripe client sends requests (a proxy, a local stand-in); null: Stripe's own */
   stripeApiUrl: string | null;
+  /** BILLING_RETURN_ORIGINS: origins besides PUBLIC_BASE_URL's that the billing portal may send a person back to */
+  billingReturnOrigins: string[];
   /** seconds between writes of metered usage (participant-minutes, stored bytes); a crash loses at most this */
   usageFlushIntervalS: number;
   rateLimitPerKey: number;
@@ -149,6 +151,36 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   if (!protocols.includes(parsed.protocol))
     throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
   return raw;
+}
+
+/** A comma-separated list of http(s) origins (scheme, host and port; no path), each as URL.origin spells it. */
+function origins(env: Env, name: string): string[] {
+  const raw = str(env, name, '');
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(part);
+      } catch {
+        // reported below
+      }
+      if (
+        !parsed ||
+        (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') ||
+        parsed.username ||
+        parsed.password ||
+        parsed.pathname !== '/' ||
+        parsed.search ||
+        parsed.hash
+      )
+        throw new ConfigError(
+          `${name} must be a comma-separated list of origins such as https://app.example.com, got "${part}"`,
+        );
+      return parsed.origin;
+    });
 }
 
 function redactUrl(raw: string): string {
@@ -289,6 +321,7 @@ export function loadConfig(env: Env): Config {
     stripeSecretKey,
     stripeWebhookSecret,
     stripeApiUrl,
+    billingReturnOrigins: origins(env, 'BILLING_RETURN_ORIGINS'),
     usageFlushIntervalS: int(env, 'USAGE_FLUSH_INTERVAL_S', 30, 1, 60),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 1200, 1, 100_000_000),
     rateLimitPerIp: int(env, 'RATE_LIMIT_PER_IP', 300, 1, 100_000_000),
@@ -313,6 +346,7 @@ export function loadConfig(env: Env): Config {
   };
   Object.freeze(config.keys);
   Object.freeze(config.webhookRetryDelaysS);
+  Object.freeze(config.billingReturnOrigins);
   if (config.s3) Object.freeze(config.s3);
   return Object.freeze(config);
 }

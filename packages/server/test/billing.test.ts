@@ -15,6 +15,7 @@ import {
 import { exportTo } from './support/exports.js';
 import { eventually, join as joinLive, leave, publish } from './support/live.js';
 import { h264Camera, pcmVoice, recordSession } from './support/media.js';
+import { loadConfig } from '../src/config.js';
 import type { UsageRecordsTable } from '../src/db/types.js';
 import { UsageMeter } from '../src/modules/billing/meter.js';
 import { billingStore } from '../src/modules/billing/store.js';
@@ -205,6 +206,7 @@ describe('free-tier limits, the billing portal and Stripe', () => {
         STRIPE_SECRET_KEY: 'sk_test_local',
         STRIPE_WEBHOOK_SECRET,
         STRIPE_API_URL: stripe.url,
+        BILLING_RETURN_ORIGINS: 'https://app.example.com, https://billing.example.org:8443',
       },
     });
     a = await tenant(t);
@@ -353,6 +355,59 @@ describe('free-tier limits, the billing portal and Stripe', () => {
       404,
       'NOT_FOUND',
     );
+  });
+
+  it('sends the person back only to PUBLIC_BASE_URL or an origin BILLING_RETURN_ORIGINS lists; any other return_url is 400', async () => {
+    const portal = (returnUrl: string, path = '/v1/billing/portal') =>
+      call(t, 'POST', path, { key: a.key, body: { return_url: returnUrl } });
+    const asked = () => stripe.requests.filter((r) => r.path === '/v1/billing_portal/sessions').length;
+    for (const good of [
+      `${t.config.publicBaseUrl}/settings?tab=billing`,
+      'https://app.example.com/settings',
+      'https://billing.example.org:8443/back',
+    ]) {
+      const res = await portal(good);
+      expect(res.status, `${good}: ${res.raw}`).toBe(200);
+      expect(stripe.requests.at(-1)!.params.get('return_url')).toBe(good);
+    }
+    const before = asked();
+    for (const foreign of [
+      'https://attacker.example/phish',
+      'https://app.example.com.attacker.example/',
+      'http://app.example.com/settings',
+      'https://billing.example.org/back',
+      'https://app.example.com@attacker.example/',
+    ]) {
+      for (const path of ['/v1/billing/portal', `/v1/projects/${a.projectId}/billing/portal`]) {
+        const message = expectError(await portal(foreign, path), 400, 'BAD_REQUEST');
+        expect(message, foreign).toMatch(/return_url/);
+        expect(message).toContain('https://app.example.com');
+      }
+    }
+    expect(asked()).toBe(before);
+
+    // The operator's list is checked at start: origins only, named in the message.
+    const dir = mkdtempSync(join(tmpdir(), 'vss-cfg-'));
+    try {
+      for (const bad of [
+        'app.example.com',
+        'https://app.example.com/billing',
+        'ftp://x.example',
+        'https://u@x.example',
+      ]) {
+        expect(() => loadConfig({ DATA_DIR: dir, BILLING_RETURN_ORIGINS: bad }), bad).toThrowError(
+          /^BILLING_RETURN_ORIGINS must be a comma-separated list of origins/,
+        );
+      }
+      expect(
+        loadConfig({
+          DATA_DIR: dir,
+          BILLING_RETURN_ORIGINS: ' https://A.example.com/ ,http://b.example:8080',
+        }).billingReturnOrigins,
+      ).toEqual(['https://a.example.com', 'http://b.example:8080']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a subscription event signed like Stripe's unblocks the organisation once; a forged one is refused with 400", async () => {

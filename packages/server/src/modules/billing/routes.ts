@@ -127,8 +127,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
     async (request) => ok(await billing.limits(request.principal!)),
   );
 
-  const portalErrors =
-    '403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider\'s message when it refuses or does not answer.';
+  const portalErrors = `403 for a member (owners, admins and API keys only); 409 \`CONFLICT\` "billing is not configured" with \`BILLING_PROVIDER=none\`; 400 naming \`return_url\` when it is not an http(s) address, or its origin is neither \`PUBLIC_BASE_URL\`'s nor one \`BILLING_RETURN_ORIGINS\` lists; 500 with the provider's message when it refuses or does not answer.`;
   app.post(
     '/v1/billing/portal',
     {
