@@ -271,6 +271,18 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
         // The code is spent by any attempt, a failed one too (a wrong verifier cannot be retried).
         const outcome = await transaction(deps.db, async (trx) => {
           const row = await store.takeCode(trx, hash(code));
+          if (!row) {
+            // Exchanged before: whoever holds it may not be the client, so that exchange's tokens go.
+            const spent = await store.spentCode(trx, hash(code));
+            if (spent) {
+              await store.revoke(trx, spent.grant_id, now());
+              return new OAuthError(
+                400,
+                'invalid_grant',
+                'the code was already used: the tokens its first exchange gave are revoked',
+              );
+            }
+          }
           if (!row || row.client_id !== client.id || row.expires_at < now())
             return new OAuthError(
               400,
@@ -299,6 +311,7 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
             revoked_at: null,
           };
           await store.insertGrant(trx, grant);
+          await store.spendCode(trx, hash(code), grant.id, now());
           return answer(t, row.scopes);
         });
         if (outcome instanceof OAuthError) throw outcome;
@@ -363,7 +376,7 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
       return agentPrincipal(`oauth:${g.id}`, g);
     },
 
-    /** Forgets expired codes, and spent refresh tokens after 30 days. */
+    /** Forgets expired codes, and spent codes and refresh tokens after 30 days. */
     sweep: () => store.sweep(now(), now() - 30 * DAY_MS),
 
     /** The grants the signed-in user made and has not revoked, newest first. */
