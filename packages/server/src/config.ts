@@ -44,6 +44,8 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   /** OAUTH_ALLOW_PRIVATE_CLIENT_URLS: client metadata documents may be fetched from private addresses (tests, local development) */
   oauthAllowPrivateClientUrls: boolean;
+  /** OAUTH_CLIENT_METADATA_TIMEOUT_MS: the whole fetch of a client metadata document, from resolution to its last byte */
+  oauthClientMetadataTimeoutMs: number;
   freeTierStreamingMinutes: number;
   freeTierStorageGb: number;
   pricePerStreamingMinute: number;
@@ -313,6 +315,7 @@ export function loadConfig(env: Env): Config {
     webhookRetryDelaysS,
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     oauthAllowPrivateClientUrls: bool(env, 'OAUTH_ALLOW_PRIVATE_CLIENT_URLS', false),
+    oauthClientMetadataTimeoutMs: int(env, 'OAUTH_CLIENT_METADATA_TIMEOUT_MS', 5000, 100, 60_000),
     freeTierStreamingMinutes: num(env, 'FREE_TIER_STREAMING_MINUTES', 1000),
     freeTierStorageGb: num(env, 'FREE_TIER_STORAGE_GB', 5),
     pricePerStreamingMinute: num(env, 'PRICE_PER_STREAMING_MINUTE', 0.004),
