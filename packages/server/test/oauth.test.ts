@@ -231,7 +231,7 @@ describe('OAuth 2.1 for MCP clients', () => {
     expect(second.status).toBe(400);
     expect(await second.json()).toMatchObject({
       error: 'invalid_grant',
-      error_description: expect.stringMatching(/already used.*revoked/),
+      error_description: expect.stringMatching(/already used: its tokens are revoked/),
     });
     // The access token and the refresh token of the first exchange no longer work.
     expect((await postMcp(base, { authorization: `Bearer ${tokens.access_token}` }, list)).status).toBe(401);

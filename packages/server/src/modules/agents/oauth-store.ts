@@ -43,13 +43,21 @@ export function oauthStore(db: Db) {
       await trx.insertInto('oauth_spent_codes').values({ hash, grant_id: grantId, created_at: at }).execute();
     },
 
-    /** The grant a spent code made, if the code was exchanged. */
-    spentCode(trx: Trx, hash: string) {
-      return trx
+    /** When the code was exchanged already, revokes the grant that exchange made; false for a code never exchanged. */
+    async revokeSpentCode(trx: Trx, hash: string, at: number): Promise<boolean> {
+      const spent = await trx
         .selectFrom('oauth_spent_codes')
         .select('grant_id')
         .where('hash', '=', hash)
         .executeTakeFirst();
+      if (!spent) return false;
+      await trx
+        .updateTable('oauth_grants')
+        .set({ revoked_at: at })
+        .where('id', '=', spent.grant_id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return true;
     },
 
     /** The grant of an access token, while its user is still in its organisation. */

@@ -10,7 +10,7 @@ import { seal, unseal } from '../../lib/seal.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
 import { now } from '../../lib/time.js';
 import type { ProjectsService } from '../projects/service.js';
-import { fetchClientMetadata, isMetadataUrl, MetadataUnavailable } from './client-metadata.js';
+import { fetchClientMetadata, isMetadataUrl } from './client-metadata.js';
 import type { OAuthStore } from './oauth-store.js';
 import { agentPrincipal, SCOPES, touchDue } from './service.js';
 import {
@@ -112,12 +112,9 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
     const id = typeof form.client_id === 'string' ? form.client_id : '';
     const client = id
       ? await findClient(id, signal).catch((err: Error) => {
-          throw new OAuthError(
-            401,
-            'invalid_client',
-            `this client cannot be used: ${err.message}`,
-            err instanceof MetadataUnavailable ? { cause: err } : undefined,
-          );
+          throw new OAuthError(401, 'invalid_client', `this client cannot be used: ${err.message}`, {
+            cause: err,
+          });
         })
       : undefined;
     if (!client) throw new OAuthError(401, 'invalid_client', 'unknown client_id');
@@ -199,7 +196,7 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
           ? await findClient(q.client_id, signal).catch((err: Error) => {
               throw new AuthorizePageError(
                 `the application's client metadata document cannot be used: ${err.message}`,
-                err instanceof MetadataUnavailable ? { cause: err } : undefined,
+                { cause: err },
               );
             })
           : undefined;
@@ -283,18 +280,9 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
         // The code is spent by any attempt, a failed one too (a wrong verifier cannot be retried).
         const outcome = await transaction(deps.db, async (trx) => {
           const row = await store.takeCode(trx, hash(code));
-          if (!row) {
-            // Exchanged before: whoever holds it may not be the client, so that exchange's tokens go.
-            const spent = await store.spentCode(trx, hash(code));
-            if (spent) {
-              await store.revoke(trx, spent.grant_id, now());
-              return new OAuthError(
-                400,
-                'invalid_grant',
-                'the code was already used: the tokens its first exchange gave are revoked',
-              );
-            }
-          }
+          // Exchanged before: whoever holds it may not be the client, so that exchange's tokens go.
+          if (!row && (await store.revokeSpentCode(trx, hash(code), now())))
+            return new OAuthError(400, 'invalid_grant', 'the code was already used: its tokens are revoked');
           if (!row || row.client_id !== client.id || row.expires_at < now())
             return new OAuthError(
               400,
