@@ -11,6 +11,7 @@ import { register as recordings } from './commands/recordings.js';
 import { register as sessions } from './commands/sessions.js';
 import { register as webhooks } from './commands/webhooks.js';
 import { describeError, EXIT_OK, EXIT_USAGE } from './errors.js';
+import { printable } from './output.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -61,7 +62,8 @@ export async function run(argv: string[]): Promise<number> {
       return EXIT_USAGE;
     }
     const { line, code } = describeError(err);
-    process.stderr.write(line + '\n');
+    // One line, whatever the server's message held.
+    process.stderr.write(printable(line) + '\n');
     return code;
   }
 }

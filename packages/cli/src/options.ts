@@ -48,7 +48,8 @@ interface PagedOptions {
 
 /**
  * One page, or every page with --all. When more pages remain, says how to get the next one on
- * stderr, where it never mixes with the rows a script reads.
+ * stderr, where it never mixes with the rows a script reads. --all fails on a cursor the server
+ * already gave, rather than looping.
  */
 export async function collect<T>(
   cmd: Command,
@@ -57,10 +58,17 @@ export async function collect<T>(
   const { limit, cursor, all } = cmd.opts<PagedOptions>();
   const rows: T[] = [];
   let next: string | null | undefined = cursor;
+  // A server that names a page it already gave would keep --all reading forever.
+  const seen = new Set<string>();
   do {
+    if (next) seen.add(next);
     const page = await fetchPage({ ...(limit ? { limit } : {}), ...(next ? { cursor: next } : {}) });
     rows.push(...page.items);
     next = page.nextCursor;
+    if (all && next && seen.has(next))
+      throw new Error(
+        `the server gave the cursor "${next}" again after ${seen.size} pages: stopped rather than reading the same pages forever`,
+      );
   } while (all && next);
   if (next) note(`more: add --cursor ${next} (or --all)`);
   return rows;

@@ -10,14 +10,49 @@ export interface Column<T> {
   format?: (value: unknown, row: T) => string;
 }
 
-/** A value as a table cell: ISO timestamps shortened to the second, null as `-`. */
+/**
+ * What a terminal acts on rather than shows: C0 controls (ESC starts escape sequences, BEL ends
+ * window titles, CR rewrites a line), DEL, C1 controls (CSI in 8 bits), and Unicode's line
+ * separators and direction overrides. Text from a server passes through `printable` or
+ * `terminalSafe` before it is written, whatever the server sent.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex -- as above
+const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** Characters a JSON text may hold raw inside its strings that a terminal still acts on. */
+const CONTROLS_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const escaped = (c: string) => SHORT[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** One value on one line: every control character shown as its escape (`\u001b`, `\r`, `\n`). */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, escaped);
+}
+
+/** Text for people, several lines allowed: newlines and tabs kept, every other control character escaped. */
+export function terminalSafe(text: string): string {
+  return text.replace(CONTROLS_BUT_LINES, escaped);
+}
+
+/** JSON text as JSON.stringify writes it, with the controls it leaves raw (DEL, C1) escaped too: the same value. */
+export function jsonSafe(json: string): string {
+  return json.replace(CONTROLS_IN_JSON, escaped);
+}
+
+/** Writes text for people on stdout, control characters escaped. */
+export function out(text: string): void {
+  process.stdout.write(terminalSafe(text));
+}
+
+/** A value as a table cell: ISO timestamps shortened to the second, null as `-`, controls escaped. */
 export function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value))
     return value.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   if (Array.isArray(value)) return value.map(cell).join(', ');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'object') return jsonSafe(JSON.stringify(value));
+  return printable(String(value));
 }
 
 /** A borderless, aligned table, as `kubectl get` prints them. */
@@ -61,7 +96,9 @@ export function printList<T>(cmd: Command, rows: T[], columns: Column<T>[], none
     return;
   }
   const head = columns.map((c) => c.label ?? c.key.toUpperCase().replace(/_/g, ' '));
-  const body = rows.map((r) => columns.map((c) => (c.format ? c.format(r[c.key], r) : cell(r[c.key]))));
+  const body = rows.map((r) =>
+    columns.map((c) => (c.format ? printable(c.format(r[c.key], r)) : cell(r[c.key]))),
+  );
   process.stdout.write(table(head, body) + '\n');
 }
 
@@ -71,23 +108,25 @@ export function printObject(cmd: Command, value: object, fields?: string[]): voi
   const entries = Object.entries(value as Record<string, unknown>).filter(
     ([k]) => !fields || fields.includes(k),
   );
-  const width = Math.max(...entries.map(([k]) => k.length));
-  process.stdout.write(entries.map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n') + '\n');
+  const width = Math.max(...entries.map(([k]) => printable(k).length));
+  process.stdout.write(
+    entries.map(([k, v]) => `${printable(k).padEnd(width)}  ${cell(v)}`).join('\n') + '\n',
+  );
 }
 
 /** Prints a message for people (stdout), or the given value as JSON with --json. */
 export function printDone(cmd: Command, message: string, json: unknown): void {
   if (globals(cmd).json) return printJson(json);
-  process.stdout.write(message + '\n');
+  out(message + '\n');
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(jsonSafe(JSON.stringify(value, null, 2)) + '\n');
 }
 
 /** A note for people on stderr (progress, hints), never mixed into what scripts read. */
 export function note(message: string): void {
-  process.stderr.write(message + '\n');
+  process.stderr.write(terminalSafe(message) + '\n');
 }
 
 /** Bytes for people: 1.5 GB, 12 MB (powers of 1000, as the service bills them). */

@@ -48,6 +48,31 @@ describe('vss login and profiles', () => {
     expect(JSON.parse(readFileSync(server.configFile, 'utf8')).profiles.staging).toBeUndefined();
   });
 
+  it('reads the key from standard input with --api-key -, so that it never shows in the process list', async () => {
+    const r = await vss(['login', '--profile', 'piped', '--base-url', server.baseUrl, '--api-key', '-'], {
+      env: { ...profileOnly(), VSS_API_KEY: 'sk_live_not_this_one' },
+      input: `${server.key}\n`,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(server.configFile, 'utf8')).profiles.piped).toEqual({
+      base_url: server.baseUrl,
+      api_key: server.key,
+    });
+    const empty = await vss(
+      ['login', '--profile', 'piped2', '--base-url', server.baseUrl, '--api-key', '-'],
+      {
+        env: profileOnly(),
+        input: '',
+      },
+    );
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(
+      /^vss: login: --api-key - reads the key from standard input, which was empty/,
+    );
+    expect(JSON.parse(readFileSync(server.configFile, 'utf8')).profiles.piped2).toBeUndefined();
+  });
+
   it('a profile named with --profile wins over VSS_API_KEY; without it the variable wins', async () => {
     const env = { ...profileOnly(), VSS_API_KEY: 'sk_live_from_the_environment' };
     const named = JSON.parse((await vss(['--profile', 'default', '--json', 'whoami'], { env })).stdout);

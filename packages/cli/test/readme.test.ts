@@ -64,8 +64,8 @@ describe.skipIf(!ffmpeg)('the README command-line walkthrough', () => {
     base = `http://127.0.0.1:${port}`;
     // As `npm start` runs it; only the departure timeout is shortened (20 s) to keep the test short.
     server = runServer({ PORT: String(port), DATA_DIR: dataDir, SESSION_DEPARTURE_TIMEOUT_S: '3' });
-    await waitForHttp(`${base}/health`);
-  });
+    await waitForHttp(`${base}/health`, 90_000);
+  }, 120_000);
 
   afterAll(async () => {
     server?.child.kill('SIGTERM');

@@ -44,6 +44,8 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   /** OAUTH_ALLOW_PRIVATE_CLIENT_URLS: client metadata documents may be fetched from private addresses (tests, local development) */
   oauthAllowPrivateClientUrls: boolean;
+  /** OAUTH_CLIENT_METADATA_TIMEOUT_MS: the whole fetch of a client metadata document, from resolution to its last byte */
+  oauthClientMetadataTimeoutMs: number;
   freeTierStreamingMinutes: number;
   freeTierStorageGb: number;
   pricePerStreamingMinute: number;
@@ -53,6 +55,8 @@ export interface Config {
   stripeWebhookSecret: string | null;
   /** STRIPE_API_URL: where the Stripe client sends requests (a proxy, a local stand-in); null: Stripe's own */
   stripeApiUrl: string | null;
+  /** BILLING_RETURN_ORIGINS: origins besides PUBLIC_BASE_URL's that the billing portal may send a person back to */
+  billingReturnOrigins: string[];
   /** seconds between writes of metered usage (participant-minutes, stored bytes); a crash loses at most this */
   usageFlushIntervalS: number;
   rateLimitPerKey: number;
@@ -171,6 +175,36 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   if (!protocols.includes(parsed.protocol))
     throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
   return raw;
+}
+
+/** A comma-separated list of http(s) origins (scheme, host and port; no path), each as URL.origin spells it. */
+function origins(env: Env, name: string): string[] {
+  const raw = str(env, name, '');
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(part);
+      } catch {
+        // reported below
+      }
+      if (
+        !parsed ||
+        (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') ||
+        parsed.username ||
+        parsed.password ||
+        parsed.pathname !== '/' ||
+        parsed.search ||
+        parsed.hash
+      )
+        throw new ConfigError(
+          `${name} must be a comma-separated list of origins such as https://app.example.com, got "${part}"`,
+        );
+      return parsed.origin;
+    });
 }
 
 function redactUrl(raw: string): string {
@@ -309,6 +343,7 @@ export function loadConfig(env: Env): Config {
     webhookRetryDelaysS,
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     oauthAllowPrivateClientUrls: bool(env, 'OAUTH_ALLOW_PRIVATE_CLIENT_URLS', false),
+    oauthClientMetadataTimeoutMs: int(env, 'OAUTH_CLIENT_METADATA_TIMEOUT_MS', 5000, 100, 60_000),
     freeTierStreamingMinutes: num(env, 'FREE_TIER_STREAMING_MINUTES', 1000),
     freeTierStorageGb: num(env, 'FREE_TIER_STORAGE_GB', 5),
     pricePerStreamingMinute: num(env, 'PRICE_PER_STREAMING_MINUTE', 0.004),
@@ -317,6 +352,7 @@ export function loadConfig(env: Env): Config {
     stripeSecretKey,
     stripeWebhookSecret,
     stripeApiUrl,
+    billingReturnOrigins: origins(env, 'BILLING_RETURN_ORIGINS'),
     usageFlushIntervalS: int(env, 'USAGE_FLUSH_INTERVAL_S', 30, 1, 60),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 1200, 1, 100_000_000),
     rateLimitPerIp: int(env, 'RATE_LIMIT_PER_IP', 300, 1, 100_000_000),
@@ -350,6 +386,7 @@ export function loadConfig(env: Env): Config {
   Object.freeze(config.keys);
   Object.freeze(config.webhookRetryDelaysS);
   Object.freeze(config.exportDeadline);
+  Object.freeze(config.billingReturnOrigins);
   if (config.s3) Object.freeze(config.s3);
   return Object.freeze(config);
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -14,6 +15,7 @@ import {
 import { exportTo } from './support/exports.js';
 import { eventually, join as joinLive, leave, publish } from './support/live.js';
 import { h264Camera, pcmVoice, recordSession } from './support/media.js';
+import { loadConfig } from '../src/config.js';
 import type { UsageRecordsTable } from '../src/db/types.js';
 import { UsageMeter } from '../src/modules/billing/meter.js';
 import { billingStore } from '../src/modules/billing/store.js';
@@ -204,6 +206,7 @@ describe('free-tier limits, the billing portal and Stripe', () => {
         STRIPE_SECRET_KEY: 'sk_test_local',
         STRIPE_WEBHOOK_SECRET,
         STRIPE_API_URL: stripe.url,
+        BILLING_RETURN_ORIGINS: 'https://app.example.com, https://billing.example.org:8443',
       },
     });
     a = await tenant(t);
@@ -355,6 +358,59 @@ describe('free-tier limits, the billing portal and Stripe', () => {
     );
   });
 
+  it('sends the person back only to PUBLIC_BASE_URL or an origin BILLING_RETURN_ORIGINS lists; any other return_url is 400', async () => {
+    const portal = (returnUrl: string, path = '/v1/billing/portal') =>
+      call(t, 'POST', path, { key: a.key, body: { return_url: returnUrl } });
+    const asked = () => stripe.requests.filter((r) => r.path === '/v1/billing_portal/sessions').length;
+    for (const good of [
+      `${t.config.publicBaseUrl}/settings?tab=billing`,
+      'https://app.example.com/settings',
+      'https://billing.example.org:8443/back',
+    ]) {
+      const res = await portal(good);
+      expect(res.status, `${good}: ${res.raw}`).toBe(200);
+      expect(stripe.requests.at(-1)!.params.get('return_url')).toBe(good);
+    }
+    const before = asked();
+    for (const foreign of [
+      'https://attacker.example/phish',
+      'https://app.example.com.attacker.example/',
+      'http://app.example.com/settings',
+      'https://billing.example.org/back',
+      'https://app.example.com@attacker.example/',
+    ]) {
+      for (const path of ['/v1/billing/portal', `/v1/projects/${a.projectId}/billing/portal`]) {
+        const message = expectError(await portal(foreign, path), 400, 'BAD_REQUEST');
+        expect(message, foreign).toMatch(/return_url/);
+        expect(message).toContain('https://app.example.com');
+      }
+    }
+    expect(asked()).toBe(before);
+
+    // The operator's list is checked at start: origins only, named in the message.
+    const dir = mkdtempSync(join(tmpdir(), 'vss-cfg-'));
+    try {
+      for (const bad of [
+        'app.example.com',
+        'https://app.example.com/billing',
+        'ftp://x.example',
+        'https://u@x.example',
+      ]) {
+        expect(() => loadConfig({ DATA_DIR: dir, BILLING_RETURN_ORIGINS: bad }), bad).toThrowError(
+          /^BILLING_RETURN_ORIGINS must be a comma-separated list of origins/,
+        );
+      }
+      expect(
+        loadConfig({
+          DATA_DIR: dir,
+          BILLING_RETURN_ORIGINS: ' https://A.example.com/ ,http://b.example:8080',
+        }).billingReturnOrigins,
+      ).toEqual(['https://a.example.com', 'http://b.example:8080']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a subscription event signed like Stripe's unblocks the organisation once; a forged one is refused with 400", async () => {
     const customer = stripe.requests
       .find((r) => r.path === '/v1/billing_portal/sessions')!
@@ -420,6 +476,54 @@ describe('free-tier limits, the billing portal and Stripe', () => {
     expect((await sub('evt_1', 'customer.subscription.updated', 'active')).status).toBe(200);
     expect((await limits()).is_blocked).toBe(true);
     expect(stripe.requests.filter((r) => r.path === '/v1/subscriptions/sub_1').length).toBe(asked + 1);
+  });
+  it('refuses a correctly signed event without an id, or with one that is not a string, with 400 naming `id`', async () => {
+    const created = Math.floor(Date.now() / 1000);
+    // Any event type: one the service ignores, and a subscription event (nothing is asked of Stripe).
+    for (const type of ['invoice.paid', 'customer.subscription.updated']) {
+      const fields = { type, customer: 'cus_x', subscription: 'sub_x' };
+      const missing = await stripeEvent({ id: undefined, status: 'active', createdS: created, ...fields });
+      expect(expectError(missing, 400, 'BAD_REQUEST')).toMatch(/\bid\b/);
+      const { body } = signedSubscriptionEvent({
+        id: 'evt_x',
+        status: 'active',
+        createdS: created,
+        ...fields,
+      });
+      // The same event with a number for its id, signed over the changed bytes.
+      const numeric = body.replace('"id":"evt_x"', '"id":42');
+      expect(numeric).not.toBe(body);
+      const signature = new Stripe('sk_test_local').webhooks.generateTestHeaderString({
+        payload: numeric,
+        secret: STRIPE_WEBHOOK_SECRET,
+      });
+      const wrongType = await call(t, 'POST', '/v1/billing/stripe/webhook', {
+        payload: numeric,
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      });
+      expect(expectError(wrongType, 400, 'BAD_REQUEST')).toMatch(/\bid\b/);
+    }
+    // A subscription event whose object has no id.
+    const noObject = JSON.stringify({
+      id: 'evt_noobj',
+      object: 'event',
+      type: 'customer.subscription.created',
+      data: {},
+    });
+    const noObjectRes = await call(t, 'POST', '/v1/billing/stripe/webhook', {
+      payload: noObject,
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': new Stripe('sk_test_local').webhooks.generateTestHeaderString({
+          payload: noObject,
+          secret: STRIPE_WEBHOOK_SECRET,
+        }),
+      },
+    });
+    expect(expectError(noObjectRes, 400, 'BAD_REQUEST')).toMatch(/data\.object\.id/);
+    expect(stripe.requests.some((r) => r.path === '/v1/subscriptions/sub_x')).toBe(false);
+    // The server still answers.
+    expect((await call(t, 'GET', '/v1/billing/limits', { key: a.key })).status).toBe(200);
   });
 });
 

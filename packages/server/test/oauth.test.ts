@@ -210,6 +210,78 @@ describe('OAuth 2.1 for MCP clients', () => {
     });
   });
 
+  it('a code exchanged a second time is refused and revokes the tokens its first exchange gave (OAuth 2.1 4.1.2)', async () => {
+    const clientId = await register();
+    const { verifier, challenge } = pkce();
+    const hit = await consent(clientId, challenge);
+    const exchange = () =>
+      form('/oauth/token', {
+        grant_type: 'authorization_code',
+        code: hit.get('code')!,
+        code_verifier: verifier,
+        client_id: clientId,
+      });
+    const first = await exchange();
+    expect(first.status).toBe(200);
+    const tokens = (await first.json()) as { access_token: string; refresh_token: string };
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    expect((await postMcp(base, { authorization: `Bearer ${tokens.access_token}` }, list)).status).toBe(200);
+
+    const second = await exchange();
+    expect(second.status).toBe(400);
+    expect(await second.json()).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/already used: its tokens are revoked/),
+    });
+    // The access token and the refresh token of the first exchange no longer work.
+    expect((await postMcp(base, { authorization: `Bearer ${tokens.access_token}` }, list)).status).toBe(401);
+    const refreshed = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+    const grants = (await call(t, 'GET', '/v1/oauth/grants?limit=200', { cookie: a.cookie })).body.data;
+    expect(grants.filter((g: any) => g.client_id === clientId)).toEqual([]);
+    // A code never issued is refused as before, and revokes nothing.
+    const other = await tokensFor(clientId);
+    const unknown = await form('/oauth/token', {
+      grant_type: 'authorization_code',
+      code: 'not-a-code',
+      code_verifier: verifier,
+      client_id: clientId,
+    });
+    expect(unknown.status).toBe(400);
+    expect((await postMcp(base, { authorization: `Bearer ${other.access_token}` }, list)).status).toBe(200);
+  });
+
+  it("/mcp refuses a request whose Origin is not PUBLIC_BASE_URL's with 403; no Origin or its own is served", async () => {
+    const clientId = await register();
+    const { access_token } = await tokensFor(clientId);
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const auth = { authorization: `Bearer ${access_token}` };
+    for (const foreign of [
+      'http://attacker.example',
+      'null',
+      `${origin()}.attacker.example`,
+      'https://127.0.0.1',
+    ]) {
+      const res = await postMcp(base, { ...auth, origin: foreign }, list);
+      expect(res.status, foreign).toBe(403);
+      expect(((await res.json()) as any).error).toMatchObject({
+        code: 'FORBIDDEN',
+        message: expect.stringMatching(/Origin/),
+      });
+    }
+    // An agent token is held to the same rule, and so are GET and DELETE.
+    expect(
+      (await fetch(`${base}/mcp`, { headers: { ...auth, origin: 'http://attacker.example' } })).status,
+    ).toBe(403);
+    expect((await postMcp(base, auth, list)).status).toBe(200);
+    expect((await postMcp(base, { ...auth, origin: origin() }, list)).status).toBe(200);
+  });
+
   it('lists grants and revokes one at once; revocation by the client works too', async () => {
     const clientId = await register();
     const tokens = await tokensFor(clientId);
@@ -427,7 +499,7 @@ describe('OAuth: confidential clients, races, the page', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('gives one code one grant when exchanges race, and one refresh one answer; the winner keeps working', async () => {
+  it('gives one code one token answer when exchanges race, and revokes it (the code was presented twice); one refresh one answer, the winner keeps working', async () => {
     // Several codes, each exchanged three times at once, all in flight together.
     const codes: Array<Awaited<ReturnType<typeof codeFor>>> = [];
     for (let i = 0; i < 8; i++) codes.push(await codeFor({}));
@@ -443,18 +515,25 @@ describe('OAuth: confidential clients, races, the page', () => {
         ),
       ),
     );
-    expect(answers.filter((r) => r.status === 200)).toHaveLength(8);
-    const { client } = codes[0]!;
-    const tokens = (await answers
-      .slice(0, 3)
-      .find((r) => r.status === 200)!
-      .json()) as any;
+    for (let i = 0; i < 8; i++)
+      expect(answers.slice(i * 3, i * 3 + 3).filter((r) => r.status === 200)).toHaveLength(1);
+    // Each code was presented again after its exchange: the grant it made is revoked.
     expect(
       (await call(t, 'GET', '/v1/oauth/grants?limit=200', { cookie: a.cookie })).body.data.filter((g: any) =>
         codes.some((c) => c.client.client_id === g.client_id),
       ),
-    ).toHaveLength(8);
+    ).toHaveLength(0);
 
+    const once = await codeFor({});
+    const client = once.client;
+    const tokens = (await (
+      await post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code: once.code,
+        code_verifier: once.verifier,
+        client_id: client.client_id,
+      })
+    ).json()) as any;
     const refresh = () =>
       post('/oauth/token', {
         grant_type: 'refresh_token',

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -95,12 +95,11 @@ describe('the README walkthrough', () => {
   let server: Proc;
   let base: string;
   let dataDir: string;
-  let work: string;
+  let work = '';
   const schema = `readme_${Math.random().toString(36).slice(2, 10)}`;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'vss-readme-data-'));
-    work = mkdtempSync(join(tmpdir(), 'vss-readme-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     server = runServer({
@@ -112,14 +111,14 @@ describe('the README walkthrough', () => {
       SESSION_DEPARTURE_TIMEOUT_S: '1',
       ...(ENGINE === 'postgres' ? { DATABASE_URL: await pgSchemaUrl(PG_URL, schema) } : {}),
     });
-    await waitForHttp(`${base}/health`);
-  });
+    await waitForHttp(`${base}/health`, 90_000);
+  }, 120_000);
 
   afterAll(async () => {
     server?.child.kill('SIGTERM');
     await server?.exited;
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(work, { recursive: true, force: true });
+    if (work) rmSync(work, { recursive: true, force: true });
     if (ENGINE === 'postgres') await dropPgSchema(PG_URL, schema);
   });
 
@@ -129,13 +128,22 @@ describe('the README walkthrough', () => {
     // SQLite and PostgreSQL variants run side by side).
     const release = await exclusive(join(tmpdir(), 'vss-readme-walkthrough.lock'));
     try {
-      // The blocks run unchanged in a scratch folder that looks like the repository's to them
-      // (its examples/ is the repository's), so the files they write (cookies, answers, the MP4)
-      // stay out of the checkout.
-      writeFileSync(join(work, 'receiver.mjs'), receiver);
-      symlinkSync(join(ROOT, 'examples'), join(work, 'examples'));
-      const { code, out } = await bash(shell, work, { VSS_URL: base });
+      // The README shows the receiver that examples/ holds.
+      expect(receiver).toBe(readFileSync(join(ROOT, 'examples', 'receiver.mjs'), 'utf8'));
+      // The blocks run unchanged from the repository's folder, as a reader runs them; the files
+      // they write (cookies, answers, the MP4) go to the scratch folder they move to, whose name
+      // the test asks for at the end.
+      const untracked = () =>
+        execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' })
+          .split('\n')
+          .filter((l) => l.startsWith('??'));
+      const before = untracked();
+      const { code, out } = await bash(`${shell}\necho; echo "@@folder $PWD"`, ROOT, { VSS_URL: base });
+      work = /^@@folder (.+)$/m.exec(out)?.[1] ?? '';
+      expect(work, out).not.toBe('');
       expect(code, out).toBe(0);
+      expect(work.startsWith(ROOT), work).toBe(false);
+      expect(untracked().filter((l) => !before.includes(l))).toEqual([]);
 
       // Step 3: the receiver verified and printed the test event, and later the session's events.
       expect(out).toContain('receiver: webhook.test');
@@ -152,9 +160,13 @@ describe('the README walkthrough', () => {
       // Step 8: the redaction removed alice's one track; the delivery log shows delivered attempts.
       expect(out).toContain('"redacted":"alice","deletedStreams":1');
       expect(out).toMatch(/"status":"succeeded"/);
-      // Step 9: alice's minutes and the stored bytes were metered; the portal needs a provider.
-      const minutes = Number(out.match(/"streaming_minutes_total":([0-9.e-]+)/)?.[1]);
-      expect(minutes).toBeGreaterThan(1 / 60);
+      // Step 9: alice's minutes and the stored bytes were metered, shown to 2 decimals at most;
+      // the portal needs a provider.
+      const minutes = out.match(/"streaming_minutes_total":([0-9.e-]+)/)?.[1];
+      expect(minutes).toMatch(/^\d+(\.\d{1,2})?$/);
+      expect(Number(minutes)).toBeGreaterThan(1 / 60);
+      for (const figure of out.matchAll(/"(streaming_minutes\w*|value)":(-?[0-9.e]+)/g))
+        expect(figure[2], figure[0]).toMatch(/^-?\d+(\.\d{1,2})?$/);
       expect(Number(out.match(/"storage_bytes_total":(\d+)/)?.[1])).toBeGreaterThan(0);
       expect(out).toMatch(
         /"cost_breakdown":\{"streaming_cost":[0-9.]+,"storage_cost":[0-9.]+,"total_due":[0-9.]+\}/,

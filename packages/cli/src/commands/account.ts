@@ -11,6 +11,7 @@ import {
   printList,
   printObject,
   printJson,
+  out,
   type Column,
 } from '../output.js';
 import { projectOption } from '../identity.js';
@@ -94,7 +95,7 @@ export function register(program: Command): void {
       return { items: data.records, nextCursor: nextCursor(response) };
     });
     if (globals(cmd).json) return printJson({ summary, records });
-    process.stdout.write(
+    out(
       `streaming minutes  ${minutes(summary!.streaming_minutes_total)}\n` +
         `stored             ${bytes(summary!.storage_bytes_total)}\n\n`,
     );

@@ -9,7 +9,7 @@ import { VssError, type DataOf, type VssClient } from '@vss/client';
 import { Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
-import { fileSize, note, printDone, printJson, printList, printObject, type Column } from '../output.js';
+import { fileSize, note, out, printDone, printJson, printList, printObject, type Column } from '../output.js';
 
 type ExportJob = DataOf<'/v1/exports/{jobId}', 'get'>;
 
@@ -253,7 +253,7 @@ export function register(program: Command): void {
         progress: `${Math.round(job.progress * 100)}%`,
         size_bytes: fileSize(job.size_bytes),
       });
-      if (error_log) process.stdout.write(`\nffmpeg's log (its end):\n${error_log.trimEnd()}\n`);
+      if (error_log) out(`\nffmpeg's log (its end):\n${error_log.trimEnd()}\n`);
     });
 
   exportsCmd

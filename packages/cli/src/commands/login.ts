@@ -12,7 +12,8 @@ export function register(program: Command): void {
     .description('check an API key against the server and save it, with the server address, in a profile')
     .addHelpText(
       'after',
-      '\nThe key comes from --api-key, VSS_API_KEY, or standard input. Profiles are kept in\n' +
+      '\nThe key comes from --api-key, VSS_API_KEY, or standard input (`--api-key -` reads it from there\n' +
+        'whatever else is set: `vss login --api-key - < key.txt` keeps it out of the process list). Profiles are kept in\n' +
         '~/.config/vss/config.json (VSS_CONFIG to move it), readable by you only (mode 0600).',
     )
     .action(async (_opts, cmd: Command) => {
@@ -24,7 +25,12 @@ export function register(program: Command): void {
         profileName: profile,
         profileFile: path,
       } = settings(g, process.env, { creating: true });
-      const apiKey = g.apiKey ?? process.env.VSS_API_KEY ?? ((await stdinText())?.trim() || null);
+      // `--api-key -` (or no key at all) reads it from standard input: a key in the arguments shows in `ps`.
+      const fromStdin = g.apiKey === '-';
+      const given = fromStdin ? undefined : (g.apiKey ?? process.env.VSS_API_KEY);
+      const apiKey = given ?? ((await stdinText())?.trim() || null);
+      if (!apiKey && fromStdin)
+        throw new UsageError('login: --api-key - reads the key from standard input, which was empty');
       if (!apiKey)
         throw new UsageError('login: give the key with --api-key, VSS_API_KEY, or on standard input');
       // One call proves the address and the key; a restricted key cannot list projects, which is said plainly.

@@ -7,7 +7,7 @@ import { VssError, type DataOf, type VssClient } from '@vss/client';
 import type { Command } from 'commander';
 import { client } from '../context.js';
 import { UsageError } from '../errors.js';
-import { note, printList } from '../output.js';
+import { jsonSafe, note, printList } from '../output.js';
 
 /** `vss playback dump`: a whole recording read window after window, written as it arrives. */
 
@@ -228,12 +228,14 @@ async function writeNdjson(pages: AsyncGenerator<PlaybackEvent[], void>, out: Wr
   let count = 0;
   for await (const events of pages) {
     const lines = events.map((e) =>
-      JSON.stringify({
-        seq: e.seq,
-        timestamp_ms: e.timestamp_ms,
-        stream_id: e.stream_id,
-        body_base64: e.body_base64,
-      }),
+      jsonSafe(
+        JSON.stringify({
+          seq: e.seq,
+          timestamp_ms: e.timestamp_ms,
+          stream_id: e.stream_id,
+          body_base64: e.body_base64,
+        }),
+      ),
     );
     if (lines.length) await write(out, lines.join('\n') + '\n');
     count += lines.length;

@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { dump, DUMP_HELP, type DumpOptions } from './playback-dump.js';
 import { confirmed, integer } from '../options.js';
-import { cell, note, printDone, printJson, printList, printObject } from '../output.js';
+import { cell, note, out, printDone, printJson, printList, printObject } from '../output.js';
 
 type Manifest = DataOf<'/v1/sessions/{sessionId}/manifest', 'get'>;
 type TimelineEvent = DataOf<'/v1/sessions/{sessionId}/timeline', 'get'>[number];
@@ -88,7 +88,7 @@ export function register(program: Command): void {
         params: { path: { sessionId } },
       });
       if (globals(cmd).json) return printJson(m);
-      process.stdout.write(
+      out(
         `${m.session_id}  ${instant(m.start_ts)} to ${instant(m.end_ts)} (${duration(m.end_ts - m.start_ts)})\n`,
       );
       const rows = m.participants.flatMap((p): TrackRow[] =>

@@ -2,7 +2,7 @@ import type { Schemas } from '@vss/client';
 import { Argument, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { collect, confirmed, paged } from '../options.js';
-import { printDone, printList, printObject, type Column } from '../output.js';
+import { out, printDone, printList, printObject, type Column } from '../output.js';
 
 type Session = Schemas['Session'];
 
@@ -33,7 +33,7 @@ export function register(program: Command): void {
       const session = await client(cmd).post('/v1/sessions', {
         body: o.name !== undefined ? { name: o.name } : {},
       });
-      if (o.quiet && !globals(cmd).json) process.stdout.write(`${session.id}\n`);
+      if (o.quiet && !globals(cmd).json) out(`${session.id}\n`);
       else printObject(cmd, session);
     });
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
 import { collect, confirmed, integer, oneOf, paged } from '../options.js';
-import { note, printDone, printList, printObject, type Column } from '../output.js';
+import { jsonSafe, note, out, printDone, printList, printObject, type Column } from '../output.js';
 import type { Received } from '../webhooks/listen.js';
 import { checkSecret, DEFAULT_TOLERANCE_S } from '../webhooks/verify.js';
 
@@ -250,7 +250,7 @@ export function register(program: Command): void {
           const { listen } = await import('../webhooks/listen.js'); // only this command serves HTTP
           listener = await listen(
             { host: o.host, port: o.port, secret: o.secret, toleranceS: o.tolerance, forwardTo: o.forwardTo },
-            (r) => process.stdout.write((json ? JSON.stringify(r) : line(r)) + '\n'),
+            (r) => out((json ? jsonSafe(JSON.stringify(r)) : line(r)) + '\n'),
           );
         } catch (err) {
           const e = err as NodeJS.ErrnoException;

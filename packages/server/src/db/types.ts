@@ -302,6 +302,13 @@ export interface OAuthSpentRefreshTable {
   created_at: number;
 }
 
+/** An authorization code already exchanged, and the grant that exchange made. */
+export interface OAuthSpentCodesTable {
+  hash: string;
+  grant_id: string;
+  created_at: number;
+}
+
 /** Every table of the metadata database. */
 export interface Tables {
   orgs: OrgsTable;
@@ -331,6 +338,7 @@ export interface Tables {
   oauth_codes: OAuthCodesTable;
   oauth_grants: OAuthGrantsTable;
   oauth_spent_refresh: OAuthSpentRefreshTable;
+  oauth_spent_codes: OAuthSpentCodesTable;
 }
 
 /** The query handle every store takes: the database itself or a transaction of it. */

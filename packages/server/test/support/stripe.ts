@@ -89,7 +89,8 @@ export const STRIPE_WEBHOOK_SECRET = 'whsec_local_test_secret';
 
 /** A subscription event body and its `Stripe-Signature`, made with the `stripe` package's test helper. */
 export function signedSubscriptionEvent(input: {
-  id: string;
+  /** left out of the body when undefined */
+  id: string | undefined;
   type: string;
   customer: string;
   subscription: string;

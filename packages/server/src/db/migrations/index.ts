@@ -8,6 +8,7 @@ import { exportsMigration } from './005-exports.js';
 import { usageMigration } from './006-usage.js';
 import { agentsMigration } from './007-agents.js';
 import { segmentsMigration } from './008-segments.js';
+import { oauthSpentCodesMigration } from './009-oauth-spent-codes.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -20,6 +21,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '006-usage': usageMigration(engine),
     '007-agents': agentsMigration(),
     '008-segments': segmentsMigration(engine),
+    '009-oauth-spent-codes': oauthSpentCodesMigration(),
   };
   return { getMigrations: async () => all };
 }

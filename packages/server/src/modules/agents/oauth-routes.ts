@@ -9,6 +9,7 @@ import { USER_ONLY, type RouteAuth } from '../../http/principal.js';
 import { Deleted } from '../../http/shared-schemas.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { OAuthService } from './oauth.js';
+import { MetadataUnavailable } from './client-metadata.js';
 import { AuthorizePageError, AuthorizeRedirectError, OAuthError, presentGrant } from './oauth-rules.js';
 import {
   AuthorizationServerMetadata,
@@ -98,13 +99,28 @@ function signInLinks(back: string): string {
   return `<p class="actions"><a class="button" href="/login?next=${esc(next)}">Sign in</a><a class="button secondary" href="/signup?next=${esc(next)}">Create an account</a></p>`;
 }
 
+/** Aborted when the caller goes away before its answer is sent: work done for it can stop. */
+function callerSignal(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
+/** What the caller is not told of a refused client metadata document goes to the log. */
+function logRefusedDocument(reply: FastifyReply, err: Error) {
+  if (err.cause instanceof MetadataUnavailable)
+    reply.log.warn({ detail: err.cause.detail }, 'a client metadata document could not be fetched');
+}
+
 function oauthFailure(reply: FastifyReply, err: unknown) {
-  if (err instanceof OAuthError)
-    return reply
-      .code(err.status)
-      .header('cache-control', 'no-store')
-      .send({ error: err.error, error_description: err.message });
-  throw err;
+  if (!(err instanceof OAuthError)) throw err;
+  logRefusedDocument(reply, err);
+  return reply
+    .code(err.status)
+    .header('cache-control', 'no-store')
+    .send({ error: err.error, error_description: err.message });
 }
 
 /** OAuth 2.1 for MCP clients: metadata, registration, authorization with consent, tokens, revocation, grants. */
@@ -169,7 +185,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
         operationId: 'authorizeOAuthClient',
         summary: 'Authorize an OAuth client (consent page)',
         description:
-          'Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector.',
+          'Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector. A client known by its metadata document (an https `client_id`) has it fetched in at most `OAUTH_CLIENT_METADATA_TIMEOUT_MS` (default 5 s) all told, dropped if the caller goes away; when it cannot be had the page says only that, never what the host resolved to or why the connection failed (that goes to the server log).',
         docs: {
           querystring: AuthorizeQuery,
           responses: {
@@ -184,6 +200,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
         const { client, scopes, sealed, redirect } = await oauth.authorizeRequest(
           request.query as Record<string, unknown>,
           request.principal,
+          callerSignal(reply),
         );
         const name = esc(client.name ?? 'An application');
         if (!sealed || !request.principal)
@@ -213,6 +230,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       } catch (err) {
         // Never redirected: clients register their own addresses, so an error sent there would
         // make this server an open redirector. The person sees what went wrong instead.
+        if (err instanceof AuthorizePageError) logRefusedDocument(reply, err);
         if (err instanceof AuthorizePageError || err instanceof AuthorizeRedirectError)
           return page(reply, 400, 'This request cannot be authorized', `<p>${esc(err.message)}</p>`);
         throw err;
@@ -276,21 +294,26 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
         tags,
         operationId: 'exchangeOAuthToken',
         summary: 'OAuth token endpoint',
-        description: `\`grant_type=authorization_code\` (with \`code_verifier\`) or \`refresh_token\`. Access tokens (\`oat_…\`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant. Errors in OAuth form (\`invalid_grant\`, \`invalid_client\`, \`unsupported_grant_type\`).`,
+        description: `\`grant_type=authorization_code\` (with \`code_verifier\`) or \`refresh_token\`. Access tokens (\`oat_…\`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant; an authorization code presented again after its exchange is refused and revokes the grant that exchange made (OAuth 2.1 §4.1.2). Errors in OAuth form (\`invalid_grant\`, \`invalid_client\`, \`unsupported_grant_type\`).`,
         docs: {
           body: TokenRequest,
           consumes: FORM,
           responses: {
             200: jsonDoc('New tokens (RFC 6749, not the envelope).', Tokens),
             400: oauthErrorDoc('`invalid_grant` or `unsupported_grant_type`, in OAuth form.'),
-            401: oauthErrorDoc('`invalid_client`: unknown client, or a missing or wrong secret.'),
+            401: oauthErrorDoc(
+              '`invalid_client`: unknown client, a missing or wrong secret, or a metadata document that could not be fetched within `OAUTH_CLIENT_METADATA_TIMEOUT_MS` (no further detail is given).',
+            ),
           },
         },
       },
     },
     async (request, reply) => {
       try {
-        const tokens = await oauth.token((request.body ?? {}) as Record<string, unknown>);
+        const tokens = await oauth.token(
+          (request.body ?? {}) as Record<string, unknown>,
+          callerSignal(reply),
+        );
         return reply.header('cache-control', 'no-store').send(tokens);
       } catch (err) {
         return oauthFailure(reply, err);
@@ -319,7 +342,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     },
     async (request, reply) => {
       try {
-        await oauth.revoke((request.body ?? {}) as Record<string, unknown>);
+        await oauth.revoke((request.body ?? {}) as Record<string, unknown>, callerSignal(reply));
         return reply.code(200).send({});
       } catch (err) {
         return oauthFailure(reply, err);

@@ -8,8 +8,9 @@ export class OAuthError extends Error {
     readonly status: number,
     readonly error: string,
     description: string,
+    options?: ErrorOptions,
   ) {
-    super(description);
+    super(description, options);
   }
 }
 

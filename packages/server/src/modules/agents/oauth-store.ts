@@ -38,6 +38,28 @@ export function oauthStore(db: Db) {
       await trx.insertInto('oauth_grants').values(row).execute();
     },
 
+    /** Remembers that a code was exchanged, and for which grant. */
+    async spendCode(trx: Trx, hash: string, grantId: string, at: number): Promise<void> {
+      await trx.insertInto('oauth_spent_codes').values({ hash, grant_id: grantId, created_at: at }).execute();
+    },
+
+    /** When the code was exchanged already, revokes the grant that exchange made; false for a code never exchanged. */
+    async revokeSpentCode(trx: Trx, hash: string, at: number): Promise<boolean> {
+      const spent = await trx
+        .selectFrom('oauth_spent_codes')
+        .select('grant_id')
+        .where('hash', '=', hash)
+        .executeTakeFirst();
+      if (!spent) return false;
+      await trx
+        .updateTable('oauth_grants')
+        .set({ revoked_at: at })
+        .where('id', '=', spent.grant_id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return true;
+    },
+
     /** The grant of an access token, while its user is still in its organisation. */
     grantByAccess(hash: string) {
       return db
@@ -71,10 +93,11 @@ export function oauthStore(db: Db) {
         .executeTakeFirst();
     },
 
-    /** Forgets expired codes and refresh tokens spent before `before`. */
+    /** Forgets expired codes, and codes and refresh tokens spent before `before`. */
     async sweep(at: number, before: number): Promise<void> {
       await db.deleteFrom('oauth_codes').where('expires_at', '<', at).execute();
       await db.deleteFrom('oauth_spent_refresh').where('created_at', '<', before).execute();
+      await db.deleteFrom('oauth_spent_codes').where('created_at', '<', before).execute();
     },
 
     /** Replaces a grant's tokens if its refresh token is still `previous`; false when it was not. */

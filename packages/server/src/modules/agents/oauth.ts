@@ -61,13 +61,19 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
 
   /**
    * A client: registered here, or known by its metadata document (client_id an https address),
-   * fetched at first use and again every few minutes. Throws with the reason a document is refused.
+   * fetched at first use and again every few minutes, the fetch dropped when `signal` (the
+   * caller's) aborts. Throws with the reason a document is refused: MetadataUnavailable when it
+   * could not be had, whose message alone may be shown to the caller.
    */
-  async function findClient(id: string) {
+  async function findClient(id: string, signal: AbortSignal | undefined) {
     if (!isMetadataUrl(id)) return store.client(id);
     const fetched = documents.get(id);
     if (fetched === undefined || now() - fetched > DOCUMENT_TTL_MS) {
-      const meta = await fetchClientMetadata(id, config.oauthAllowPrivateClientUrls);
+      const meta = await fetchClientMetadata(id, {
+        allowPrivate: config.oauthAllowPrivateClientUrls,
+        timeoutMs: config.oauthClientMetadataTimeoutMs,
+        signal,
+      });
       await store.upsertClient({
         id,
         secret_hash: null,
@@ -102,11 +108,13 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
     scope: scopes,
   });
 
-  async function clientFor(form: Record<string, unknown>) {
+  async function clientFor(form: Record<string, unknown>, signal: AbortSignal | undefined) {
     const id = typeof form.client_id === 'string' ? form.client_id : '';
     const client = id
-      ? await findClient(id).catch((err: Error) => {
-          throw new OAuthError(401, 'invalid_client', err.message);
+      ? await findClient(id, signal).catch((err: Error) => {
+          throw new OAuthError(401, 'invalid_client', `this client cannot be used: ${err.message}`, {
+            cause: err,
+          });
         })
       : undefined;
     if (!client) throw new OAuthError(401, 'invalid_client', 'unknown client_id');
@@ -182,12 +190,13 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
     },
 
     /** Checks an authorization request; what the consent page shows and seals. */
-    async authorizeRequest(q: Record<string, unknown>, user: Principal | null) {
+    async authorizeRequest(q: Record<string, unknown>, user: Principal | null, signal?: AbortSignal) {
       const client =
         typeof q.client_id === 'string'
-          ? await findClient(q.client_id).catch((err: Error) => {
+          ? await findClient(q.client_id, signal).catch((err: Error) => {
               throw new AuthorizePageError(
                 `the application's client metadata document cannot be used: ${err.message}`,
+                { cause: err },
               );
             })
           : undefined;
@@ -263,14 +272,17 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
     },
 
     /** The token endpoint: an authorization code (with its PKCE verifier) or a refresh token. */
-    async token(form: Record<string, unknown>) {
-      const client = await clientFor(form);
+    async token(form: Record<string, unknown>, signal?: AbortSignal) {
+      const client = await clientFor(form, signal);
       if (form.grant_type === 'authorization_code') {
         const code = typeof form.code === 'string' ? form.code : '';
         const verifier = typeof form.code_verifier === 'string' ? form.code_verifier : '';
         // The code is spent by any attempt, a failed one too (a wrong verifier cannot be retried).
         const outcome = await transaction(deps.db, async (trx) => {
           const row = await store.takeCode(trx, hash(code));
+          // Exchanged before: whoever holds it may not be the client, so that exchange's tokens go.
+          if (!row && (await store.revokeSpentCode(trx, hash(code), now())))
+            return new OAuthError(400, 'invalid_grant', 'the code was already used: its tokens are revoked');
           if (!row || row.client_id !== client.id || row.expires_at < now())
             return new OAuthError(
               400,
@@ -299,6 +311,7 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
             revoked_at: null,
           };
           await store.insertGrant(trx, grant);
+          await store.spendCode(trx, hash(code), grant.id, now());
           return answer(t, row.scopes);
         });
         if (outcome instanceof OAuthError) throw outcome;
@@ -345,8 +358,8 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
     },
 
     /** RFC 7009: revokes the grant of an access or refresh token; unknown tokens are not an error. */
-    async revoke(form: Record<string, unknown>): Promise<void> {
-      const client = await clientFor(form);
+    async revoke(form: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+      const client = await clientFor(form, signal);
       const token = typeof form.token === 'string' ? form.token : '';
       const h = hash(token);
       const grant =
@@ -363,7 +376,7 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
       return agentPrincipal(`oauth:${g.id}`, g);
     },
 
-    /** Forgets expired codes, and spent refresh tokens after 30 days. */
+    /** Forgets expired codes, and spent codes and refresh tokens after 30 days. */
     sweep: () => store.sweep(now(), now() - 30 * DAY_MS),
 
     /** The grants the signed-in user made and has not revoked, newest first. */

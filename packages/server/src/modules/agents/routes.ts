@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Type } from '@sinclair/typebox';
 import { ErrorEnvelope, ok } from '../../http/envelope.js';
+import { Forbidden } from '../../http/errors.js';
 import { emptyDoc, jsonDoc, okResponse } from '../../http/openapi-docs.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { AGENT_ONLY, KEY_OR_USER, USER_ONLY } from '../../http/principal.js';
@@ -133,13 +134,21 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
 
   // The MCP endpoint, Streamable HTTP, stateless: each request carries its credential.
   await app.register(async (mcp) => {
+    // The transport's rule against DNS rebinding: a page of another origin that reaches this
+    // address (a name re-pointed at it) is refused. Clients that are not browsers send no Origin.
+    const ownOrigin = new URL(deps.baseUrl).origin;
+    mcp.addHook('onRequest', async (request) => {
+      const origin = request.headers.origin;
+      if (origin !== undefined && origin !== ownOrigin)
+        throw new Forbidden(`cross-origin request refused (Origin): only ${ownOrigin} may call /mcp`);
+    });
     mcp.addHook('onSend', async (_request, reply, payload) => {
       if (reply.statusCode === 401)
         reply.header('www-authenticate', `Bearer resource_metadata="${resourceMetadata}"`);
       return payload;
     });
     const description =
-      'The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end.';
+      'The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end. A request with an `Origin` header other than the origin of `PUBLIC_BASE_URL` answers 403 `FORBIDDEN` (against DNS rebinding); requests without `Origin`, as non-browser clients send them, are served.';
     // GET and DELETE exist only to answer 405 with `Allow: POST`: no operation to document.
     const notOffered = { tags, hide: true, description };
     for (const method of ['GET', 'DELETE'] as const)
@@ -183,6 +192,10 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<AgentsRoutesOptions> = asyn
                     '`Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource/mcp"`',
                 }),
               },
+            ),
+            403: jsonDoc(
+              "An `Origin` header other than `PUBLIC_BASE_URL`'s origin: the error envelope.",
+              ErrorEnvelope,
             ),
             406: jsonDoc(
               '`Accept` does not name both `application/json` and `text/event-stream`: a JSON-RPC error.',

@@ -116,9 +116,19 @@ export function stripeProvider(options: {
       } catch (err) {
         throw new BadRequest(`Stripe-Signature does not verify: ${(err as Error).message}`);
       }
-      const subscription = SUBSCRIPTION_EVENTS.has(event.type)
-        ? { subscriptionId: (event.data.object as Stripe.Subscription).id }
-        : null;
+      // Signed yet malformed: each event is applied once by its id, so one without is refused.
+      const fields = event as unknown as Record<string, unknown>;
+      if (typeof fields.id !== 'string' || fields.id === '' || fields.id.length > 255)
+        throw new BadRequest('the event needs an `id`: a string of 1 to 255 characters');
+      if (typeof fields.type !== 'string' || fields.type === '')
+        throw new BadRequest('the event needs a `type`: a string');
+      let subscription: { subscriptionId: string } | null = null;
+      if (SUBSCRIPTION_EVENTS.has(event.type)) {
+        const id = (event.data as { object?: { id?: unknown } } | undefined)?.object?.id;
+        if (typeof id !== 'string' || id === '')
+          throw new BadRequest('a subscription event needs `data.object.id`: the subscription id');
+        subscription = { subscriptionId: id };
+      }
       return { id: event.id, type: event.type, subscription };
     },
     async subscription(id) {

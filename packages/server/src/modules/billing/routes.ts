@@ -127,8 +127,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
     async (request) => ok(await billing.limits(request.principal!)),
   );
 
-  const portalErrors =
-    '403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider\'s message when it refuses or does not answer.';
+  const portalErrors = `403 for a member (owners, admins and API keys only); 409 \`CONFLICT\` "billing is not configured" with \`BILLING_PROVIDER=none\`; 400 naming \`return_url\` when it is not an http(s) address, or its origin is neither \`PUBLIC_BASE_URL\`'s nor one \`BILLING_RETURN_ORIGINS\` lists; 500 with the provider's message when it refuses or does not answer.`;
   app.post(
     '/v1/billing/portal',
     {
@@ -176,7 +175,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
           operationId: 'receiveStripeEvent',
           summary: "Stripe's webhook",
           description:
-            "For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing); each event is applied once by its id (a redelivery answers 200 and changes nothing). For a subscription event the service asks Stripe for the subscription's current state rather than trusting the event's copy, since events arrive out of order and several in one second; when Stripe does not answer, the event gets 500 and Stripe delivers it again. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.",
+            "For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing; 400 naming the field when a verified event has no `id` or `type`, or a subscription event no `data.object.id`); each event is applied once by its id (a redelivery answers 200 and changes nothing). For a subscription event the service asks Stripe for the subscription's current state rather than trusting the event's copy, since events arrive out of order and several in one second; when Stripe does not answer, the event gets 500 and Stripe delivers it again. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.",
           response: { 200: okResponse('The event was applied (or had been already).', ProviderAck) },
           docs: {
             body: Type.Object(

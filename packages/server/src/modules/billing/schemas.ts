@@ -122,7 +122,7 @@ export const PortalRequest = Type.Object(
         pattern: '^https?://',
         maxLength: 2048,
         description:
-          'where the portal sends the person back (http or https); default `{PUBLIC_BASE_URL}/billing`',
+          "where the portal sends the person back: an address on `PUBLIC_BASE_URL`'s origin or on one `BILLING_RETURN_ORIGINS` lists (scheme, host and port must match); default `{PUBLIC_BASE_URL}/billing`",
       }),
     ),
   },

@@ -270,6 +270,14 @@ export function billingService(deps: {
     /** A billing portal address for the organisation's customer, or a project's own. */
     async portal(principal: Principal, projectId: string | null, returnUrl: string | undefined) {
       requireRole(principal, 'admin');
+      if (returnUrl !== undefined) {
+        // Only where the operator's own pages are: the portal is no open redirect to anywhere.
+        const allowed = [new URL(config.publicBaseUrl).origin, ...config.billingReturnOrigins];
+        if (!allowed.includes(new URL(returnUrl).origin))
+          throw new BadRequest(
+            `return_url must be on ${allowed.join(' or ')} (PUBLIC_BASE_URL's origin, or one BILLING_RETURN_ORIGINS lists)`,
+          );
+      }
       if (projectId !== null) await deps.projects.inOrg(principal, projectId);
       const projectKey = projectId ?? '';
       let customerId = (await store.customer(principal.orgId, projectKey))?.customer_id;
