@@ -68,7 +68,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol
-         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end. Send `Accept: application/json, text/event-stream` (406 otherwise).
+         * @description The MCP endpoint (Streamable HTTP, stateless, JSON answers). Accepts agent tokens and OAuth access tokens only (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise). Speaks the newest protocol revision of the official SDK, and older ones a client asks for. One JSON-RPC message per request (batches are refused with 400), so that every call counts under the rate limit. GET and DELETE answer 405: there is no server-initiated stream and no MCP session to end. A request with an `Origin` header other than the origin of `PUBLIC_BASE_URL` answers 403 `FORBIDDEN` (against DNS rebinding); requests without `Origin`, as non-browser clients send them, are served. Send `Accept: application/json, text/event-stream` (406 otherwise).
          */
         post: operations["callMcp"];
         delete?: never;
@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * Authorize an OAuth client (consent page)
-         * @description Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector.
+         * @description Authorization code with PKCE (`code_challenge_method=S256` required; `plain` refused). Shows the signed-in user what the application asks for, where it will be sent back and for which project; their answer redirects to the registered `redirect_uri` with `code` (valid 60 s, once) or `error=access_denied`, and `state` and `iss`. A request that cannot be authorized (unknown client or redirect address, missing PKCE, bad scope) is explained on the page, never redirected: clients register their own addresses, and redirecting errors there would make this an open redirector. A client known by its metadata document (an https `client_id`) has it fetched in at most `OAUTH_CLIENT_METADATA_TIMEOUT_MS` (default 5 s) all told, dropped if the caller goes away; when it cannot be had the page says only that, never what the host resolved to or why the connection failed (that goes to the server log).
          */
         get: operations["authorizeOAuthClient"];
         put?: never;
@@ -152,7 +152,7 @@ export interface paths {
         put?: never;
         /**
          * OAuth token endpoint
-         * @description `grant_type=authorization_code` (with `code_verifier`) or `refresh_token`. Access tokens (`oat_…`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant. Errors in OAuth form (`invalid_grant`, `invalid_client`, `unsupported_grant_type`).
+         * @description `grant_type=authorization_code` (with `code_verifier`) or `refresh_token`. Access tokens (`oat_…`) last 900 s and are accepted by /mcp only; each refresh returns a new refresh token, and presenting a spent one revokes the whole grant; an authorization code presented again after its exchange is refused and revokes the grant that exchange made (OAuth 2.1 §4.1.2). Errors in OAuth form (`invalid_grant`, `invalid_client`, `unsupported_grant_type`).
          */
         post: operations["exchangeOAuthToken"];
         delete?: never;
@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * Readiness: whether this process takes work
-         * @description Plain text, not the envelope, for a load balancer or an orchestrator deciding where to send traffic: `ready` with 200 only when this process can take work: it is not draining, its database answers, Redis answers when `REDIS_URL` is set, and `DATA_DIR` is intact and writable (a small file, `DATA_DIR/.ready`, is written). Otherwise 503 with the first reason found: `draining` (from the moment a SIGTERM or SIGINT arrives until the process exits; live participants are being sent to another server), `database unavailable`, `redis unavailable`, `storage unavailable: …` or `storage not writable: …`. `/health` stays the liveness check: a draining process is alive, and is not restarted for it.
+         * @description Plain text, not the envelope, for a load balancer or an orchestrator deciding where to send traffic: `ready` with 200 only when this process can take work: it is not draining, its database answers, Redis answers when `REDIS_URL` is set, and `DATA_DIR` is intact and writable (a small file, `DATA_DIR/.ready`, is written). Otherwise 503 with the first reason found: `draining` (from the moment a SIGTERM or SIGINT arrives until the process exits; live participants are being sent to another server; after SIGTERM the port stays open, answering this, for at least DRAIN_GRACE_MS, 5 s by default), `database unavailable`, `redis unavailable`, `storage unavailable: …` or `storage not writable: …`. `/health` stays the liveness check: a draining process is alive, and is not restarted for it.
          */
         get: operations["getReady"];
         put?: never;
@@ -375,7 +375,7 @@ export interface paths {
         };
         /**
          * Free-tier limits and whether the organisation is blocked
-         * @description Over either free-tier limit (`FREE_TIER_STREAMING_MINUTES` per calendar month UTC, `FREE_TIER_STORAGE_GB` stored, 1 GB = 10⁹ bytes; exceeding means strictly more) and without an active subscription, session creation and export enqueue answer 503 `USAGE_LIMITS_EXCEEDED`, read from figures at most 5 seconds old. Live connections, connection tokens for existing sessions, replay and downloads keep working. `status_message` tells a person what to do when blocked (and notes usage beyond the free tier under a subscription); empty otherwise. Read fresh, not cached.
+         * @description Over either free-tier limit (`FREE_TIER_STREAMING_MINUTES` per calendar month UTC, `FREE_TIER_STORAGE_GB` stored, 1 GB = 10⁹ bytes; exceeding means strictly more) and without an active subscription, session creation and export enqueue answer 503 `USAGE_LIMITS_EXCEEDED`, read from figures at most 5 seconds old. Sessions already under way can still be joined and rejoined, but a session that has not started cannot (connection tokens and `/ws` answer 503), and live media is refused once the stored bytes reach the free tier's storage (chat is still recorded); replay and downloads keep working. `status_message` tells a person what to do when blocked (and notes usage beyond the free tier under a subscription); empty otherwise. Read fresh, not cached.
          */
         get: operations["getBillingLimits"];
         put?: never;
@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Open the billing portal for the organisation's customer
-         * @description Makes the organisation's customer at the payment provider on first use (one per organisation, kept), then a portal session where a person adds a payment method and subscribes. Redirect them to `portal_url`. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider's message when it refuses or does not answer.
+         * @description Makes the organisation's customer at the payment provider on first use (one per organisation, kept), then a portal session where a person adds a payment method and subscribes. Redirect them to `portal_url`. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address, or its origin is neither `PUBLIC_BASE_URL`'s nor one `BILLING_RETURN_ORIGINS` lists; 500 with the provider's message when it refuses or does not answer.
          */
         post: operations["openBillingPortal"];
         delete?: never;
@@ -417,7 +417,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's webhook
-         * @description For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing); each event is applied once by its id (a redelivery answers 200 and changes nothing). For a subscription event the service asks Stripe for the subscription's current state rather than trusting the event's copy, since events arrive out of order and several in one second; when Stripe does not answer, the event gets 500 and Stripe delivers it again. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.
+         * @description For Stripe only: point a webhook endpoint of your Stripe account here with the `customer.subscription.*` events. The body is verified with the `Stripe-Signature` header and `STRIPE_WEBHOOK_SECRET` (400 when it does not verify, or the header is missing; 400 naming the field when a verified event has no `id` or `type`, or a subscription event no `data.object.id`); each event is applied once by its id (a redelivery answers 200 and changes nothing). For a subscription event the service asks Stripe for the subscription's current state rather than trusting the event's copy, since events arrive out of order and several in one second; when Stripe does not answer, the event gets 500 and Stripe delivers it again. Subscription statuses `active`, `trialing` and `past_due` lift the free-tier limits of the customer's organisation within seconds. 409 with `BILLING_PROVIDER=none`.
          */
         post: operations["receiveStripeEvent"];
         delete?: never;
@@ -726,7 +726,7 @@ export interface paths {
         put?: never;
         /**
          * Open the billing portal for a project's own customer
-         * @description As `POST /v1/billing/portal`, for a customer of the project's own (one per project, kept), so that a project can be paid for separately; its subscription lifts the organisation's limits too. 404 for a project outside the organisation. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address; 500 with the provider's message when it refuses or does not answer.
+         * @description As `POST /v1/billing/portal`, for a customer of the project's own (one per project, kept), so that a project can be paid for separately; its subscription lifts the organisation's limits too. 404 for a project outside the organisation. 403 for a member (owners, admins and API keys only); 409 `CONFLICT` "billing is not configured" with `BILLING_PROVIDER=none`; 400 naming `return_url` when it is not an http(s) address, or its origin is neither `PUBLIC_BASE_URL`'s nor one `BILLING_RETURN_ORIGINS` lists; 500 with the provider's message when it refuses or does not answer.
          */
         post: operations["openProjectBillingPortal"];
         delete?: never;
@@ -1023,7 +1023,7 @@ export interface paths {
         put?: never;
         /**
          * Get a connection token
-         * @description A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Accepts API keys, restricted keys and the dashboard cookie.
+         * @description A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Live tokens for a session that has not started, while the organisation is over its free tier without a subscription: 503 `USAGE_LIMITS_EXCEEDED` (a session under way may still be joined, so that a meeting is never cut off). While it is over its free-tier storage, its media is refused live with `USAGE_LIMITS_EXCEEDED` (chat still recorded). Accepts API keys, restricted keys and the dashboard cookie.
          */
         post: operations["createConnectionToken"];
         delete?: never;
@@ -1043,7 +1043,7 @@ export interface paths {
          * Export a session to MP4
          * @description Queues an export job.
          *
-         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently.
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
          *
          *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
          *
@@ -1407,7 +1407,7 @@ export interface paths {
          *
          *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
          *
-         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
+         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4409 replaced: a newer connection with the same `user_id` joined the session (in any server process; a `replaced` control comes first; do not reconnect). One `user_id` has one live connection in a session. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
          */
         get: operations["connectLive"];
         put?: never;
@@ -1867,7 +1867,7 @@ export interface components {
          * LiveControl
          * @description Server → client: lifecycle and protocol signals, by `event`.
          */
-        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"];
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"];
         /**
          * LiveDirectorCommand
          * @description What a `director` publish carries in `body` (UTF-8 JSON).
@@ -1911,7 +1911,7 @@ export interface components {
         LiveError: {
             data: {
                 /** @enum {string} */
-                code: "BAD_MESSAGE" | "FORBIDDEN_STREAM" | "TOO_LARGE" | "RATE_LIMITED" | "BAD_CODEC" | "REDACTED" | "REPLAY_ONLY" | "SERVER_ERROR" | "UNAVAILABLE";
+                code: "BAD_MESSAGE" | "FORBIDDEN_STREAM" | "TOO_LARGE" | "RATE_LIMITED" | "BAD_CODEC" | "REDACTED" | "REPLAY_ONLY" | "SERVER_ERROR" | "UNAVAILABLE" | "REPLACED" | "USAGE_LIMITS_EXCEEDED";
                 /** @description the refused message's `id`, when it had one that could be read */
                 id?: string;
                 message: string;
@@ -1966,7 +1966,7 @@ export interface components {
             id?: string | number;
             /** @description `media/<own user_id>/cam`, `…/mic` or `…/screen`, `chat` or `director`; the first publish on a media stream emits `track.published` */
             stream_type: string;
-            /** @description ms since 1970 on the media clock; default the server's clock */
+            /** @description ms since 1970 on the media clock; default the server's clock. Refused (`BAD_MESSAGE`) when further than `LIVE_CLOCK_SKEW_S` (default 120 s) from the server's clock, ahead or behind: a participant's clock cannot stretch the recording. */
             timestamp_ms?: number;
             /** @enum {string} */
             type: "publish";
@@ -2006,6 +2006,23 @@ export interface components {
             type: "chat.message" | "director.layout" | "director.focus";
             /** @enum {number} */
             v: 1;
+        };
+        /**
+         * LiveReplaced
+         * @description A newer connection with the same `user_id` joined the session (another tab or device, in any server process) and took this one's place: one identity has one live connection, so that two sources never publish into one track. This connection has left (the others saw `leave`, then the newer one's `join`); its further publishes are refused with `REPLACED`, and it closes with 4409. Final: do not reconnect, or the newer one would be replaced in turn.
+         */
+        LiveReplaced: {
+            data: {
+                message: string;
+            };
+            /** @enum {string} */
+            event: "replaced";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the participant replaced */
+            user_id: string;
         };
         /**
          * LiveServerMessage
@@ -2566,7 +2583,7 @@ export interface components {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description where the portal sends the person back (http or https); default `{PUBLIC_BASE_URL}/billing`
+                     * @description where the portal sends the person back: an address on `PUBLIC_BASE_URL`'s origin or on one `BILLING_RETURN_ORIGINS` lists (scheme, host and port must match); default `{PUBLIC_BASE_URL}/billing`
                      */
                     return_url?: string;
                 };
@@ -2921,6 +2938,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description An `Origin` header other than `PUBLIC_BASE_URL`'s origin: the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `Accept` does not name both `application/json` and `text/event-stream`: a JSON-RPC error. */
             406: {
                 headers: {
@@ -3130,7 +3156,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description `invalid_client`: unknown client, or a missing or wrong secret. */
+            /** @description `invalid_client`: unknown client, a missing or wrong secret, or a metadata document that could not be fetched within `OAUTH_CLIENT_METADATA_TIMEOUT_MS` (no further detail is given). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5408,6 +5434,15 @@ export interface operations {
             };
             /** @description Before the upgrade: a live token for a session that has ended. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Before the upgrade: `USAGE_LIMITS_EXCEEDED`, a live token for a session that has not started while the organisation is over its free tier without a subscription (a session under way may still be joined). */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
