@@ -269,7 +269,7 @@ describeBrowser('the live page, in two browsers', () => {
     await expect
       .poll(() =>
         first.evaluate(() =>
-          [...document.querySelectorAll('video')].some((v) =>
+          Array.from(document.querySelectorAll('video')).some((v) =>
             ((v.srcObject as MediaStream | null)?.getTracks() ?? []).some((t) => t.readyState === 'live'),
           ),
         ),
