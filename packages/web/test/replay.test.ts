@@ -164,8 +164,9 @@ describeBrowser('replay and the public pages, in a browser', () => {
     await page.goto(`/sessions/${sessionId}/replay`);
     await page.getByRole('heading', { name: 'Replay: Team sync' }).waitFor();
     await page.getByRole('link', { name: 'Back to session' }).waitFor();
-    // Paused at the start: no chat yet.
+    // Paused at the start: no chat yet, and each tile shows its first picture rather than black.
     await page.getByText('No messages up to this point.').waitFor();
+    await bothDrawn(page);
     await page.getByRole('button', { name: 'Play', exact: true }).click();
     const chat = page.getByRole('log', { name: 'Chat messages' });
     await chat.getByText('Hello from Alice').waitFor();
