@@ -10,6 +10,7 @@ import { readEnvelope } from '../media/envelope';
 import { presenterTile } from '../media/presenter';
 import { isKeyPayload, VideoTrackDecoder } from '../media/video-track';
 import { PlayClock } from './clock';
+import { Posters } from './posters';
 import { WindowReader } from './reader';
 import type { PlaybackSource, SourceInfo } from './source';
 import { Transcript } from './transcript';
@@ -53,11 +54,7 @@ export class ReplayEngine {
   private readonly canvases = new Map<string, HTMLCanvasElement>();
   private readonly waiting = new Map<string, MediaEvent[]>();
   private video: MediaEvent[] = [];
-  /**
-   * Until the first Play or seek, each tile shows its track's first picture rather than black (a
-   * poster): the streams whose first key frame was drawn ahead of the playhead for that.
-   */
-  private posters: Map<string, number> | null = new Map();
+  private readonly posters = new Posters();
   private audio: MediaEvent[] = [];
   /** index in `audio` of the next payload not yet handed to AudioOut */
   private audioNext = 0;
@@ -125,7 +122,7 @@ export class ReplayEngine {
   play(): void {
     if (!this.info) return;
     if (this.clock.now() >= this.info.end) this.seek(this.info.start);
-    this.takeDownPosters();
+    this.posters.takeDown(this.clock.now(), this.decoders, this.canvases);
     this.startAudio();
     this.wantPlay = true;
     this.clock.play();
@@ -151,7 +148,7 @@ export class ReplayEngine {
     if (!this.info) return;
     const { start, end } = this.info;
     const to = Math.min(Math.max(ts, start), end);
-    this.posters = null;
+    this.posters.stop();
     this.clock.seek(to);
     this.reader.restart(start + Math.max(0, Math.floor((to - start) / WINDOW_MS) - 1) * WINDOW_MS);
     this.video = [];
@@ -273,7 +270,7 @@ export class ReplayEngine {
    * decoded to be painted over, and is what made a burst overrun the decoder's queue.
    */
   private drawDue(t: number): void {
-    this.drawPosters();
+    this.posters.draw(this.video, this.decoders);
     let n = 0;
     while (n < this.video.length && this.video[n]!.ts <= t) n++;
     if (!n) return;
@@ -290,30 +287,6 @@ export class ReplayEngine {
       if (decoder) decoder.push(e.payload, burst.get(e.streamId)! > 1);
       else this.keep(e);
     });
-  }
-
-  /** Before the first Play: each tile's first key frame read so far, drawn once (see `posters`). */
-  private drawPosters(): void {
-    if (!this.posters) return;
-    for (const e of this.video) {
-      if (!e.key || this.posters.has(e.streamId)) continue;
-      const decoder = this.decoders.get(e.streamId);
-      if (!decoder) continue;
-      this.posters.set(e.streamId, e.ts);
-      decoder.push(e.payload, false);
-    }
-  }
-
-  /** Playing starts: a poster of a picture not yet due (someone who joins later) is blanked again. */
-  private takeDownPosters(): void {
-    const now = this.clock.now();
-    for (const [streamId, ts] of this.posters ?? []) {
-      if (ts <= now) continue;
-      this.decoders.get(streamId)?.reset();
-      const c = this.canvases.get(streamId);
-      c?.getContext('2d')?.clearRect(0, 0, c.width, c.height);
-    }
-    this.posters = null;
   }
 
   /** Keeps a frame for a tile whose canvas is not on the page yet: its latest key frame and what follows. */

@@ -1,0 +1,45 @@
+import type { VideoTrackDecoder } from '../media/video-track';
+import type { MediaEvent } from './types';
+
+/**
+ * Until the first Play or seek, each tile shows its track's first picture rather than black: a
+ * poster, its first key frame drawn ahead of the playhead. When playing starts, a poster whose
+ * picture is not due yet (someone who joins later) is blanked again, since a picture from
+ * elsewhere in the recording would be wrong there.
+ */
+export class Posters {
+  /** the streams given a poster, with its time; null once playing or seeking started */
+  private drawn: Map<string, number> | null = new Map();
+
+  /** Draws the first key frame of each track read so far that has a tile and no poster yet. */
+  draw(video: readonly MediaEvent[], decoders: ReadonlyMap<string, VideoTrackDecoder>): void {
+    if (!this.drawn) return;
+    for (const e of video) {
+      if (!e.key || this.drawn.has(e.streamId)) continue;
+      const decoder = decoders.get(e.streamId);
+      if (!decoder) continue;
+      this.drawn.set(e.streamId, e.ts);
+      decoder.push(e.payload, false);
+    }
+  }
+
+  /** Playing starts at `now`: posters not yet due are blanked, and none is drawn any more. */
+  takeDown(
+    now: number,
+    decoders: ReadonlyMap<string, VideoTrackDecoder>,
+    canvases: ReadonlyMap<string, HTMLCanvasElement>,
+  ): void {
+    for (const [streamId, ts] of this.drawn ?? []) {
+      if (ts <= now) continue;
+      decoders.get(streamId)?.reset();
+      const c = canvases.get(streamId);
+      c?.getContext('2d')?.clearRect(0, 0, c.width, c.height);
+    }
+    this.drawn = null;
+  }
+
+  /** A seek: the picture at the new position is decoded as usual; no posters any more. */
+  stop(): void {
+    this.drawn = null;
+  }
+}
