@@ -316,7 +316,9 @@ export function loadConfig(env: Env): Config {
 
   const s3 = s3Config(env);
   const drainTimeoutS = int(env, 'DRAIN_TIMEOUT_S', 30, 1, 3600);
-  const drainGraceMs = int(env, 'DRAIN_GRACE_MS', 5000, 0, 600_000);
+  // Unset, the grace is 5 s, or half the drain timeout when that is shorter: a short
+  // DRAIN_TIMEOUT_S alone must not stop the process from starting.
+  const drainGraceMs = int(env, 'DRAIN_GRACE_MS', Math.min(5000, drainTimeoutS * 500), 0, 600_000);
   if (drainGraceMs >= drainTimeoutS * 1000)
     throw new ConfigError(
       `DRAIN_GRACE_MS must be less than DRAIN_TIMEOUT_S (${drainTimeoutS} s), got ${drainGraceMs}`,

@@ -354,6 +354,7 @@ describe('the OpenAPI document', () => {
         'join',
         'leave',
         'reconnect',
+        'replaced',
         'track.published',
         'track.unpublished',
         'welcome',
