@@ -28,14 +28,10 @@ async function* playbackPages(
   let baseSeq: number | undefined;
   for (;;) {
     const page = await readPage(vss, sessionId, from, baseSeq);
-    const first = page.events[0];
-    if (first) {
-      // Every event of an answer lies in one window of the time cut from `from`; once a window
-      // starts at `to`, nothing further is wanted.
-      const windowStart = from + Math.floor((first.timestamp_ms - from) / WINDOW_MS) * WINDOW_MS;
-      if (windowStart >= to) return;
-      yield page.events.filter((e) => e.timestamp_ms < to);
-    }
+    // An answer is a run of seqs: an event that arrived late (stamped earlier than events before
+    // it) can come in a later answer, so the answers are read to the end and each is cut at `to`.
+    const wanted = page.events.filter((e) => e.timestamp_ms < to);
+    if (wanted.length) yield wanted;
     if (page.next_base_seq === null) return;
     baseSeq = page.next_base_seq;
   }
