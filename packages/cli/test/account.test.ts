@@ -153,6 +153,8 @@ describe('vss billing portal with a payment provider', () => {
       STRIPE_SECRET_KEY: 'sk_test_local',
       STRIPE_WEBHOOK_SECRET,
       STRIPE_API_URL: stripe.url,
+      // The dashboard's own origin is allowed by itself; this one is the operator's other app.
+      BILLING_RETURN_ORIGINS: 'https://app.example.com',
     });
   });
   afterAll(() => stripe?.close());
