@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -12,28 +10,9 @@ import {
   type TestApp,
 } from './support/app.js';
 import { listen } from './support/live.js';
-import { postMcp } from './support/mcp.js';
+import { agentToken, mcpClient, postMcp } from './support/mcp.js';
 import { pcmVoice, recordSession } from './support/media.js';
 import { waitForJob } from './support/exports.js';
-
-async function agentToken(t: TestApp, a: Tenant, scopes: string[]): Promise<string> {
-  const res = await call(t, 'POST', '/v1/agent-tokens', {
-    cookie: a.cookie,
-    body: { scopes, label: 'test agent' },
-  });
-  if (res.status !== 201) throw new Error(res.raw);
-  return res.body.data.secret;
-}
-
-async function connect(base: string, secret: string): Promise<Client> {
-  const client = new Client({ name: 'vss-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${secret}` } },
-    }),
-  );
-  return client;
-}
 
 const body = (r: any) => JSON.parse(r.content[0].text);
 
@@ -50,7 +29,7 @@ describe('the MCP endpoint with agent tokens', () => {
 
   it('lists every tool with its schema, reads with mcp:read, and refuses a write tool to a read token', async () => {
     const s = await createSession(t, a.key, 'standup');
-    const client = await connect(base, await agentToken(t, a, ['mcp:read']));
+    const client = await mcpClient(base, await agentToken(t, a, ['mcp:read']));
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([
       'create_connection_token',
@@ -102,7 +81,7 @@ describe('the MCP endpoint with agent tokens', () => {
 
   it('writes with mcp:write; a token of another organisation sees nothing of this one; a deleted token is refused at once', async () => {
     const secret = await agentToken(t, a, ['mcp:read', 'mcp:write']);
-    const client = await connect(base, secret);
+    const client = await mcpClient(base, secret);
     const made = body(await client.callTool({ name: 'create_session', arguments: { name: 'by an agent' } }));
     expect(made).toMatchObject({ name: 'by an agent', started_at: null });
     const listed = await call(t, 'GET', `/v1/sessions/${made.id}`, { key: a.key });
@@ -122,7 +101,7 @@ describe('the MCP endpoint with agent tokens', () => {
     ]);
 
     const b = await tenant(t);
-    const theirs = await connect(base, await agentToken(t, b, ['mcp:read', 'mcp:write']));
+    const theirs = await mcpClient(base, await agentToken(t, b, ['mcp:read', 'mcp:write']));
     expect(
       body(await theirs.callTool({ name: 'get_session', arguments: { session_id: made.id } })),
     ).toMatchObject({ code: 'NOT_FOUND' });
@@ -193,7 +172,7 @@ describe('every MCP tool, with valid and invalid arguments', () => {
   it('answers each tool and resource on a recorded session, refuses each bad argument as a tool error, and logs every call', async () => {
     const s = await createSession(t, a.key, 'recorded');
     await recordSession(t, a.key, s.id, [...pcmVoice('ann', 440, 1), ...pcmVoice('ben', 220, 1)]);
-    const client = await connect(base, await agentToken(t, a, ['mcp:read', 'mcp:write']));
+    const client = await mcpClient(base, await agentToken(t, a, ['mcp:read', 'mcp:write']));
     const ok = async (name: string, args: Record<string, unknown>) => {
       const r = await client.callTool({ name, arguments: args });
       expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
@@ -412,7 +391,7 @@ describe('agent tokens and their users', () => {
       'NOT_FOUND',
     );
 
-    const client = await connect(base, made.body.data.secret);
+    const client = await mcpClient(base, made.body.data.secret);
     await client.callTool({ name: 'list_sessions', arguments: {} });
     expect((await call(t, 'DELETE', `/v1/members/${m.userId}`, { key: a.key })).status).toBe(200);
     await expect(client.callTool({ name: 'list_sessions', arguments: {} })).rejects.toThrow(
@@ -451,7 +430,7 @@ describe('agent tokens and their users', () => {
 
   it('keeps a write-only token from reading resources', async () => {
     const s = await createSession(t, a.key);
-    const client = await connect(base, await agentToken(t, a, ['mcp:write']));
+    const client = await mcpClient(base, await agentToken(t, a, ['mcp:write']));
     await expect(client.readResource({ uri: `vss://sessions/${s.id}/manifest` })).rejects.toThrow(/mcp:read/);
     await client.close();
   });

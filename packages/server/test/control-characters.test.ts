@@ -1,5 +1,3 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -11,27 +9,9 @@ import {
   type TestApp,
 } from './support/app.js';
 import { join, listen, openSocket, token } from './support/live.js';
+import { agentToken, mcpClient } from './support/mcp.js';
 
 const NUL = 'a\u0000';
-
-async function agentToken(t: TestApp, a: Tenant): Promise<string> {
-  const res = await call(t, 'POST', '/v1/agent-tokens', {
-    cookie: a.cookie,
-    body: { scopes: ['mcp:read', 'mcp:write'], label: 'test agent' },
-  });
-  if (res.status !== 201) throw new Error(res.raw);
-  return res.body.data.secret;
-}
-
-async function mcpClient(base: string, secret: string): Promise<Client> {
-  const client = new Client({ name: 'vss-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${secret}` } },
-    }),
-  );
-  return client;
-}
 
 describe('control characters in ids and names', () => {
   let t: TestApp;
@@ -203,7 +183,10 @@ describe('user_id is a safe path segment', () => {
       expect(JSON.parse(upgrade.body).error.message).toBe('query.user_id has an invalid format');
     }
 
-    const client = await mcpClient(base.replace('ws://', 'http://'), await agentToken(t, a));
+    const client = await mcpClient(
+      base.replace('ws://', 'http://'),
+      await agentToken(t, a, ['mcp:read', 'mcp:write']),
+    );
     for (const user_id of ['.', '..', NUL]) {
       const r = await client.callTool({
         name: 'create_connection_token',
@@ -229,7 +212,7 @@ describe('MCP tool calls with control characters', () => {
 
   it('answers a tool error for a NUL in any argument, logs the call, stores nothing and keeps answering', async () => {
     const s = await createSession(t, a.key);
-    const client = await mcpClient(base, await agentToken(t, a));
+    const client = await mcpClient(base, await agentToken(t, a, ['mcp:read', 'mcp:write']));
     const calls: Array<[string, Record<string, unknown>, RegExp]> = [
       ['create_session', { name: NUL }, /name/],
       ['get_session', { session_id: NUL }, /session_id/],

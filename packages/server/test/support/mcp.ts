@@ -1,5 +1,29 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { call, type Tenant, type TestApp } from './app.js';
+
+/** An agent token with `scopes`, made through the API with the tenant's dashboard cookie. */
+export async function agentToken(t: TestApp, a: Tenant, scopes: string[]): Promise<string> {
+  const res = await call(t, 'POST', '/v1/agent-tokens', {
+    cookie: a.cookie,
+    body: { scopes, label: 'test agent' },
+  });
+  if (res.status !== 201) throw new Error(res.raw);
+  return res.body.data.secret;
+}
+
+/** A real MCP client connected to `base`/mcp with a bearer secret. */
+export async function mcpClient(base: string, secret: string): Promise<Client> {
+  const client = new Client({ name: 'vss-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } },
+    }),
+  );
+  return client;
+}
 
 /** Posts one raw JSON-RPC message to /mcp as a Streamable HTTP client would, with `headers` (credentials). */
 export function postMcp(base: string, headers: Record<string, string>, message: unknown): Promise<Response> {
