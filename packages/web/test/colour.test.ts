@@ -12,6 +12,7 @@ import {
   signUp,
   type Vss,
   useBrowserApp,
+  joinLive,
 } from './support/browser.js';
 
 /** An RGB colour. */
@@ -51,16 +52,6 @@ function background(page: Page, selector: string): Promise<Rgb | null> {
 /** True when `c` is within 5 levels of `ref` in every channel. */
 const near = (ref: Rgb) => (c: Rgb | null) => !!c && c.every((v, i) => Math.abs(v - ref[i]!) <= 5);
 
-/** Joins the live page under `name` with camera and microphone on. */
-async function join(page: Page, name: string): Promise<void> {
-  await page.getByLabel('Name in this session').fill(name);
-  await page.getByRole('button', { name: 'Join' }).click();
-  await page
-    .getByRole('status')
-    .filter({ hasText: `Connected as ${name}` })
-    .waitFor();
-}
-
 describeBrowser('the colours of a camera, live and replayed', () => {
   let vss: Vss;
   let browser: Browser;
@@ -94,10 +85,10 @@ describeBrowser('the colours of a camera, live and replayed', () => {
     await expect.poll(() => new URL(a.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
     const sessionPath = new URL(a.url()).pathname;
     await a.goto(`${sessionPath}/live`);
-    await join(a, 'alice');
+    await joinLive(a, 'alice');
     await signIn(b, email);
     await b.goto(`${sessionPath}/live`);
-    await join(b, 'bob');
+    await joinLive(b, 'bob');
 
     const own = (user: string) => `.tile.own[data-user="${user}"][data-kind="cam"] video`;
     const remote = (user: string) => `.tile[data-user="${user}"][data-kind="cam"]:not(.own) canvas`;

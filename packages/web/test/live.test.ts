@@ -9,6 +9,7 @@ import {
   signUp,
   type Vss,
   useBrowserApp,
+  joinLive,
 } from './support/browser.js';
 
 /** Mean and spread of the luma of what a tile's canvas shows (read back from the page). */
@@ -35,16 +36,6 @@ async function canvasStats(page: Page, user: string): Promise<{ width: number; m
 /** The tile of `user` on `page`, found by its label as a person reads it. */
 function tileOf(page: Page, user: string) {
   return page.locator('.tile').filter({ has: page.locator('.label', { hasText: new RegExp(`^${user}$`) }) });
-}
-
-/** Joins the live page under `name` with camera and microphone on. */
-async function join(page: Page, name: string): Promise<void> {
-  await page.getByLabel('Name in this session').fill(name);
-  await page.getByRole('button', { name: 'Join' }).click();
-  await page
-    .getByRole('status')
-    .filter({ hasText: `Connected as ${name}` })
-    .waitFor();
 }
 
 /** GET through the API with the page's login cookie; returns the envelope's data. */
@@ -88,7 +79,7 @@ describeBrowser('the live page, in two browsers', () => {
       .toMatch(/^The name is not in the expected form/);
     await expect(a.getByRole('button', { name: 'Leave' }).count()).resolves.toBe(0);
 
-    await join(a, 'alice');
+    await joinLive(a, 'alice');
     await expect(a.title()).resolves.toMatch(/^Live · /);
     await a.getByRole('group', { name: 'Your devices' }).getByRole('button', { name: 'Camera' }).waitFor();
     await signIn(b, email);
@@ -113,7 +104,7 @@ describeBrowser('the live page, in two browsers', () => {
     await b.unroute('**/v1/sessions/*/connection');
 
     await b.goto(`${sessionPath}/live`);
-    await join(b, 'bob');
+    await joinLive(b, 'bob');
 
     // Each sees the other's tile with a real picture: decoded frames, not a black canvas.
     for (const [page, other] of [
@@ -145,7 +136,7 @@ describeBrowser('the live page, in two browsers', () => {
     const c = await ctxC.newPage();
     await signIn(c, email);
     await c.goto(`${sessionPath}/live`);
-    await join(c, 'carol');
+    await joinLive(c, 'carol');
     await expect.poll(() => c.getByRole('alert').textContent()).toMatch(/Camera access was denied/);
     await expect
       .poll(() => c.getByRole('button', { name: 'Microphone' }).getAttribute('aria-pressed'))
@@ -258,11 +249,11 @@ describeBrowser('the live page, in two browsers', () => {
     await expect.poll(() => new URL(first.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
     const live = `${new URL(first.url()).pathname}/live`;
     await first.goto(live);
-    await join(first, 'dana');
+    await joinLive(first, 'dana');
 
     const second = await ctx.newPage();
     await second.goto(live);
-    await join(second, 'dana');
+    await joinLive(second, 'dana');
     await first
       .getByRole('status')
       .filter({ hasText: 'You joined this session again from another tab or device' })

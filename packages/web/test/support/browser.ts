@@ -172,3 +172,13 @@ export async function fitsPhone(page: Page): Promise<boolean> {
     return main.scrollWidth <= main.clientWidth;
   });
 }
+
+/** Joins the live page under `name` (camera and microphone as the browser offers them) and waits until connected. */
+export async function joinLive(page: Page, name: string): Promise<void> {
+  await page.getByLabel('Name in this session').fill(name);
+  await page.getByRole('button', { name: 'Join' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Connected as ${name}` })
+    .waitFor();
+}
