@@ -8,7 +8,10 @@ if (!process.env.TEST_REDIS_URL)
 
 export default defineConfig({
   resolve: {
-    alias: { '@vss/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) },
+    alias: {
+      '@vss/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+      '@vss/protocol': fileURLToPath(new URL('./packages/protocol/src/index.ts', import.meta.url)),
+    },
   },
   test: {
     testTimeout: 30_000,

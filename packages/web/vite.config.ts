@@ -7,7 +7,10 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   plugins: [react()],
   resolve: {
-    alias: { '@vss/client': fileURLToPath(new URL('../client/src/index.ts', import.meta.url)) },
+    alias: {
+      '@vss/client': fileURLToPath(new URL('../client/src/index.ts', import.meta.url)),
+      '@vss/protocol': fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
+    },
   },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', reportCompressedSize: false },
   // `npx vite packages/web`: hot reload on :5173 against a server on :8080. The proxy presents the

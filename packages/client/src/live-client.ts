@@ -2,7 +2,14 @@
  * LiveClient, a client of the live protocol (docs/protocol.md) for Node and browsers alike: the
  * WebSocket constructor is passed in, so nothing here is Node-only or needs DOM types.
  */
-import { CLOSE, type ControlFrame, type UnpublishFrame, type WelcomeFrame } from './protocol.js';
+import {
+  CLOSE,
+  type ControlFrame,
+  type KeyframeRequestFrame,
+  type TrackKind,
+  type UnpublishFrame,
+  type WelcomeFrame,
+} from '@vss/protocol';
 import {
   AckBook,
   CLOSED,
@@ -163,6 +170,7 @@ export class LiveClient {
         opts.binary ?? this.format === 'binary',
         opts.timestampMs,
         id,
+        opts.layer,
       );
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
@@ -194,6 +202,17 @@ export class LiveClient {
   publishDirector(command: DirectorCommand, opts?: PublishOptions): Promise<number | void>;
   publishDirector(command: DirectorCommand, opts?: PublishOptions): Promise<number | void> {
     return this.publish('director', utf8.encode(JSON.stringify(command)), { binary: false, ...opts });
+  }
+
+  /**
+   * Asks for a key frame of `userId`'s `track` (after a decoding error): the server passes it to
+   * the publisher, at most once per second per track from one receiver (more are refused with
+   * `RATE_LIMITED`).
+   */
+  requestKeyFrame(userId: string, track: TrackKind): Promise<void> {
+    return this.send(
+      JSON.stringify({ type: 'keyframe', user_id: userId, track } satisfies KeyframeRequestFrame),
+    );
   }
 
   /** Stops a media track: sends `{ type: 'unpublish', stream_type }`. */

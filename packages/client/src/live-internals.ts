@@ -10,7 +10,7 @@ import {
   type ControlFrame,
   type MessageFrame,
   type PublishFrame,
-} from './protocol.js';
+} from '@vss/protocol';
 import { LiveError, type LiveMessage, type ReconnectOptions } from './live-types.js';
 
 /** WebSocket ready states. */
@@ -209,7 +209,8 @@ export class AckBook {
   answer(frame: ControlFrame): void {
     const d = (frame.data ?? {}) as { id?: unknown; seq?: unknown; code?: unknown; message?: unknown };
     if (typeof d.id !== 'string') return;
-    if (frame.event === 'ack' && typeof d.seq === 'number') this.settle(d.id, d.seq);
+    // An ack without a seq answers a reduced layer: relayed, not recorded.
+    if (frame.event === 'ack') this.settle(d.id, typeof d.seq === 'number' ? d.seq : -1);
     else if (frame.event === 'error')
       this.settle(
         d.id,
@@ -232,6 +233,7 @@ export function encodePublish(
   binary: boolean,
   timestampMs: number | undefined,
   id: string | undefined,
+  layer = 0,
 ): string | Uint8Array {
   if (binary)
     return encodeBinaryFrame({
@@ -240,10 +242,12 @@ export function encodePublish(
       // Why Date.now(): the binary header has no "absent" timestamp, unlike JSON's optional field.
       timestampMs: timestampMs ?? Date.now(),
       ...(id ? { id } : {}),
+      ...(layer ? { layer } : {}),
       payload,
     });
   const frame: PublishFrame = { type: 'publish', stream_type: streamType, body: toBase64(payload) };
   if (timestampMs !== undefined) frame.timestamp_ms = timestampMs;
+  if (layer) frame.layer = layer as PublishFrame['layer'];
   if (id) frame.id = id;
   return JSON.stringify(frame);
 }

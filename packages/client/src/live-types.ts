@@ -1,5 +1,5 @@
 /** The public types of LiveClient: its options, events and errors, and the reconnect backoff. */
-import type { ControlFrame } from './protocol.js';
+import type { ControlFrame } from '@vss/protocol';
 
 /**
  * The part of a WebSocket that LiveClient uses; browsers' `WebSocket` and the `ws` package's
@@ -99,6 +99,12 @@ export interface PublishOptions {
   ack?: boolean;
   /** send a binary frame; default: the connection's format (chat and director helpers: false) */
   binary?: boolean;
+  /**
+   * the video layer of a cam or screen publish: 0 (default) is the full picture, the one
+   * recorded; 1 and 2 are reduced copies relayed to receivers on slow links, never recorded (their
+   * ack resolves with -1: no seq)
+   */
+  layer?: number;
 }
 
 /** A director command (stream `director`). */

@@ -17,7 +17,7 @@ import {
   toBase64,
   type BinaryFrame,
   type ControlFrame,
-} from '../src/protocol.js';
+} from '@vss/protocol';
 
 const DEADLINE_MS = 5000;
 const utf8 = new TextEncoder();

@@ -3,7 +3,8 @@
  * VP8 video on its camera and a tone on its microphone in real time, chats now and then, and
  * leaves cleanly: it waits (bounded) for the acks of what it sent, then closes with 1000.
  */
-import { LIVE_ERRORS, LiveClient, LiveError, encodeEvc1, type LiveCloseEvent } from '@vss/client';
+import { LiveClient, LiveError, type LiveCloseEvent } from '@vss/client';
+import { LIVE_ERRORS, encodeEvc1 } from '@vss/protocol';
 import { WebSocket } from 'ws';
 import type { VideoEncoder, VideoFrame } from './ffmpeg.js';
 import { FRAME_MS, pitchOf, toneChunk, toneSamples } from './tone.js';

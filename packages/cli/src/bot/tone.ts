@@ -2,7 +2,7 @@
  * The bots' microphone: a sine tone as EVC1 pcm-s16, 48 kHz mono, in 20 ms frames, the framing a
  * browser's audio encoder uses. PCM needs no encoder; a bot costs a few bytes of copying per frame.
  */
-import { encodeEvc1 } from '@vss/client';
+import { encodeEvc1 } from '@vss/protocol';
 
 export const SAMPLE_RATE = 48_000;
 export const FRAME_MS = 20;

@@ -1911,7 +1911,7 @@ export interface components {
         LiveError: {
             data: {
                 /** @enum {string} */
-                code: "BAD_MESSAGE" | "FORBIDDEN_STREAM" | "TOO_LARGE" | "RATE_LIMITED" | "BAD_CODEC" | "REDACTED" | "REPLAY_ONLY" | "SERVER_ERROR" | "UNAVAILABLE" | "REPLACED" | "USAGE_LIMITS_EXCEEDED";
+                code: "BAD_MESSAGE" | "FORBIDDEN_STREAM" | "TOO_LARGE" | "RATE_LIMITED" | "BAD_CODEC" | "REDACTED" | "REPLAY_ONLY" | "SERVER_ERROR" | "UNAVAILABLE" | "REPLACED" | "USAGE_LIMITS_EXCEEDED" | "BAD_LAYER";
                 /** @description the refused message's `id`, when it had one that could be read */
                 id?: string;
                 message: string;

@@ -2,7 +2,7 @@
  * Plays audio tracks (live or recorded) through Web Audio: EVC1 `opus` through WebCodecs'
  * `AudioDecoder`, EVC1 `pcm-s16` directly; every track is mixed into one gain node.
  */
-import { decodeEvc1, isEvc1, type Evc1Chunk } from '@vss/client';
+import { decodeEvc1, isEvc1, type Evc1Chunk } from '@vss/protocol';
 
 /** Seconds of audio kept ahead of the clock for chunks played as soon as possible. */
 const JITTER_S = 0.12;

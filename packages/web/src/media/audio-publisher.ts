@@ -2,7 +2,7 @@
  * Encodes a microphone for publishing: Opus (48 kHz mono) in EVC1 through WebCodecs'
  * `AudioEncoder` where the browser has it, 16-bit PCM in EVC1 (`pcm-s16`) otherwise.
  */
-import { encodeEvc1 } from '@vss/client';
+import { encodeEvc1 } from '@vss/protocol';
 import { micBlocks, type PcmBlock, type StopFrames } from './track-frames';
 
 const OPUS = { codec: 'opus', sampleRate: 48_000, numberOfChannels: 1, bitrate: 32_000 } as const;

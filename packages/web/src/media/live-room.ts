@@ -3,15 +3,8 @@
  * video into canvases and their sound into one mix, chat, director state, and the local
  * camera, microphone and screen published as `media/<self>/<kind>`.
  */
-import {
-  CLOSE,
-  LIVE_ERRORS,
-  LiveClient,
-  parseMediaStream,
-  type ControlFrame,
-  type LiveMessage,
-  type TrackKind,
-} from '@vss/client';
+import { LiveClient, type LiveMessage } from '@vss/client';
+import { CLOSE, LIVE_ERRORS, parseMediaStream, type ControlFrame, type TrackKind } from '@vss/protocol';
 import { errorMessage } from '../api';
 import { AudioOut } from './audio-out';
 import { AudioPublisher } from './audio-publisher';

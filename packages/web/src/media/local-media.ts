@@ -1,5 +1,5 @@
 /** Asks the browser for the camera, the microphone or a screen, with a readable reason on refusal. */
-import type { TrackKind } from '@vss/client';
+import type { TrackKind } from '@vss/protocol';
 
 const NAMES: Record<TrackKind, string> = { cam: 'Camera', mic: 'Microphone', screen: 'Screen sharing' };
 

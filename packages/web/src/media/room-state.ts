@@ -1,5 +1,5 @@
 /** What a live room shows: its connection, participants, tracks, chat and director state. */
-import { shownFocus, type TrackKind } from '@vss/client';
+import { shownFocus, type TrackKind } from '@vss/protocol';
 
 /** The connection, as a person sees it. */
 export type RoomStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';

@@ -2,7 +2,7 @@
  * Encodes a camera or screen track for publishing: VP8 in EVC1 through WebCodecs'
  * `VideoEncoder` where the browser has it, one JPEG per frame (MJPEG) otherwise.
  */
-import { encodeEvc1 } from '@vss/client';
+import { encodeEvc1 } from '@vss/protocol';
 import { isVp8Yuv, rgbaToI420, VP8_COLOUR_SPACE } from './colour';
 import { videoPictures, type Picture, type StopFrames } from './track-frames';
 

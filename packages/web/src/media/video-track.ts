@@ -2,7 +2,7 @@
  * Draws one video track (live or recorded) into a canvas: EVC1 chunks through the browser's
  * WebCodecs `VideoDecoder`, JPEG frames through `createImageBitmap`.
  */
-import { decodeEvc1, isEvc1, isJpeg, isVideoCodec, type Evc1Chunk } from '@vss/client';
+import { decodeEvc1, isEvc1, isJpeg, isVideoCodec, type Evc1Chunk } from '@vss/protocol';
 import { VP8_COLOUR_SPACE } from './colour';
 
 /** Decode requests pending beyond this mean the decoder cannot keep up: drop to the next key frame. */

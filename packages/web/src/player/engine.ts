@@ -3,7 +3,7 @@
  * tile's decoder when the playhead reaches it, schedules audio on the same clock, and keeps the
  * chat, the director's layout and the timeline for the page. The page draws `snapshot()`.
  */
-import { fromBase64, parseMediaStream, shownFocus } from '@vss/client';
+import { fromBase64, parseMediaStream, shownFocus } from '@vss/protocol';
 import { errorMessage } from '../api';
 import { AudioOut } from '../media/audio-out';
 import { readEnvelope } from '../media/envelope';

@@ -2,7 +2,7 @@
  * Where a replay reads its recording: as a signed-in user, as anybody (public session), or
  * through a replay link. Each gives the recording's bounds and known tracks, and playback windows.
  */
-import { parseMediaStream } from '@vss/client';
+import { parseMediaStream } from '@vss/protocol';
 import { api, ApiError } from '../api';
 import type { Envelope, Manifest, PlaybackWindow } from './types';
 

@@ -1,4 +1,4 @@
-import { decodeEvc1, isEvc1, isJpeg, type TrackKind } from '@vss/client';
+import { decodeEvc1, isEvc1, isJpeg, type TrackKind } from '@vss/protocol';
 import type { MkvTrack } from './matroska.js';
 
 /** How a recorded track is framed for ffmpeg, decided from its first usable payload. */

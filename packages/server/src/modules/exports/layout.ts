@@ -1,4 +1,4 @@
-import { shownFocus } from '@vss/client';
+import { shownFocus } from '@vss/protocol';
 import type { Interval, Scan } from './scan.js';
 
 /** The export layouts. */

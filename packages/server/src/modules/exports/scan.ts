@@ -1,4 +1,4 @@
-import { parseMediaStream, type TrackKind } from '@vss/client';
+import { parseMediaStream, type TrackKind } from '@vss/protocol';
 import type { StreamStat, StreamStore } from '../../streams/store.js';
 import { formatOf, MediaError, type TrackFormat } from './codecs.js';
 import { TrackFramer } from './track-framer.js';

@@ -1,4 +1,4 @@
-import { parseMediaStream } from '@vss/client';
+import { parseMediaStream } from '@vss/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Config } from '../../config.js';

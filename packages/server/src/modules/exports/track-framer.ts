@@ -1,4 +1,4 @@
-import { decodeEvc1, isEvc1, isJpeg } from '@vss/client';
+import { decodeEvc1, isEvc1, isJpeg } from '@vss/protocol';
 import type { TrackFormat } from './codecs.js';
 
 /** One frame ready for the Matroska writer: its time on the export's clock, and its bytes. */

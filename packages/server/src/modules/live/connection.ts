@@ -1,4 +1,4 @@
-import type { TrackKind } from '@vss/client';
+import type { TrackKind } from '@vss/protocol';
 import type { SessionsTable } from '../../db/types.js';
 
 /** The transport side of one live connection, as the hub sees it (the gateway implements it). */

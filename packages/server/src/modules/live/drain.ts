@@ -1,4 +1,4 @@
-import { CLOSE } from '@vss/client';
+import { CLOSE } from '@vss/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LiveConnection } from './connection.js';
 import { sendControl } from './delivery.js';

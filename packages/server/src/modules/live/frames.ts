@@ -1,4 +1,4 @@
-import { BINARY_MESSAGE, encodeBinaryFrame } from '@vss/client';
+import { BINARY_MESSAGE, encodeBinaryFrame } from '@vss/protocol';
 
 /** The JSON `message` frame, written by hand: it is built once per message on the hot path. */
 export function messageText(streamType: string, timestampMs: number, seq: number, payload: Buffer): string {

@@ -1,4 +1,4 @@
-import { CLOSE, LIVE_ERRORS, parseMediaStream, type TrackKind } from '@vss/client';
+import { CLOSE, LIVE_ERRORS, parseMediaStream, type TrackKind } from '@vss/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Metrics } from '../../lib/metrics.js';

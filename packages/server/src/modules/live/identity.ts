@@ -1,4 +1,4 @@
-import { CLOSE, LIVE_ERRORS } from '@vss/client';
+import { CLOSE, LIVE_ERRORS } from '@vss/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Fanout } from '../../bus/fanout.js';
 import type { LiveConnection, LiveSession } from './connection.js';

@@ -1,4 +1,4 @@
-import { LIVE_ERRORS, mediaProblem, parseMediaStream } from '@vss/client';
+import { LIVE_ERRORS, mediaProblem, parseMediaStream } from '@vss/protocol';
 import { envelopeBytes } from './timeline-envelope.js';
 
 /** Chat texts are at most 4000 characters. */

@@ -1,4 +1,4 @@
-import { CLOSE, LIVE_ERRORS } from '@vss/client';
+import { CLOSE, LIVE_ERRORS } from '@vss/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { StreamStore } from '../../streams/store.js';

@@ -1,4 +1,4 @@
-import { CLOSE, LIVE_ERRORS } from '@vss/client';
+import { CLOSE, LIVE_ERRORS } from '@vss/protocol';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-import { LIVE_ERRORS } from '@vss/client';
+import { LIVE_ERRORS } from '@vss/protocol';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from '../../http/schema-types.js';
 

@@ -1,4 +1,4 @@
-import { CLOSE } from '@vss/client';
+import { CLOSE } from '@vss/protocol';
 import type { WebSocket } from 'ws';
 import { newId } from '../../lib/ids.js';
 import type { IngestBudget } from './budget.js';

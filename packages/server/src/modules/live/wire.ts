@@ -1,4 +1,4 @@
-import { BINARY_PUBLISH, LIVE_ERRORS, decodeBinaryFrame } from '@vss/client';
+import { BINARY_PUBLISH, LIVE_ERRORS, decodeBinaryFrame } from '@vss/protocol';
 import type { IncomingPublish } from './publish-rules.js';
 import { MAX_CONTROL_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, jsonDepthWithin } from './wire-limits.js';
 

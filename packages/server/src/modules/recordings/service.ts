@@ -1,4 +1,4 @@
-import { parseMediaStream, type TrackKind } from '@vss/client';
+import { parseMediaStream, type TrackKind } from '@vss/protocol';
 import type { EventBus } from '../../bus/events.js';
 import type { Config } from '../../config.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import type { TrackKind } from '@vss/client';
+import type { TrackKind } from '@vss/protocol';
 import type { LiveRoom } from '../../media/live-room';
 import type { RoomState } from '../../media/room-state';
 import { Badge, ErrorNote, PageHeader } from '../../ui/kit';

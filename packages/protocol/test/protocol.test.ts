@@ -12,7 +12,7 @@ import {
   mediaProblem,
   parseMediaStream,
   toBase64,
-} from '../src/protocol.js';
+} from '../src/index.js';
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 const utf8 = new TextEncoder();

@@ -1,0 +1,9 @@
+/**
+ * The live protocol's wire formats, shared by the server and every client: JSON messages,
+ * the binary media frame, and the EVC1 container of WebCodecs chunks.
+ * Works on Uint8Array so that it runs in browsers and in Node alike.
+ */
+
+export * from './messages.js';
+export * from './binary.js';
+export * from './media.js';
