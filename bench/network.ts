@@ -18,7 +18,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions } from './run.ts';
 import { freePort, ROOT, vssArgs } from './lib/server.ts';
@@ -92,7 +92,7 @@ const cells = (w: WindowStats) => [
   ms(w.delay.video.p95),
   ms(w.delay.audio.p50),
   ms(w.delay.audio.p95),
-  w.fpsPerSecond[0]!,
+  String(w.fpsPerSecond[0]!),
   ms(w.audioMaxGapMs),
 ];
 
@@ -124,6 +124,12 @@ export default async function network(options: BenchOptions): Promise<void> {
         .join(' ')}; tbf burst 6 KB, latency 80 ms`,
     );
 
+    // The figures are timings on a shared machine: say how busy it was.
+    console.log(
+      `load average before the runs: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (${cpus().length} cores)`,
+    );
     console.log(
       `\ndownlink: ${RATES.slowDownKbit} kbit/s for ${tm.slowS} s (judged from ${tm.settleS} s), then ${RATES.fastDownKbit} kbit/s for ${tm.recoverS} s`,
     );
@@ -145,14 +151,14 @@ export default async function network(options: BenchOptions): Promise<void> {
         'base fps',
       ],
       down.seconds.map(({ at, slow, fast }) => [
-        at,
+        String(at),
         at < tm.slowS ? `${RATES.slowDownKbit}k` : `${RATES.fastDownKbit}k`,
         ...cells(slow),
-        slow.layerSwitches,
+        String(slow.layerSwitches),
         '|',
         ms(fast.delay.video.p95),
         ms(fast.delay.audio.p95),
-        fast.fpsPerSecond[0]!,
+        String(fast.fpsPerSecond[0]!),
       ]),
       'per second (slow receiver | unconstrained receiver); delay in ms beyond the unconstrained median',
     );
@@ -166,14 +172,19 @@ export default async function network(options: BenchOptions): Promise<void> {
     printTable(
       ['s', 'uplink', 'v p50', 'v p95', 'a p50', 'a p95', 'fps', 'a gap', 'layers'],
       up.seconds.map(({ at, receiver }) => [
-        at,
+        String(at),
         at < tm.leadS ? 'open' : `${RATES.slowUpKbit}k`,
         ...cells(receiver),
-        receiver.layerSwitches,
+        String(receiver.layerSwitches),
       ]),
       'per second (receiver); delay in ms beyond its median while the uplink was open',
     );
 
+    console.log(
+      `load average after the runs: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     printChecks('downlink: targets (slow receiver beside the unconstrained one)', down.checks);
     printChecks('uplink: targets', up.checks);
     console.log(

@@ -13,6 +13,7 @@ import {
   type Baseline,
   type LogLine,
   type Recovery,
+  type Undecodable,
   type WindowStats,
 } from './stats.js';
 
@@ -82,6 +83,12 @@ export interface DownlinkFigures {
   recovery: Recovery;
   bot: BotTotals | null;
   recorded: { cam: number; mic: number };
+  /** video frames of the slow receiver it could not decode, up to the end of the run */
+  undecodable: Undecodable[];
+  /** fraction of the published (recorded) pictures of the window each receiver got */
+  slowReceived: number;
+  fastReceived: number;
+  raisedAt: number;
   checks: Check[];
   /** per second of the whole run from T0, slow and unconstrained */
   seconds: Array<{ at: number; slow: WindowStats; fast: WindowStats }>;
@@ -152,6 +159,10 @@ export function downlinkFigures(run: DownlinkRun, tm: Timings): DownlinkFigures 
     recovery: rec,
     bot,
     recorded: counts,
+    undecodable: bad,
+    slowReceived: fracSlow,
+    fastReceived: fracFast,
+    raisedAt: run.raisedAt,
     checks,
     seconds,
   };
@@ -163,6 +174,7 @@ export interface UplinkFigures {
   receiver: WindowStats;
   bot: BotTotals | null;
   recorded: { cam: number; mic: number };
+  undecodable: Undecodable[];
   checks: Check[];
   seconds: Array<{ at: number; receiver: WindowStats }>;
 }
@@ -189,5 +201,14 @@ export function uplinkFigures(run: UplinkRun, tm: Timings): UplinkFigures {
     ),
   ];
   const seconds = perSecond(run.receiver, baseline, run.t0, run.end).map((s, i) => ({ at: i, receiver: s }));
-  return { baseline, window: { from, to }, receiver, bot, recorded: counts, checks, seconds };
+  return {
+    baseline,
+    window: { from, to },
+    receiver,
+    bot,
+    recorded: counts,
+    undecodable: bad,
+    checks,
+    seconds,
+  };
 }
