@@ -2,7 +2,7 @@
  * The figures of a scenario run and the targets they are judged by ("Done when"), one definition
  * for the tests, which assert them, and the benchmark, which prints them.
  */
-import type { BotLine, DownlinkRun, Timings, UplinkRun } from './scenario.js';
+import type { BotLine, DownlinkRun, Recorded, Timings, UplinkRun } from './scenario.js';
 import {
   baselineOf,
   fractionReceived,
@@ -56,13 +56,25 @@ export function botTotals(lines: BotLine[]): BotTotals | null {
     : null;
 }
 
-function recordCounts(record: Array<{ stream: string; ts: number }>) {
+function recordCounts(record: Recorded[]) {
   const cam = record.filter((e) => e.stream === 'media/bot-1/cam');
   return {
     cam: cam.length,
     mic: record.filter((e) => e.stream === 'media/bot-1/mic').length,
     camTs: cam.map((e) => e.ts),
   };
+}
+
+/** Per video stream, the chunk timestamps of the recorded frames: the pictures published. */
+function publishedUs(record: Recorded[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const e of record)
+    if (e.us !== undefined) {
+      const list = out.get(e.stream) ?? [];
+      list.push(e.us);
+      out.set(e.stream, list);
+    }
+  return out;
 }
 
 /** The checks every receiver behind a slow link must pass over its window. */
@@ -103,15 +115,22 @@ export function downlinkFigures(run: DownlinkRun, tm: Timings): DownlinkFigures 
   const rec = recovery(run.slow, run.fast, baseline, run.raisedAt, run.end);
   const bot = botTotals(run.bot);
   const counts = recordCounts(run.record);
+  const published = publishedUs(run.record);
   const fracFast = fractionReceived(run.fast, counts.camTs, from, to);
   const fracSlow = fractionReceived(run.slow, counts.camTs, from, to);
   const closed = run.slow.find((l) => l.k === 'close' && l.t < run.end) as
     Extract<LogLine, { k: 'close' }> | undefined;
-  const bad = undecodable(run.slow).filter((u) => u.t < run.end);
+  const bad = undecodable(run.slow, published).filter((u) => u.t < run.end);
   const recoverS = rec.recoveredAt === null ? Infinity : (rec.recoveredAt - run.raisedAt) / 1000;
   const checks: Check[] = [
     ...slowChecks(slow, fast),
-    check('undecodable video frames', '0', bad.length, bad.length === 0, undecodable(run.fast).length),
+    check(
+      'undecodable video frames',
+      '0',
+      bad.length,
+      bad.length === 0,
+      undecodable(run.fast, published).length,
+    ),
     check('connection closed (code)', 'open', closed?.code ?? 0, !closed),
     check('frames received (fraction)', '-', fracSlow, true, fracFast),
     check('unconstrained: video delay p95 (ms)', '< 150', fast.delay.video.p95, fast.delay.video.p95 < 150),
@@ -188,7 +207,8 @@ export function uplinkFigures(run: UplinkRun, tm: Timings): UplinkFigures {
   const receiver = windowStats(run.receiver, baseline, from, to);
   const bot = botTotals(run.bot);
   const counts = recordCounts(run.record);
-  const bad = undecodable(run.receiver);
+  const published = publishedUs(run.record);
+  const bad = undecodable(run.receiver, published);
   const checks: Check[] = [
     ...slowChecks(receiver),
     check('undecodable video frames', '0', bad.length, bad.length === 0),
@@ -211,4 +231,17 @@ export function uplinkFigures(run: UplinkRun, tm: Timings): UplinkFigures {
     checks,
     seconds,
   };
+}
+
+/** The checks as lines of text: figure, target, measured, unconstrained, pass. */
+export function formatChecks(title: string, checks: Check[]): string {
+  const n = (v: number | undefined) =>
+    v === undefined ? '' : Number.isFinite(v) ? String(Math.round(v * 100) / 100) : String(v);
+  return [
+    title,
+    ...checks.map(
+      (c) =>
+        `  ${c.pass ? 'pass' : 'FAIL'}  ${c.name}: ${n(c.value)} (target ${c.target}${c.baseline === undefined ? '' : `; unconstrained ${n(c.baseline)}`})`,
+    ),
+  ].join('\n');
 }

@@ -10,7 +10,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createLink, type Link } from './links.js';
-import { parseLog, type LogLine } from './stats.js';
+import { decodeEvc1 } from '@vss/protocol';
+import { parseLog, trackOf, type LogLine } from './stats.js';
 
 const RECEIVER = fileURLToPath(new URL('./receiver.ts', import.meta.url));
 const BOT = fileURLToPath(new URL('./bot.ts', import.meta.url));
@@ -167,15 +168,33 @@ export async function stopReceiver(r: Receiver): Promise<LogLine[]> {
   return r.lines;
 }
 
+/** A recorded event; `us`: the chunk timestamp of an EVC1 video frame. */
+export interface Recorded {
+  stream: string;
+  ts: number;
+  us?: number;
+}
+
 /** The recorded events of the session, through the playback API. */
-export async function recorded(t: Target, sessionId: string): Promise<Array<{ stream: string; ts: number }>> {
-  const out: Array<{ stream: string; ts: number }> = [];
+export async function recorded(t: Target, sessionId: string): Promise<Recorded[]> {
+  const out: Recorded[] = [];
   let baseSeq: number | null = null;
   do {
     const q = `from_ts=0&window_size=300000${baseSeq === null ? '' : `&base_seq=${baseSeq}`}`;
-    const data: { events: Array<{ stream_id: string; timestamp_ms: number }>; next_base_seq: number | null } =
-      await api(t, 'GET', `/v1/sessions/${sessionId}/playback?${q}`);
-    for (const e of data.events) out.push({ stream: e.stream_id, ts: e.timestamp_ms });
+    const data: {
+      events: Array<{ stream_id: string; timestamp_ms: number; body_base64: string }>;
+      next_base_seq: number | null;
+    } = await api(t, 'GET', `/v1/sessions/${sessionId}/playback?${q}`);
+    for (const e of data.events) {
+      const r: Recorded = { stream: e.stream_id, ts: e.timestamp_ms };
+      if (trackOf(e.stream_id) === 'video')
+        try {
+          r.us = decodeEvc1(Buffer.from(e.body_base64, 'base64')).timestampUs;
+        } catch {
+          // not EVC1 (JPEG): no chunk timestamp
+        }
+      out.push(r);
+    }
     baseSeq = data.next_base_seq;
   } while (baseSeq !== null);
   return out;
@@ -215,7 +234,7 @@ export interface DownlinkRun {
   fast: LogLine[];
   slow: LogLine[];
   bot: BotLine[];
-  record: Array<{ stream: string; ts: number }>;
+  record: Recorded[];
 }
 
 /** Slow downlink, then recovery: receiver `slow` behind the link, `fast` unconstrained, the bot in the root namespace. */
@@ -264,7 +283,7 @@ export interface UplinkRun {
   end: number;
   receiver: LogLine[];
   bot: BotLine[];
-  record: Array<{ stream: string; ts: number }>;
+  record: Recorded[];
 }
 
 /** Slow uplink: the bot inside a namespace, unshaped for `leadS` (the baseline), then behind the slow uplink. */

@@ -88,13 +88,19 @@ export interface Undecodable {
 }
 
 /**
- * Video frames that are not decodable: a delta frame first on a stream, after a gap in its chunk
- * timestamps (a frame missing: more than 1.5 frame durations since the last one), after a
- * timestamp that does not advance (the same picture again: another layer), or after the receiver
- * was told of another layer. The same picture has the same timestamps in every layer, so a switch
- * shows only as a `layer` event, and must be followed by a key frame. Over the whole log.
+ * Video frames that are not decodable: a delta frame first on a stream, or after a picture
+ * missing since the last frame received, or after the receiver was told of another layer (the
+ * same picture has the same timestamps in every layer, so a switch shows only as a `layer`
+ * event, and must be followed by a key frame). A picture is missing when `published` (per
+ * stream, the chunk timestamps of the pictures published: the recording's layer 0) has one
+ * between two received frames; without it, when the chunk timestamps leap more than 1.5 frame
+ * durations (a publisher that re-anchors its clock then shows as a gap). A timestamp that does
+ * not advance is another layer's copy of a picture: it needs a key frame too. Over the whole log.
  */
-export function undecodable(log: LogLine[]): Undecodable[] {
+export function undecodable(log: LogLine[], published?: Map<string, number[]>): Undecodable[] {
+  const index = new Map<string, Map<number, number>>();
+  for (const [stream, list] of published ?? [])
+    index.set(stream, new Map([...new Set(list)].sort((a, b) => a - b).map((us, i) => [us, i])));
   const state = new Map<string, { lastUs: number | null; needKey: string | null; layer: number | null }>();
   const of = (stream: string) => {
     let s = state.get(stream);
@@ -113,9 +119,13 @@ export function undecodable(log: LogLine[]): Undecodable[] {
     if (l.k !== 'media' || trackOf(l.stream) !== 'video' || l.us === undefined) continue;
     const s = of(l.stream);
     if (s.lastUs !== null) {
+      const positions = index.get(l.stream);
+      const [a, b] = [positions?.get(s.lastUs), positions?.get(l.us)];
       const dur = l.dur && l.dur > 0 ? l.dur : 66_667;
       if (l.us <= s.lastUs) s.needKey = `timestamp ${l.us} after ${s.lastUs}`;
-      else if (l.us - s.lastUs > 1.5 * dur) s.needKey = `gap of ${Math.round((l.us - s.lastUs) / 1000)} ms`;
+      else if (a !== undefined && b !== undefined) {
+        if (b - a > 1) s.needKey = `${b - a - 1} missing picture(s)`;
+      } else if (l.us - s.lastUs > 1.5 * dur) s.needKey = `gap of ${Math.round((l.us - s.lastUs) / 1000)} ms`;
     }
     if (l.key) s.needKey = null;
     else if (s.needKey)
