@@ -132,6 +132,7 @@ export function downlinkFigures(run: DownlinkRun, tm: Timings): DownlinkFigures 
       undecodable(run.fast, published).length,
     ),
     check('connection closed (code)', 'open', closed?.code ?? 0, !closed),
+    check('connection closed (s after T0)', 'open', closed ? (closed.t - run.t0) / 1000 : NaN, !closed),
     check('frames received (fraction)', '-', fracSlow, true, fracFast),
     check('unconstrained: video delay p95 (ms)', '< 150', fast.delay.video.p95, fast.delay.video.p95 < 150),
     check('unconstrained: audio delay p95 (ms)', '< 150', fast.delay.audio.p95, fast.delay.audio.p95 < 150),
