@@ -7,10 +7,20 @@
  *   {"t":…,"k":"event","event":{"type":"joined",…}}
  *   {"t":…,"k":"report","report":{"bots":[{"framesSent":…,"framesAcked":…,…}],…}}
  *
- * Environment: VSS_BASE (http://host:port), VSS_KEY (an API key), VSS_SESSION, VSS_DURATION_S.
- * SIGTERM makes the bot leave cleanly (the report is still written).
+ * Environment: VSS_BASE (http://host:port), VSS_KEY (an API key), VSS_SESSION, VSS_DURATION_S;
+ * VSS_BOT_MODULE, optional: the path of another bot module (another branch's
+ * packages/cli/src/bot/index.ts checked out inside this repository, where its imports resolve),
+ * to measure a bot before it is merged. SIGTERM makes the bot leave cleanly (the report is still
+ * written).
  */
-import { runBots } from '../../../../cli/src/bot/index.js';
+import { pathToFileURL } from 'node:url';
+import type * as BotModule from '../../../../cli/src/bot/index.js';
+
+const { runBots } = (await import(
+  process.env.VSS_BOT_MODULE
+    ? pathToFileURL(process.env.VSS_BOT_MODULE).href
+    : '../../../../cli/src/bot/index.js'
+)) as typeof BotModule;
 
 function need(name: string): string {
   const v = process.env[name];
