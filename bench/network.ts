@@ -2,7 +2,7 @@
  * network: live media over slow links (packages/server/test/support/netlab: network namespaces,
  * veth pairs and `tc tbf`; needs root).
  *
- *   npm run bench -- network [--quick]
+ *   npm run bench -- network [--quick] [--logs=DIR]
  *
  * Starts the compiled server as `npm start` does, with its defaults, except HOST=0.0.0.0 (the
  * namespaces reach it through their veth's host-side address, not 127.0.0.1), then runs `vss bot`
@@ -14,13 +14,17 @@
  * --quick: 12 s slow (judged 4–12 s), 10 s recovery; uplink 4 s lead, 12 s shaped.
  * Prints, per second of each run: delay p50/p95 per track (ms, beyond the unconstrained median),
  * video frames, the audio's longest gap, layer events; then the targets with pass/fail, the slow
- * receiver beside the unconstrained one. Last line: the figures as JSON.
+ * receiver beside the unconstrained one. "added": per frame, the slow receiver's arrival minus the
+ * unconstrained receiver's arrival of the same frame (free of the publisher's own jitter, which a
+ * busy machine gives the bot's encoder). --logs=DIR keeps the logs as JSON lines. Last line: the
+ * figures as JSON.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions } from './run.ts';
+import { strFlag } from './lib/args.ts';
 import { freePort, ROOT, vssArgs } from './lib/server.ts';
 import { fmt, printTable } from './lib/table.ts';
 import { benchTenant } from './lib/tenant.ts';
@@ -38,7 +42,7 @@ import {
   uplinkFigures,
   type Check,
 } from '../packages/server/test/support/netlab/figures.ts';
-import type { WindowStats } from '../packages/server/test/support/netlab/stats.ts';
+import { addedDelay, type WindowStats } from '../packages/server/test/support/netlab/stats.ts';
 
 /** What this benchmark changes from `npm start`'s defaults. */
 const ENV = { HOST: '0.0.0.0' };
@@ -114,6 +118,17 @@ export default async function network(options: BenchOptions): Promise<void> {
   const reason = netlabUnavailable();
   if (reason) throw new Error(`network: ${reason}`);
   const tm = options.quick ? QUICK_TIMINGS : FULL_TIMINGS;
+  const logs = strFlag(options.args, 'logs');
+  /** --logs=DIR: the receivers' and the bot's logs as JSON lines, to look into a figure */
+  const keep = (name: string, files: Record<string, unknown[]>) => {
+    if (!logs) return;
+    mkdirSync(logs, { recursive: true });
+    for (const [file, lines] of Object.entries(files))
+      writeFileSync(
+        join(logs, `${name}-${file}.jsonl`),
+        lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+      );
+  };
   const server = await startServer();
   try {
     const { secret } = await benchTenant(`http://127.0.0.1:${server.port}`, 'network');
@@ -133,7 +148,9 @@ export default async function network(options: BenchOptions): Promise<void> {
     console.log(
       `\ndownlink: ${RATES.slowDownKbit} kbit/s for ${tm.slowS} s (judged from ${tm.settleS} s), then ${RATES.fastDownKbit} kbit/s for ${tm.recoverS} s`,
     );
-    const down = downlinkFigures(await runDownlink(t, tm), tm);
+    const downRun = await runDownlink(t, tm);
+    keep('downlink', { slow: downRun.slow, fast: downRun.fast, bot: downRun.bot, record: downRun.record });
+    const down = downlinkFigures(downRun, tm);
     printTable(
       [
         's',
@@ -145,6 +162,8 @@ export default async function network(options: BenchOptions): Promise<void> {
         'fps',
         'a gap',
         'layers',
+        'added v p95',
+        'added a p95',
         '|',
         'base v p95',
         'base a p95',
@@ -155,6 +174,9 @@ export default async function network(options: BenchOptions): Promise<void> {
         at < tm.slowS ? `${RATES.slowDownKbit}k` : `${RATES.fastDownKbit}k`,
         ...cells(slow),
         String(slow.layerSwitches),
+        ...((a) => [ms(a.video.p95), ms(a.audio.p95)])(
+          addedDelay(downRun.slow, downRun.fast, slow.from, slow.to),
+        ),
         '|',
         ms(fast.delay.video.p95),
         ms(fast.delay.audio.p95),
@@ -168,7 +190,9 @@ export default async function network(options: BenchOptions): Promise<void> {
     console.log(
       `\nuplink: the bot behind ${RATES.slowUpKbit} kbit/s after ${tm.leadS} s unshaped, for ${tm.uplinkS} s (judged from ${tm.settleS} s)`,
     );
-    const up = uplinkFigures(await runUplink(t, tm), tm);
+    const upRun = await runUplink(t, tm);
+    keep('uplink', { receiver: upRun.receiver, bot: upRun.bot, record: upRun.record });
+    const up = uplinkFigures(upRun, tm);
     printTable(
       ['s', 'uplink', 'v p50', 'v p95', 'a p50', 'a p95', 'fps', 'a gap', 'layers'],
       up.seconds.map(({ at, receiver }) => [

@@ -4,6 +4,7 @@
  */
 import type { BotLine, DownlinkRun, Recorded, Timings, UplinkRun } from './scenario.js';
 import {
+  addedDelay,
   baselineOf,
   fractionReceived,
   perSecond,
@@ -118,6 +119,7 @@ export function downlinkFigures(run: DownlinkRun, tm: Timings): DownlinkFigures 
   const published = publishedUs(run.record);
   const fracFast = fractionReceived(run.fast, counts.camTs, from, to);
   const fracSlow = fractionReceived(run.slow, counts.camTs, from, to);
+  const added = addedDelay(run.slow, run.fast, from, to);
   const closed = run.slow.find((l) => l.k === 'close' && l.t < run.end) as
     Extract<LogLine, { k: 'close' }> | undefined;
   const bad = undecodable(run.slow, published).filter((u) => u.t < run.end);
@@ -134,6 +136,8 @@ export function downlinkFigures(run: DownlinkRun, tm: Timings): DownlinkFigures 
     check('connection closed (code)', 'open', closed?.code ?? 0, !closed),
     check('connection closed (s after T0)', 'open', closed ? (closed.t - run.t0) / 1000 : NaN, !closed),
     check('frames received (fraction)', '-', fracSlow, true, fracFast),
+    check('added vs unconstrained, video p95 (ms)', '-', added.video.p95, true),
+    check('added vs unconstrained, audio p95 (ms)', '-', added.audio.p95, true),
     check('unconstrained: video delay p95 (ms)', '< 150', fast.delay.video.p95, fast.delay.video.p95 < 150),
     check('unconstrained: audio delay p95 (ms)', '< 150', fast.delay.audio.p95, fast.delay.audio.p95 < 150),
     check('unconstrained: frames received', '>= 0.95', fracFast, fracFast >= 0.95),

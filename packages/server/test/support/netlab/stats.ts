@@ -264,3 +264,37 @@ export function recovery(
   }
   return { recoveredAt: null, after: null, baselineAfter: null };
 }
+
+/**
+ * What the path to this receiver added, frame by frame: its arrival of a frame minus the
+ * unconstrained receiver's arrival of the same frame (same stream and `timestamp_ms`: the same
+ * picture in any layer), over frames arriving in [from, to). Unlike the delay, it is free of the
+ * publisher's own jitter (an encoder starved of CPU delivers late and in bursts, to everyone), so
+ * it tells the path from the publisher on a busy machine. Informative: the targets use the delay.
+ */
+export function addedDelay(
+  log: LogLine[],
+  baselineLog: LogLine[],
+  from: number,
+  to: number,
+): Record<Track, DelayStats> {
+  const of = (track: Track): DelayStats => {
+    const first = new Map<string, number>();
+    for (const m of media(baselineLog, track)) {
+      const key = `${m.stream} ${m.ts}`;
+      if (!first.has(key)) first.set(key, m.t);
+    }
+    const d: number[] = [];
+    for (const m of media(log, track)) {
+      const at = first.get(`${m.stream} ${m.ts}`);
+      if (m.t >= from && m.t < to && at !== undefined) d.push(m.t - at);
+    }
+    return {
+      frames: d.length,
+      p50: quantile(d, 0.5),
+      p95: quantile(d, 0.95),
+      max: d.length ? Math.max(...d) : NaN,
+    };
+  };
+  return { video: of('video'), audio: of('audio') };
+}
