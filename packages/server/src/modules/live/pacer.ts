@@ -112,6 +112,9 @@ export class ReceiverPacer {
     if (this.queuedBytes === 0 && this.link.inFlight < this.link.window) return this.write(item);
     lane.push(item);
     this.queuedBytes += item.bytes;
+    // Video that went stale while the link was full is dropped now, not when the link has room:
+    // what waits here stays within the video budget however long the receiver stalls.
+    if (item.track) this.pruneVideo(item.at);
     this.flush();
   }
 
@@ -168,6 +171,11 @@ export class ReceiverPacer {
    * frame (`stalled`).
    */
   private freshVideo(now: number): Item | undefined {
+    this.pruneVideo(now);
+    return this.video.shift();
+  }
+
+  private pruneVideo(now: number): void {
     while (this.video.length > 0 && now - this.video[0]!.at > VIDEO_BUDGET_MS) {
       const track = this.video[0]!.track!;
       const from = this.video.findLastIndex(
@@ -182,7 +190,6 @@ export class ReceiverPacer {
       if (from < 0) this.chooser.stall(track, now);
       else this.stats.keyframeSkips += 1;
     }
-    return this.video.shift();
   }
 
   /** How long the oldest video waiting here has waited (0: none waits). */
