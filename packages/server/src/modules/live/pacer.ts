@@ -153,11 +153,18 @@ export class ReceiverPacer {
   /**
    * Pings after what was written, at most every PROBE_MS: at once when the last probe is old
    * enough, else when it will be, so that the last bytes written are always covered by a probe.
+   * When what is in flight fills the window, at once: what waits goes as soon as the receiver has
+   * taken in what is before it, not up to PROBE_MS later (on a fast link that would be the delay).
    */
   private scheduleProbe(): void {
+    const full = this.link.inFlight >= this.link.window;
+    if (full && this.probeTimer) {
+      clearTimeout(this.probeTimer);
+      this.probeTimer = null;
+    }
     if (this.probeTimer) return;
     const wait = this.link.lastProbeAt + PROBE_MS - Date.now();
-    if (wait <= 0) return this.probeNow();
+    if (wait <= 0 || full) return this.probeNow();
     this.probeTimer = setTimeout(() => {
       this.probeTimer = null;
       this.probeNow();
