@@ -159,6 +159,38 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
         await db.end();
       }
     }, 60_000);
+
+    it('relays reduced layers and passes key-frame requests across processes, to the publisher alone', async () => {
+      const { session, tokenFor } = await bootstrap(bases[0]!);
+      const alice = client(bases[0]!, session.id, 'alice', () => tokenFor('alice', bases[0]));
+      const bob = client(bases[1]!, session.id, 'bob', () => tokenFor('bob', bases[1]));
+      const carol = client(bases[0]!, session.id, 'carol', () => tokenFor('carol', bases[0]));
+      await alice.c.connect();
+      await carol.c.connect();
+      await bob.c.connect();
+      await eventually(() => alice.controls.find((m) => m.event === 'join' && m.user_id === 'bob'), 10_000);
+      // Layer 0 is recorded (acked with a seq); layer 1 is relayed (acked with -1: no seq).
+      expect(await alice.c.publish('media/alice/cam', jpeg(1, 500), { ack: true })).toBeGreaterThan(0);
+      expect(await alice.c.publish('media/alice/cam', jpeg(2, 500), { ack: true, layer: 1 })).toBe(-1);
+      // Bob, on the other process, gets the best layer only.
+      await eventually(() => bob.messages.some((m) => m.streamType === 'media/alice/cam'), 10_000);
+      // His request crosses to alice's process, and reaches alice alone.
+      await bob.c.requestKeyFrame('alice', 'cam');
+      await eventually(
+        () => alice.controls.find((m) => m.event === 'keyframe'),
+        10_000,
+        'the request at alice',
+      );
+      expect(alice.controls.find((m) => m.event === 'keyframe')).toMatchObject({
+        user_id: 'alice',
+        data: { track: 'cam', layer: 0 },
+      });
+      expect(carol.controls.filter((m) => m.event === 'keyframe')).toEqual([]);
+      expect(bob.controls.filter((m) => m.event === 'keyframe')).toEqual([]);
+      const got = bob.messages.filter((m) => m.streamType === 'media/alice/cam');
+      expect(got.map((m) => Buffer.from(m.payload).readUInt32BE(4))).toEqual([1]);
+      for (const x of [alice, bob, carol]) await x.c.close();
+    }, 60_000);
   },
 );
 
