@@ -18,6 +18,7 @@ interface BotCommandOptions {
   video?: string;
   userPrefix: string;
   chatEvery: number;
+  layers: number;
 }
 
 /** One line on stderr per thing that happens to a bot; the encoder's processes are not news. */
@@ -30,11 +31,15 @@ export function describeEvent(e: BotEvent): string | null {
     case 'reconnected':
       return `${e.userId} reconnected`;
     case 'left':
-      return `${e.userId} left: ${e.reason} (${e.stats.framesAcked} of ${e.stats.framesSent} frames recorded)`;
+      return `${e.userId} left: ${e.reason} (${e.stats.framesAcked} of ${e.stats.framesSent} frames recorded, ${e.stats.relayedFrames} relayed)`;
     case 'error':
       return e.userId ? `${e.userId}: ${e.message}` : `error: ${e.message}`;
     case 'stats':
-      return `${e.elapsedS}s: ${e.connected} connected, ${e.framesSent} frames sent, ${e.framesAcked} recorded, ${e.framesDropped} dropped, ${e.chats} chats`;
+      return (
+        `${e.elapsedS}s: ${e.connected} connected, ${e.framesSent} frames sent, ${e.framesAcked} recorded, ` +
+        `${e.framesDropped} dropped, ${e.relayedFrames} relayed, ${e.keyframeRequests} key-frame requests, ` +
+        `uplink steps ${e.steps.join('/')}, ${e.chats} chats`
+      );
     case 'ffmpeg':
       return null;
   }
@@ -46,6 +51,10 @@ const COLUMNS: Column<BotStats>[] = [
   { key: 'framesSent', label: 'SENT' },
   { key: 'framesAcked', label: 'RECORDED' },
   { key: 'framesDropped', label: 'DROPPED' },
+  { key: 'relayedFrames', label: 'RELAYED' },
+  { key: 'keyframeRequests', label: 'KEYFRAME REQS' },
+  { key: 'uplinkStep', label: 'STEP' },
+  { key: 'stepChanges', label: 'STEPS TAKEN' },
   { key: 'chats', label: 'CHATS' },
   { key: 'reconnects', label: 'RECONNECTS' },
   { key: 'errors', format: (v) => ((v as string[]).length ? (v as string[]).join('; ') : '-') },
@@ -62,6 +71,12 @@ export function register(program: Command): void {
     .option(
       '--video <file>',
       'a video file to publish, looped, instead of the test pattern (ffmpeg decodes it)',
+    )
+    .option(
+      '--layers <n>',
+      'video layers to send, 1 to 3: the full picture (recorded), then half and a quarter of its size (relayed only)',
+      integer(1, 3),
+      3,
     )
     .option('--user-prefix <prefix>', 'user ids are <prefix>-1, <prefix>-2, …', 'bot')
     .option(
@@ -139,6 +154,7 @@ export function register(program: Command): void {
           durationS: o.duration,
           userPrefix: o.userPrefix,
           chatEveryS: o.chatEvery,
+          layers: o.layers,
           ffmpegPath,
           ...(o.video !== undefined ? { video: o.video } : {}),
           signal: abort.signal,
