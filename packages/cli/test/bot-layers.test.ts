@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { decodeBinaryFrame, decodeEvc1, type BinaryFrame } from '@vss/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFfmpeg, runBots, type BotEvent, type BotOptions } from '../src/bot/index.js';
-import { decodeAudio, decodeVideo, probe, rms } from '../../server/test/support/decode.js';
+import { decodeAudio, decodeVideo, nearest, probe, rms } from '../../server/test/support/decode.js';
 import { exportTo } from '../../server/test/support/exports.js';
+import { eventually } from '../../server/test/support/wait.js';
 import { api, useCliServer, vss } from './support.js';
 
 const noFfmpeg = ((): string | null => {
@@ -155,7 +156,8 @@ describe('bot options: layers', () => {
 });
 
 describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
-  const server = useCliServer();
+  // The session ends as soon as the last bot has left, so that its recording can be exported.
+  const server = useCliServer({ SESSION_DEPARTURE_TIMEOUT_S: '0' });
   const relays: Relay[] = [];
   afterAll(async () => {
     for (const r of relays) await r.close();
@@ -261,6 +263,108 @@ describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
     for (const c of rec.filter((c) => c.key)) expect(vp8Size(c.data)).toEqual({ width: 640, height: 360 });
     expect(await recorded(sessionId, 'media/bot-1/mic')).toHaveLength(mic.length);
   });
+
+  it('a recording whose layer 0 steps down to 320x180 and 160x90 exports: the picture goes on at each step, the tone is heard', async () => {
+    const { relay: r, baseUrl } = await relay();
+    const sessionId = await newSession();
+    const events: BotEvent[] = [];
+    const report = await runBots({
+      ...options(sessionId, baseUrl, events),
+      durationS: 8,
+      forcedSteps: [
+        { afterS: 3, step: 1 },
+        { afterS: 5.5, step: 2 },
+      ],
+    });
+    const [bot] = report.bots;
+    expect(bot!.errors).toEqual([]);
+    expect(bot, JSON.stringify(bot)).toMatchObject({ uplinkStep: 2, stepChanges: 2 });
+    expect(bot!.framesAcked).toBe(bot!.framesSent);
+
+    // On the wire: layer 0 changes size at a key frame; while at step 1 the 160x90 encoding is layer 1.
+    const cam = r.sent.filter((s) => s.frame.streamType === 'media/bot-1/cam');
+    const zero = cam
+      .filter((s) => !s.frame.layer)
+      .map((s) => ({ at: s.at, bytes: s.wireBytes, chunk: decodeEvc1(s.frame.payload) }));
+    const sizes: string[] = [];
+    for (const [i, f] of zero.entries()) {
+      const size = vp8Size(f.chunk.data);
+      if (!size) continue;
+      const name = `${size.width}x${size.height}`;
+      if (sizes.at(-1) !== name) {
+        sizes.push(name);
+        expect(f.chunk.key, `frame ${i}`).toBe(true);
+      }
+    }
+    expect(sizes).toEqual(['640x360', '320x180', '160x90']);
+    const ones = cam.filter((s) => s.frame.layer === 1).map((s) => vp8Size(decodeEvc1(s.frame.payload).data));
+    expect(ones.filter(Boolean).map((s) => `${s!.width}x${s!.height}`)).toEqual(
+      expect.arrayContaining(['320x180', '160x90']),
+    );
+    expect(
+      cam.some(
+        (s) => s.frame.layer === 2 && s.at > zero.find((f) => vp8Size(f.chunk.data)?.width === 320)!.at,
+      ),
+    ).toBe(false);
+
+    const dir = mkdtempSync(join(tmpdir(), 'vss-bot-layers-'));
+    scratch.push(dir);
+    const file = join(dir, 'steps.mp4');
+    await eventually(
+      async () => (await api(server, 'GET', `/v1/sessions/${sessionId}`)).data.ended_at,
+      20_000,
+      'the session to end',
+    );
+    await exportTo(server.app, server.key, sessionId, file);
+    const info = await probe(file);
+    expect(info.durationS).toBeGreaterThan(7);
+    // The layout shows the one camera over the whole 1280x720 picture. The test pattern's six
+    // bars, sampled in their upper part (away from its clock and moving marks), must be there at
+    // 640x360 (before 3 s), at 320x180 (after the first step) and at 160x90 (after the second):
+    // the decoder went on across each change of size.
+    const video = await decodeVideo(file, 1280, 720);
+    const bars: Record<string, [number, number, number]> = {
+      red: [255, 0, 0],
+      green: [0, 255, 0],
+      yellow: [255, 255, 0],
+      blue: [0, 0, 255],
+      magenta: [255, 0, 255],
+      cyan: [0, 255, 255],
+    };
+    const order = Object.keys(bars);
+    const showsPattern = (i: number) =>
+      order.filter((name, b) => nearest(video.at(i, Math.round(((b + 0.5) * 1280) / 6), 300), bars) === name)
+        .length >= 5;
+    const stepAt = (size: string) =>
+      zero.find(
+        (f) => f.chunk.key && `${vp8Size(f.chunk.data)!.width}x${vp8Size(f.chunk.data)!.height}` === size,
+      )!;
+    // Export time 0 is the first media frame, the bot's audio at its join: its clock's origin.
+    const micStart = decodeEvc1(
+      r.sent.find((s) => s.frame.streamType === 'media/bot-1/mic')!.frame.payload,
+    ).timestampUs;
+    const frameAt = (us: number) => Math.round(((us - micStart) / 1e6) * 15);
+    const windows = [
+      [zero[0]!.chunk.timestampUs, stepAt('320x180').chunk.timestampUs],
+      [stepAt('320x180').chunk.timestampUs, stepAt('160x90').chunk.timestampUs],
+      [stepAt('160x90').chunk.timestampUs, zero.at(-1)!.chunk.timestampUs],
+    ];
+    for (const [w, [from, to]] of windows.entries()) {
+      const frames = [];
+      for (let i = frameAt(from!) + 2; i < Math.min(frameAt(to!) - 1, video.frames.length); i++)
+        frames.push(i);
+      expect(frames.length, `step ${w}`).toBeGreaterThan(5);
+      const good = frames.filter(showsPattern);
+      expect(good.length, `step ${w}: frames ${frames.join(' ')} showing the pattern`).toBeGreaterThanOrEqual(
+        frames.length * 0.8,
+      );
+    }
+    // The tone of bot-1, 300 Hz, throughout.
+    const audio = await decodeAudio(file);
+    expect(rms(audio, 1, 7)).toBeGreaterThan(1000);
+    expect(pitch(audio, 1, 7)).toBeGreaterThan(285);
+    expect(pitch(audio, 1, 7)).toBeLessThan(315);
+  }, 60_000);
 
   it('--layers 1 sends layer 0 alone', async () => {
     const { relay: r, baseUrl } = await relay();

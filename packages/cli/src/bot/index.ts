@@ -25,6 +25,16 @@ import { VideoEncoder } from './video.js';
 export type { BotEvent, BotOptions, BotReport, BotStats } from './types.js';
 export { findFfmpeg } from './ffmpeg.js';
 
+/** How long the run waits for the audio encoders' first packets before the bots join anyway. */
+const TONE_START_MS = 5000;
+
+/** Resolves with `p`, or after `ms`; clears its timer either way. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 /** More bots than this belong on several machines; the cap catches a mistyped count. */
 const MAX_BOTS = 1000;
 
@@ -156,8 +166,10 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
   const ffmpeg = options.ffmpegPath ?? findFfmpeg();
   const emit = emitter(options.onEvent);
   const { signal } = options;
-  // Started alongside the probe (an encoder takes a quarter of a second or so to start), so that
-  // every bot has its tone's packets from its first 20 ms on.
+  await probe(ffmpeg, c.spec, signal, (pid, args) => emit({ type: 'ffmpeg', role: 'probe', pid, args }));
+
+  // Started before the bots join, and awaited (an encoder takes a quarter of a second or so to
+  // start, longer on a busy machine), so that every bot has its tone from its first 20 ms on.
   const tones = new Map<number, ToneEncoder>();
   for (let i = 1; i <= Math.min(c.count, 10); i++) {
     const tone = new ToneEncoder(ffmpeg, pitchOf(i));
@@ -165,12 +177,8 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
     if (tone.pid !== undefined) emit({ type: 'ffmpeg', role: 'audio', pid: tone.pid, args: tone.args });
   }
   const stopTones = () => Promise.all([...tones.values()].map((t) => t.stop()));
-  try {
-    await probe(ffmpeg, c.spec, signal, (pid, args) => emit({ type: 'ffmpeg', role: 'probe', pid, args }));
-  } catch (err) {
-    await stopTones();
-    throw err;
-  }
+  const toneStarted = Promise.all([...tones.values()].map((t) => t.ready));
+  await within(toneStarted, TONE_START_MS);
 
   const bots = Array.from(
     { length: c.count },

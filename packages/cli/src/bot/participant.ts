@@ -23,6 +23,8 @@ const AUDIO_QUEUE_BOUND = 4 * 1024 * 1024;
 const MAX_AUDIO_CATCH_UP = 10;
 /** Packets of an encoder that runs ahead of the bot's clock by more than this many frames wait. */
 const MAX_AUDIO_AHEAD = 5;
+/** How long a bot that is done waits for its last audio packets. */
+const AUDIO_TAIL_MS = 1000;
 /** How long a leaving bot waits for outstanding acks: normally, and when aborted. */
 const DRAIN_MS = 5000;
 const DRAIN_ABORTED_MS = 1000;
@@ -96,6 +98,8 @@ export class Bot {
   private t0 = 0;
   private audioIndex = 0;
   private unsubscribeAudio: (() => void) | null = null;
+  /** called once the last audio frame is sent */
+  private audioSent: (() => void) | null = null;
   private chatTimer: ReturnType<typeof setInterval> | null = null;
   private endTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly video: LayeredVideo;
@@ -258,7 +262,12 @@ export class Bot {
   }
 
   private async leaveNow(reason: LeaveReason): Promise<void> {
+    // The encoder's packets may come a little after their time on a busy machine: a bot that is
+    // done waits (bounded) for its last ones, so that its audio ends with its video.
+    if (reason === 'done' && this.unsubscribeAudio && this.audioIndex <= this.lastAudioIndex())
+      await within(new Promise<void>((r) => (this.audioSent = r)), AUDIO_TAIL_MS, null);
     this.unsubscribeAudio?.();
+    this.unsubscribeAudio = null;
     this.uplink.stop();
     if (this.chatTimer) clearInterval(this.chatTimer);
     if (this.endTimer) clearTimeout(this.endTimer);
@@ -301,9 +310,8 @@ export class Bot {
    */
   private onAudio(packet: Uint8Array): void {
     const head = this.setup.tone.head;
-    if (this.leaving || !head) return;
-    // Exactly durationS of audio: the end timer may fire a little after the last frame's time.
-    const last = Math.ceil((this.setup.durationS * 1000) / FRAME_MS) - 1;
+    if (!this.unsubscribeAudio || !head) return;
+    const last = this.lastAudioIndex();
     if (this.audioIndex > last) return;
     const due = Math.min(Math.floor((Date.now() - this.t0) / FRAME_MS), last);
     if (due - this.audioIndex > MAX_AUDIO_CATCH_UP) {
@@ -318,6 +326,12 @@ export class Bot {
     }
     this.counters.audioFrames++;
     this.publishMedia('mic', opusChunk(head, packet, k), this.t0 + k * FRAME_MS);
+    if (k === last) this.audioSent?.();
+  }
+
+  /** Exactly durationS of audio: the end timer may fire a little after the last frame's time. */
+  private lastAudioIndex(): number {
+    return Math.ceil((this.setup.durationS * 1000) / FRAME_MS) - 1;
   }
 
   private onVideo(picture: Picture): void {

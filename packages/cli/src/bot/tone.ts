@@ -52,6 +52,9 @@ export class ToneEncoder {
   readonly args: string[];
   /** the OpusHead packet, once it came: the decoder description */
   head: Uint8Array | null = null;
+  /** resolves once the first audio packet came, or the encoder ended */
+  readonly ready: Promise<void>;
+  private resolveReady!: () => void;
   private readonly proc: ReturnType<typeof start>;
   private readonly listeners = new Set<(packet: Uint8Array) => void>();
   private readonly endListeners = new Set<(error: Error | null) => void>();
@@ -62,6 +65,7 @@ export class ToneEncoder {
 
   constructor(ffmpeg: string, frequency: number) {
     this.args = toneArgs(frequency);
+    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
     this.proc = start(ffmpeg, this.args);
     this.pid = this.proc.child.pid;
     const reader = new OggReader();
@@ -78,6 +82,7 @@ export class ToneEncoder {
         const n = this.count++;
         if (n === 0) this.head = new Uint8Array(p);
         if (n < 2) continue;
+        if (n === 2) this.resolveReady();
         for (const fn of this.listeners) fn(p);
       }
     });
@@ -115,6 +120,7 @@ export class ToneEncoder {
   private end(error: Error | null): void {
     if (this.ended) return;
     this.ended = true;
+    this.resolveReady();
     for (const fn of this.endListeners) fn(error);
     this.endListeners.clear();
   }
