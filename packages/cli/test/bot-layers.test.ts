@@ -286,6 +286,7 @@ describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
     const zero = cam
       .filter((s) => !s.frame.layer)
       .map((s) => ({ at: s.at, bytes: s.wireBytes, chunk: decodeEvc1(s.frame.payload) }));
+    const stepAt2 = (size: string) => zero.find((f) => f.chunk.key && `${vp8Size(f.chunk.data)!.width}x${vp8Size(f.chunk.data)!.height}` === size)!;
     const sizes: string[] = [];
     for (const [i, f] of zero.entries()) {
       const size = vp8Size(f.chunk.data);
@@ -316,6 +317,14 @@ describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
       'the session to end',
     );
     await exportTo(server.app, server.key, sessionId, file);
+    {
+      const t1 = stepAt2('320x180').at, t2 = stepAt2('160x90').at, t0 = zero[0]!.at, t3 = zero.at(-1)!.at;
+      for (const [a, b] of [[t0 + 500, t1], [t1 + 500, t2], [t2 + 500, t3]]) {
+        const w = r.sent.filter((x) => x.at >= a! && x.at < b!);
+        const kb = (f: (x: Sent) => boolean) => Math.round((w.filter(f).reduce((n, x) => n + x.wireBytes, 0) * 8) / (b! - a!));
+        console.log(`[vss] MEASURE ${(b! - a!) / 1000}s total ${kb(() => true)} kbit/s, cam0 ${kb((x) => x.frame.streamType.endsWith('cam') && !x.frame.layer)}, cam1 ${kb((x) => x.frame.layer === 1)}, cam2 ${kb((x) => x.frame.layer === 2)}, mic ${kb((x) => x.frame.streamType.endsWith('mic'))}`);
+      }
+    }
     const info = await probe(file);
     expect(info.durationS).toBeGreaterThan(7);
     // The layout shows the one camera over the whole 1280x720 picture. The test pattern's six
@@ -365,6 +374,61 @@ describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
     expect(pitch(audio, 1, 7)).toBeGreaterThan(285);
     expect(pitch(audio, 1, 7)).toBeLessThan(315);
   }, 60_000);
+
+  it('on a slow uplink steps down to the smaller pictures, audio going on, and back up once the link is fast again', async () => {
+    const { relay: r, baseUrl } = await relay();
+    const sessionId = await newSession();
+    const controller = new AbortController();
+    const events: BotEvent[] = [];
+    const run = runBots({
+      ...options(sessionId, baseUrl, events),
+      durationS: 120,
+      signal: controller.signal,
+    });
+    /** the size of layer 0's latest key frame on the wire, and when it came */
+    const latest = () => {
+      const keys = r.sent.filter(
+        (s) =>
+          s.frame.streamType === 'media/bot-1/cam' &&
+          !s.frame.layer &&
+          vp8Size(decodeEvc1(s.frame.payload).data),
+      );
+      const k = keys.at(-1);
+      return k ? { at: k.at, width: vp8Size(decodeEvc1(k.frame.payload).data)!.width } : null;
+    };
+    try {
+      await eventually(() => latest()?.width === 640, 20_000, 'layer 0 at 640x360');
+      // The link now carries 250 kbit/s: less than the three layers (about 600 kbit/s), more than
+      // the smaller ones with the audio.
+      const slowFrom = Date.now();
+      r.rateKbps = 250;
+      await eventually(() => (latest()?.width ?? 640) < 640, 20_000, 'layer 0 to step down');
+      const steppedAfterMs = latest()!.at - slowFrom;
+      r.rateKbps = null;
+      const fastFrom = Date.now();
+      await eventually(
+        () => latest()?.width === 640 && latest()!.at > fastFrom,
+        40_000,
+        'layer 0 back at 640x360',
+      );
+      console.log(
+        `[vss] stepped down ${steppedAfterMs} ms after the link slowed; back up ${latest()!.at - fastFrom} ms after it was fast`,
+      );
+    } finally {
+      controller.abort();
+    }
+    const report = await run;
+    const [bot] = report.bots;
+    for (const e of bot!.errors) expect(e).toMatch(/acks still outstanding/);
+    expect(bot!.stepChanges).toBeGreaterThanOrEqual(2);
+    // Audio was never dropped for the video: every 20 ms frame went out, in order.
+    const mic = r.sent
+      .filter((s) => s.frame.streamType === 'media/bot-1/mic')
+      .map((s) => decodeEvc1(s.frame.payload).timestampUs);
+    expect(mic.length).toBeGreaterThan(100);
+    const gaps = mic.flatMap((t, i) => (i > 0 && t - mic[i - 1]! !== 20_000 ? [`${mic[i - 1]} -> ${t}`] : []));
+    expect(gaps).toEqual([]);
+  }, 120_000);
 
   it('--layers 1 sends layer 0 alone', async () => {
     const { relay: r, baseUrl } = await relay();

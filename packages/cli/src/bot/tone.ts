@@ -26,6 +26,9 @@ export function toneArgs(frequency: number): string[] {
     // far from clipping when a player mixes several bots.
     ...['-re', '-f', 'lavfi', '-i', `sine=frequency=${frequency}:sample_rate=${SAMPLE_RATE}`],
     ...['-ac', '1', '-c:a', 'libopus', '-b:a', `${BITRATE_KBPS}k`, '-frame_duration', String(FRAME_MS)],
+    // Constrained VBR: libopus's unconstrained VBR spends about 49 kbit/s on a pure tone at a
+    // 32 kbit/s target; constrained stays near the target (about 34 kbit/s), as a voice would.
+    ...['-vbr', 'constrained'],
     // One Ogg page per packet: the muxer's default page of a second would hand them out in bursts.
     ...['-page_duration', String(FRAME_MS * 1000), '-flush_packets', '1', '-f', 'ogg', 'pipe:1'],
   ];
