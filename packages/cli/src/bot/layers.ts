@@ -1,11 +1,16 @@
 /**
- * What a bot sends of each picture: at uplink step s, encoding s as layer 0 (on
- * `media/<id>/cam` with an ack: recorded) and the smaller encodings after it as layers 1, 2
- * (relayed, not recorded, no ack). Every layer of one picture carries the same EVC1 timestamp and
+ * What a bot sends of each picture: encoding i as layer i, layer 0 (the bot's size) on
+ * `media/<id>/cam` with an ack (recorded), layers 1 and 2 (half and a quarter) without one
+ * (relayed, not recorded). Every layer of one picture carries the same EVC1 timestamp and
  * `timestamp_ms`. Each layer starts at a key frame of its encoding, and after a frame of it was
  * skipped waits for the next one, so that no receiver gets a delta frame without its reference.
- * A step is taken only at a key frame of the encoding that becomes layer 0: the recording (and
- * every receiver of layer 0) changes picture size at a key frame.
+ *
+ * At uplink step s the layers below s are not sent: step 1 stops layer 0, step 2 layer 1 too.
+ * Why not make the half-size encoding layer 0 instead, so that the recording goes on at a lower
+ * size: the export decodes such a change of picture size, but loses the session's audio for some
+ * seconds after it (ffmpeg rebuilds its filter graph on the new size), so a slow uplink would cost
+ * the recording its sound. A gap in the camera costs the recording nothing else: what was acked is
+ * recorded, and the export shows the name while the camera is off.
  */
 import { encodeEvc1 } from '@vss/protocol';
 import type { Picture } from './video.js';
@@ -59,22 +64,25 @@ export class LayeredVideo {
     this.needKey.fill(true);
   }
 
-  /** Sends what `picture` has for the layers of the current step; takes step `want` if it can. */
+  /**
+   * Sends what `picture` has for the layers of step `want`. A step down takes effect at once (what
+   * stops needs no key frame); a layer that comes back waits for its next key frame.
+   */
   onPicture(picture: Picture, want: number): void {
-    if (want !== this.step && want >= 0 && want < this.encodings && picture.frames[want]?.key) {
+    if (want !== this.step && want >= 0 && want < this.encodings) {
       this.step = want;
-      this.needKey.fill(true);
       this.sink.stepped(want);
     }
+    for (let layer = 0; layer < this.step; layer++) this.needKey[layer] = true;
     if (!this.sink.canSend(VIDEO_QUEUE_BOUND)) {
       // A skipped frame breaks the chain of delta frames: every layer resumes at a key frame.
       this.needKey.fill(true);
-      this.sink.dropped();
+      if (this.step === 0) this.sink.dropped();
       return;
     }
     let ts: number | null = null;
-    for (let layer = 0; this.step + layer < this.encodings; layer++) {
-      const frame = picture.frames[this.step + layer];
+    for (let layer = this.step; layer < this.encodings; layer++) {
+      const frame = picture.frames[layer];
       if (!frame || (this.needKey[layer] && !frame.key)) {
         if (!frame) this.needKey[layer] = true;
         if (layer === 0) this.sink.dropped();

@@ -27,7 +27,7 @@ export interface BotOptions {
   layers?: number;
   /**
    * For tests and demos: the uplink steps to take, each from `afterS` after joining on, instead of
-   * measuring the uplink (step 1 drops the largest encoding, step 2 sends the smallest alone)
+   * measuring the uplink (step 1 stops layer 0, step 2 sends layer 2 alone)
    */
   forcedSteps?: Array<{ afterS: number; step: number }>;
   /** chat interval in seconds (default 5; 0: none); a hello on join always */
@@ -74,8 +74,8 @@ export interface BotStats {
    */
   keyframeRequests: number;
   /**
-   * the uplink step sent now: 0 every layer, 1 without the largest encoding (the half-size one is
-   * layer 0, recorded), 2 the quarter-size one alone
+   * the uplink step sent now: 0 every layer, 1 without layer 0 (so the recording has a gap), 2 the
+   * quarter-size layer 2 alone
    */
   uplinkStep: number;
   /** how often the step changed */

@@ -8,10 +8,10 @@
  * queue, and the round trip minus it is the queue's delay. A ping not answered yet counts with its
  * age. `bufferedAmount` (what has not even reached the kernel) growing says the same, sooner.
  *
- * Steps: 0 sends every encoding (largest as layer 0), 1 drops the largest (the next one becomes
- * layer 0, the one recorded), 2 sends the smallest alone. Down at once when the delay passes
- * 150 ms (at most one step a second, so the queue built before a step can drain); up one step after
- * 3 s under 40 ms.
+ * Steps: 0 sends every layer, 1 stops layer 0 (the full picture, the one recorded), 2 sends the
+ * smallest layer alone (layers.ts says why the recording gets a gap rather than a smaller
+ * picture). Down when the delay passes 150 ms (at most one step a second, so the queue built
+ * before a step can drain); up one step after 3 s under 40 ms.
  */
 import type { WebSocket } from 'ws';
 
