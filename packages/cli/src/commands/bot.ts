@@ -31,14 +31,16 @@ export function describeEvent(e: BotEvent): string | null {
     case 'reconnected':
       return `${e.userId} reconnected`;
     case 'left':
-      return `${e.userId} left: ${e.reason} (${e.stats.framesAcked} of ${e.stats.framesSent} frames recorded, ${e.stats.relayedFrames} relayed)`;
+      return `${e.userId} left: ${e.reason} (${e.stats.framesAcked} of ${e.stats.framesSent} frames recorded)`;
     case 'error':
       return e.userId ? `${e.userId}: ${e.message}` : `error: ${e.message}`;
     case 'stats':
+      // The reduced layers' frames are relayed, not recorded: told apart from the recorded ones,
+      // with the bots' uplink steps (how many at 0, 1, 2) and the key frames receivers asked for.
       return (
-        `${e.elapsedS}s: ${e.connected} connected, ${e.framesSent} frames sent, ${e.framesAcked} recorded, ` +
-        `${e.framesDropped} dropped, ${e.relayedFrames} relayed, ${e.keyframeRequests} key-frame requests, ` +
-        `uplink steps ${e.steps.join('/')}, ${e.chats} chats`
+        `${e.elapsedS}s: ${e.connected} connected, ${e.framesSent} frames sent, ${e.relayedFrames} relayed ` +
+        `(uplink steps ${e.steps.join('/')}, ${e.keyframeRequests} key-frame requests), ${e.framesAcked} recorded, ` +
+        `${e.framesDropped} dropped, ${e.chats} chats`
       );
     case 'ffmpeg':
       return null;
@@ -51,10 +53,6 @@ const COLUMNS: Column<BotStats>[] = [
   { key: 'framesSent', label: 'SENT' },
   { key: 'framesAcked', label: 'RECORDED' },
   { key: 'framesDropped', label: 'DROPPED' },
-  { key: 'relayedFrames', label: 'RELAYED' },
-  { key: 'keyframeRequests', label: 'KEYFRAME REQS' },
-  { key: 'uplinkStep', label: 'STEP' },
-  { key: 'stepChanges', label: 'STEPS TAKEN' },
   { key: 'chats', label: 'CHATS' },
   { key: 'reconnects', label: 'RECONNECTS' },
   { key: 'errors', format: (v) => ((v as string[]).length ? (v as string[]).join('; ') : '-') },
