@@ -8,8 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LiveClient } from '@vss/client';
 import { decodeBinaryFrame, decodeEvc1, type BinaryFrame } from '@vss/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { findFfmpeg, runBots, type BotEvent, type BotOptions } from '../src/bot/index.js';
 import { decodeAudio, decodeVideo, nearest, probe, rms } from '../../server/test/support/decode.js';
 import { exportTo } from '../../server/test/support/exports.js';
@@ -404,6 +406,49 @@ describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
     );
     expect(gaps).toEqual([]);
   }, 120_000);
+
+  it("counts the key-frame requests a viewer's decoder makes, which the server passes on", async () => {
+    const sessionId = await newSession();
+    const controller = new AbortController();
+    const events: BotEvent[] = [];
+    const run = runBots({
+      ...options(sessionId, server.baseUrl, events),
+      durationS: 60,
+      statsEveryS: 0.25,
+      signal: controller.signal,
+    });
+    const token = (
+      await api(server, 'POST', `/v1/sessions/${sessionId}/connection`, { body: { user_id: 'viewer' } })
+    ).data.access_token as string;
+    const viewer = new LiveClient({
+      url: server.baseUrl.replace(/^http/, 'ws'),
+      session: sessionId,
+      userId: 'viewer',
+      token,
+      format: 'binary',
+      WebSocket,
+    });
+    const requests = () => {
+      const s = events.findLast((e) => e.type === 'stats');
+      return s?.type === 'stats' ? s.keyframeRequests : 0;
+    };
+    try {
+      await viewer.connect();
+      const camSeen = new Promise<void>((resolve) =>
+        viewer.on('message', (m) => m.streamType === 'media/bot-1/cam' && resolve()),
+      );
+      await camSeen;
+      const before = requests();
+      await viewer.requestKeyFrame('bot-1', 'cam');
+      await eventually(() => requests() > before, 10_000, 'the request counted');
+    } finally {
+      await viewer.close();
+      controller.abort();
+    }
+    const report = await run;
+    expect(report.bots[0]!.errors).toEqual([]);
+    expect(report.bots[0]!.keyframeRequests).toBeGreaterThanOrEqual(1);
+  });
 
   it('--layers 1 sends layer 0 alone', async () => {
     const { relay: r, baseUrl } = await relay();
