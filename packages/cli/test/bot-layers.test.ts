@@ -80,7 +80,7 @@ class Relay {
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
     let head = true;
-    let buf = Buffer.alloc(0);
+    let buf: Buffer = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       buf = Buffer.concat([buf, chunk]);
