@@ -33,6 +33,8 @@ interface Probe {
   id: number;
   offset: number;
   at: number;
+  /** sent while the socket was not read: its pong waited unread, so its round trip says nothing */
+  blind: boolean;
 }
 
 export class LinkEstimate {
@@ -72,9 +74,9 @@ export class LinkEstimate {
   }
 
   /** A probe to ping with, covering everything written so far. */
-  probe(now: number): Buffer {
+  probe(now: number, blind = false): Buffer {
     const id = this.nextId++ >>> 0;
-    this.probes.push({ id, offset: this.sent, at: now });
+    this.probes.push({ id, offset: this.sent, at: now, blind });
     // Pongs that never come (a client that drops them) must not keep probes for ever.
     if (this.probes.length > 256) this.probes.shift();
     this.lastProbeAt = now;
@@ -92,6 +94,10 @@ export class LinkEstimate {
     while (this.probes.length > 0 && this.probes[0]!.id <= id) probe = this.probes.shift();
     if (!probe || probe.id !== id) return false;
     this.acked = Math.max(this.acked, probe.offset);
+    if (probe.blind) {
+      this.lastAck = null;
+      return true;
+    }
     this.rttMs = now - probe.at;
     if (this.rttMs <= this.minRttMs || now - this.minRttAt > MIN_RTT_WINDOW_MS) {
       this.minRttMs = this.rttMs;

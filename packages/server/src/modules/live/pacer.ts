@@ -10,6 +10,11 @@ const AUDIO_STALE_MS = 2000;
 /** The socket under a pacer. */
 export interface Wire {
   readonly open: boolean;
+  /**
+   * false while the socket is not read (its publisher waits for storage, see
+   * pauseWhileStorageBehind): its pongs cannot be read either, so the link cannot be measured
+   */
+  readonly reading: boolean;
   write(data: Buffer | string, text: boolean): void;
   ping(payload: Buffer): void;
 }
@@ -109,20 +114,32 @@ export class ReceiverPacer {
 
   private push(lane: Item[], item: Item): void {
     // The fast path: nothing waiting and room in flight, as for every receiver on a fast link.
-    if (this.queuedBytes === 0 && this.link.inFlight < this.link.window) return this.write(item);
+    if (this.queuedBytes === 0 && this.hasRoom()) return this.write(item);
     lane.push(item);
     this.queuedBytes += item.bytes;
+    // Video that went stale while the link was full is dropped now, not when the link has room:
+    // what waits here stays within the video budget however long the receiver stalls.
+    if (item.track) this.pruneVideo(item.at);
     this.flush();
   }
 
   private flush(): void {
     const now = Date.now();
-    while (this.wire.open && this.link.inFlight < this.link.window) {
+    while (this.wire.open && this.hasRoom()) {
       const item = this.control.shift() ?? this.freshAudio(now) ?? this.freshVideo(now);
       if (!item) break;
       this.queuedBytes -= item.bytes;
       this.write(item);
     }
+  }
+
+  /**
+   * Whether what is in flight leaves room for more. While the socket is not read, its pongs wait
+   * unread and would hold its deliveries for as long as storage is behind: it is written to as if
+   * the link kept up (what it then takes in is measured once reading resumes).
+   */
+  private hasRoom(): boolean {
+    return !this.wire.reading || this.link.inFlight < this.link.window;
   }
 
   private write(item: Item): void {
@@ -151,7 +168,7 @@ export class ReceiverPacer {
   private probeNow(): void {
     if (!this.writtenSinceProbe || !this.wire.open) return;
     this.writtenSinceProbe = false;
-    this.wire.ping(this.link.probe(Date.now()));
+    this.wire.ping(this.link.probe(Date.now(), !this.wire.reading));
   }
 
   private freshAudio(now: number): Item | undefined {
@@ -168,6 +185,11 @@ export class ReceiverPacer {
    * frame (`stalled`).
    */
   private freshVideo(now: number): Item | undefined {
+    this.pruneVideo(now);
+    return this.video.shift();
+  }
+
+  private pruneVideo(now: number): void {
     while (this.video.length > 0 && now - this.video[0]!.at > VIDEO_BUDGET_MS) {
       const track = this.video[0]!.track!;
       const from = this.video.findLastIndex(
@@ -182,7 +204,6 @@ export class ReceiverPacer {
       if (from < 0) this.chooser.stall(track, now);
       else this.stats.keyframeSkips += 1;
     }
-    return this.video.shift();
   }
 
   /** How long the oldest video waiting here has waited (0: none waits). */

@@ -61,6 +61,9 @@ export function socketConnection(
     get open() {
       return socket.readyState === socket.OPEN;
     },
+    get reading() {
+      return !socket.isPaused;
+    },
     write(data: Buffer | string, text: boolean) {
       socket.send(data, { binary: !text });
       stats.delivered += 1;
