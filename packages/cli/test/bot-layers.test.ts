@@ -155,6 +155,24 @@ describe('bot options: layers', () => {
       }),
     ).rejects.toThrow(`layers must be 1, 2 or 3, got ${layers}`);
   });
+
+  it.each([
+    [3, [{ afterS: 1, step: 3 }]],
+    [1, [{ afterS: 1, step: 1 }]],
+    [3, [{ afterS: -1, step: 1 }]],
+  ])('with %s layers refuses forced steps %j', async (layers, forcedSteps) => {
+    await expect(
+      runBots({
+        baseUrl: 'http://127.0.0.1:9',
+        sessionId: 's',
+        connectionToken: () => Promise.reject(new Error('no token should be minted')),
+        count: 1,
+        durationS: 1,
+        layers,
+        forcedSteps,
+      }),
+    ).rejects.toThrow(`forcedSteps must be a list of { afterS >= 0, step from 0 to ${layers - 1} }`);
+  });
 });
 
 describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
