@@ -61,7 +61,8 @@ export interface BotStats {
   audioFrames: number;
   /**
    * frames not sent: while reconnecting, while the socket's queue was over its bound (as a real-time
-   * encoder drops frames), video while waiting for a key frame after either, audio after a stall
+   * encoder drops frames), video while waiting for a key frame after either, audio after a stall;
+   * not the layer-0 pictures an uplink step holds back (uplinkStep, stepChanges tell those)
    */
   framesDropped: number;
   /** frames of the reduced video layers (1 and 2) sent: relayed live, not recorded, not acked */
