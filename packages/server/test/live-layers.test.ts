@@ -2,7 +2,7 @@ import { encodeBinaryFrame, encodeEvc1, LIVE_ERRORS } from '@vss/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createSession, startApp, tenant, type Tenant, type TestApp } from './support/app.js';
 import { VIDEO_BUDGET_MS } from '../src/modules/live/pacer.js';
-import { eventually, join, leave, publish, type TestSocket } from './support/live.js';
+import { eventually, join, jpeg, leave, publish, type TestSocket } from './support/live.js';
 
 /** A VP8-looking EVC1 chunk: `n` in its bytes tells frames apart; the server reads only the key flag. */
 function chunk(n: number, key: boolean, layer: number, size = 400): Buffer {
@@ -229,5 +229,28 @@ describe('video layers', () => {
     await bob.waitForCount(isMic, sent);
     expect(t.runtime.hub.stats.keyframeSkips).toBeGreaterThan(0);
     for (const r of [alice, bob, fast]) await leave(r);
+  });
+
+  it('keeps delivering to a participant whose own publishing waits for storage (its pongs wait unread)', async () => {
+    const t2 = await startApp({ env: { LIVE_INGEST_BUFFER_MB: '1' } });
+    const a2 = await tenant(t2);
+    const s = await createSession(t2, a2.key);
+    const pub = await join(t2, a2.key, s.id, 'pub');
+    const senders = await Promise.all(Array.from({ length: 10 }, (_, i) => join(t2, a2.key, s.id, `s${i}`)));
+    // Storage is behind: each socket is read once more, then waits until it catches up.
+    t2.runtime.hub.ingest.take(2 * 1024 * 1024);
+    pub.send(publish('chat', Buffer.from(JSON.stringify({ text: 'hi' })), { id: 'first' }));
+    await eventually(() => t2.runtime.hub.stats.pauses === 1);
+    // Ten others publish a 40 KB picture each, far more than goes out before a first pong.
+    senders.forEach((x, i) =>
+      x.send(publish(`media/s${i}/cam`, jpeg(i, 40_000), { timestamp_ms: Date.now() })),
+    );
+    // Pub gets them all while its socket is still not read.
+    await pub.waitForCount((m) => m.type === 'message' && m.stream_type.endsWith('/cam'), 10);
+    expect(t2.runtime.hub.connections().find((c) => c.userId === 'pub')).toBeDefined();
+    t2.runtime.hub.ingest.give(2 * 1024 * 1024);
+    await pub.waitFor((m) => isControl('ack')(m) && m.data.id === 'first');
+    for (const x of [pub, ...senders]) await leave(x);
+    await t2.close();
   });
 });
