@@ -19,8 +19,12 @@ const OPEN = 1;
  * is dropped past a quarter of this), only past this queue.
  */
 const AUDIO_QUEUE_BOUND = 4 * 1024 * 1024;
-/** An event-loop stall longer than this is not caught up with a burst: the missed audio is skipped. */
-const MAX_AUDIO_CATCH_UP = 10;
+/**
+ * Frames a bot may fall behind its clock and still send late. The encoder paces itself (`-re`) and
+ * after a stall (of its own, or of this process) sends what it owes in a burst: up to a second of
+ * it goes out late; past that the missed audio is skipped.
+ */
+const MAX_AUDIO_CATCH_UP = 50;
 /** Packets of an encoder that runs ahead of the bot's clock by more than this many frames wait. */
 const MAX_AUDIO_AHEAD = 5;
 /** How long a bot that is done waits for its last audio packets. */

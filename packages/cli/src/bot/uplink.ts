@@ -10,8 +10,8 @@
  *
  * Steps: 0 sends every layer, 1 stops layer 0 (the full picture, the one recorded), 2 sends the
  * smallest layer alone (layers.ts says why the recording gets a gap rather than a smaller
- * picture). Down when the delay passes 150 ms (at most one step a second, so the queue built
- * before a step can drain); up one step after 3 s under 40 ms.
+ * picture). Down when two checks in a row find the delay past 150 ms (at most one step a second,
+ * so the queue built before a step can drain); up one step after 3 s under 40 ms.
  */
 import type { WebSocket } from 'ws';
 
@@ -19,6 +19,11 @@ export const PING_EVERY_MS = 250;
 const CONGESTED_MS = 150;
 const QUIET_MS = 40;
 const QUIET_FOR_MS = 3000;
+/**
+ * Checks in a row that must find the link congested before a step down: one slow round trip is
+ * as likely a busy server or machine (a pause of its event loop) as a queue.
+ */
+const CONGESTED_CHECKS = 2;
 /** After a step, the queue built before it needs time to drain: no second step down sooner. */
 const HOLD_MS = 1000;
 /** `bufferedAmount` above this, and growing, is a queue even before a pong says so. */
@@ -43,6 +48,7 @@ export class Uplink {
   /** when the last step down was taken */
   private changedAt = 0;
   private quietSince: number | null = null;
+  private congestedChecks = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
   private t0 = 0;
 
@@ -83,11 +89,9 @@ export class Uplink {
     const sock = this.sock;
     if (!sock || sock.readyState !== sock.OPEN) return;
     if (this.ping) {
-      // Unanswered: its age is a lower bound of the delay.
-      this.delayMs = Math.max(
-        this.delayMs,
-        now - this.ping.at - (Number.isFinite(this.minRttMs) ? this.minRttMs : 0),
-      );
+      // Unanswered since the last check: its age is a lower bound of the delay now. (Answered,
+      // the delay is its pong's: each check weighs a new measurement.)
+      this.delayMs = now - this.ping.at - (Number.isFinite(this.minRttMs) ? this.minRttMs : 0);
     } else {
       const id = (this.nextId = (this.nextId + 1) >>> 0);
       const data = Buffer.alloc(4);
@@ -106,8 +110,17 @@ export class Uplink {
     }
     if (this.delayMs > CONGESTED_MS || growing) {
       this.quietSince = null;
-      if (this.want < this.maxStep && now - this.changedAt >= HOLD_MS) this.change(this.want + 1, now);
-    } else if (this.delayMs < QUIET_MS && buffered < BUFFERED_BOUND) {
+      this.congestedChecks++;
+      if (
+        this.congestedChecks >= CONGESTED_CHECKS &&
+        this.want < this.maxStep &&
+        now - this.changedAt >= HOLD_MS
+      )
+        this.change(this.want + 1, now);
+      return;
+    }
+    this.congestedChecks = 0;
+    if (this.delayMs < QUIET_MS && buffered < BUFFERED_BOUND) {
       this.quietSince ??= now;
       if (this.want > 0 && now - this.quietSince >= QUIET_FOR_MS) {
         this.change(this.want - 1, now);
