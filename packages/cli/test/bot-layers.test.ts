@@ -320,11 +320,13 @@ describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
     };
     // A step is taken at the first picture after the uplink's next check (every 250 ms) past its
     // time; a busy machine delays pictures further.
-    expect(lastOf(0)).toBeGreaterThan(2.5);
+    // (An encoder starved of CPU for a moment makes no pictures then, and its pictures' times may
+    // trail the bot's clock by up to a second before they are re-anchored: hence the margins.)
+    expect(lastOf(0)).toBeGreaterThan(1.5);
     expect(lastOf(0)).toBeLessThan(4);
-    expect(lastOf(1)).toBeGreaterThan(5);
+    expect(lastOf(1)).toBeGreaterThan(lastOf(0) + 1);
     expect(lastOf(1)).toBeLessThan(6.5);
-    expect(lastOf(2)).toBeGreaterThan(7);
+    expect(lastOf(2)).toBeGreaterThan(6);
 
     // Recorded: what was acked, layer 0 only.
     expect(await recorded(sessionId, 'media/bot-1/cam')).toHaveLength(bot!.videoFrames);
