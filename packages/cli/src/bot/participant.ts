@@ -191,8 +191,8 @@ export class Bot {
     });
     client.on('error', (err) => this.record(`connection: ${describe(err)}`));
     client.on('control', (c) => {
-      // Refusals of acked publishes arrive through the publish promise; only the others here.
-      if (c.event === 'error' && c.data.id === undefined)
+      // Refusals of acked publishes come through their promise; a draining server's is no fault.
+      if (c.event === 'error' && c.data.id === undefined && c.data.code !== LIVE_ERRORS.UNAVAILABLE)
         this.record(`server: ${String(c.data.code)}: ${String(c.data.message)}`);
       // ffmpeg's libvpx takes no key-frame command while it runs: a request is answered by the
       // encoding's next periodic key frame (every second on the reduced layers, every 2 s on the

@@ -10,7 +10,7 @@
  *
  * Steps: 0 sends every layer, 1 stops layer 0 (the full picture, the one recorded), 2 sends the
  * smallest layer alone (layers.ts says why the recording gets a gap rather than a smaller
- * picture). Down when two checks in a row find the delay past 150 ms (at most one step a second,
+ * picture). Down when a second of checks all find the delay past 150 ms (at most one step a second,
  * so the queue built before a step can drain); up one step after 3 s under 40 ms.
  */
 import type { WebSocket } from 'ws';
@@ -20,10 +20,11 @@ const CONGESTED_MS = 150;
 const QUIET_MS = 40;
 const QUIET_FOR_MS = 3000;
 /**
- * Checks in a row that must find the link congested before a step down: one slow round trip is
- * as likely a busy server or machine (a pause of its event loop) as a queue.
+ * Checks in a row (a second) that must all find the delay past CONGESTED_MS before a step down: a
+ * queue keeps every round trip long, while a busy server or machine (a pause of its event loop)
+ * makes only some of them long.
  */
-const CONGESTED_CHECKS = 2;
+const CONGESTED_CHECKS = 4;
 /** After a step, the queue built before it needs time to drain: no second step down sooner. */
 const HOLD_MS = 1000;
 /** `bufferedAmount` above this, and growing, is a queue even before a pong says so. */
