@@ -150,7 +150,11 @@ export function ffmpegArgs(spec: VideoSpec, probe: boolean): string[] {
     '-map',
     i === 0 ? '[s0]' : `[e${i}]`,
     ...vp8Args(e),
-    ...(probe ? ['-frames:v', '1', '-f', 'null', '-'] : ['-f', 'ivf', `pipe:${pipeOf(i)}`]),
+    // Each frame leaves as soon as it is encoded: a pipe's output is otherwise held in a 32 KiB
+    // buffer, seconds of the smallest layer.
+    ...(probe
+      ? ['-frames:v', '1', '-f', 'null', '-']
+      : ['-flush_packets', '1', '-f', 'ivf', `pipe:${pipeOf(i)}`]),
   ]);
   return ['-hide_banner', '-nostdin', '-loglevel', 'error', ...input, '-filter_complex', graph, ...outputs];
 }
