@@ -207,7 +207,9 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
       // Both tracks of a bot are on one clock: video starts once the encoder runs, both end together.
       expect(tracks.cam.start_ts - tracks.mic.start_ts).toBeGreaterThanOrEqual(0);
       expect(tracks.cam.start_ts - tracks.mic.start_ts).toBeLessThan(2000);
-      expect(Math.abs(tracks.cam.end_ts - tracks.mic.end_ts)).toBeLessThan(500);
+      // The video's times may trail the bot's clock by up to the 1 s at which they are re-anchored
+      // (an encoder starved of CPU on a busy machine delivers its pictures late).
+      expect(Math.abs(tracks.cam.end_ts - tracks.mic.end_ts)).toBeLessThanOrEqual(1000);
     }
     expect(manifest.streams.chat).toBe('chat');
 
