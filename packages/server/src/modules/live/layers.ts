@@ -49,6 +49,11 @@ export class LayerRates {
     return out;
   }
 
+  /** Bytes per second of `track`'s `layer` lately (0 when unknown). */
+  bps(track: string, layer: Layer): number {
+    return this.tracks.get(track)?.[layer]?.bps ?? 0;
+  }
+
   /** Whether `track` has been sent recently at all. */
   has(track: string, now: number): boolean {
     return this.offered(track, now).length > 0;
@@ -69,6 +74,14 @@ const PROBE_FIRST_MS = 2000;
 const PROBE_MAX_MS = 8000;
 /** A step down this soon after a step up means the step up failed. */
 const PROBE_FAIL_MS = 3000;
+/**
+ * A link that queued this recently is known to be full: a step up is tried there only when its
+ * measured rate has room for the better layer (trying one that does not fit sends a key frame,
+ * the largest picture, into a full link, and the receiver's audio waits behind it).
+ */
+const FULL_MEMORY_MS = 10_000;
+/** Of a full link's measured rate, the share a step up may plan to use. */
+const HEADROOM = 0.85;
 /** A key frame of a layer is asked for again if the switch has not happened after this long. */
 const ASK_AGAIN_MS = 1000;
 
@@ -109,6 +122,7 @@ export interface ChooserHooks {
  */
 export class LayerChooser {
   private readonly tracks = new Map<string, TrackState>();
+  private congestedAt = -Infinity;
 
   constructor(
     private readonly rates: LayerRates,
@@ -157,8 +171,12 @@ export class LayerChooser {
     this.report(st);
   }
 
-  /** Re-weighs every track against the link's queueing (ms), after each measurement. */
-  update(queueMs: number, now: number): void {
+  /**
+   * Re-weighs every track against the link's queueing (ms), after each measurement; `link` is
+   * the link's measured rate and what this receiver is sent now (bytes per second).
+   */
+  update(queueMs: number, now: number, link: { rateBps: number; usedBps: number }): void {
+    if (queueMs > CONGESTED_MS) this.congestedAt = now;
     for (const [track, st] of this.tracks) {
       const offered = this.rates.offered(track, now);
       if (offered.length === 0) continue;
@@ -169,7 +187,16 @@ export class LayerChooser {
         if (now - st.changedAt >= HOLD_MS) this.stepDown(st, now);
       } else if (queueMs < CLEAR_MS) {
         const better = offered.filter((l) => l < st.target).at(-1);
-        if (better !== undefined && now - st.clearSince >= st.probeMs && now - st.changedAt >= HOLD_MS) {
+        const extra =
+          better === undefined ? 0 : this.rates.bps(track, better) - this.rates.bps(track, st.target);
+        const fits =
+          now - this.congestedAt > FULL_MEMORY_MS || link.usedBps + extra <= link.rateBps * HEADROOM;
+        if (
+          better !== undefined &&
+          fits &&
+          now - st.clearSince >= st.probeMs &&
+          now - st.changedAt >= HOLD_MS
+        ) {
           st.target = better;
           st.changedAt = now;
           st.upAt = now;

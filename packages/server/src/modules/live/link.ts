@@ -15,8 +15,11 @@
 export const PROBE_MS = 50;
 /** Queueing the sender aims for, on top of the link's own round trip. */
 export const QUEUE_TARGET_MS = 100;
-/** The least ever allowed in flight. */
-const MIN_WINDOW = 8 * 1024;
+/**
+ * The least ever allowed in flight: on a slow link, what audio may wait behind (4 KB is 130 ms
+ * at 250 kbit/s); one message larger than this still goes, alone.
+ */
+const MIN_WINDOW = 4 * 1024;
 /**
  * In flight before the first throughput is measured: a join's first burst (the welcome, the
  * first key frames) goes out at once and in order on any link; a slow one is known within a few
@@ -52,6 +55,8 @@ export class LinkEstimate {
   private readonly samples: { at: number; bps: number }[] = [];
   /** bytes per second the link has been seen to deliver (windowed maximum) */
   rateBps = 0;
+  /** bytes per second delivered over the last RATE_WINDOW_MS (what the receiver is sent now) */
+  usedBps = 0;
 
   get inFlight(): number {
     return this.sent - this.acked;
@@ -110,6 +115,8 @@ export class LinkEstimate {
     } else if (!last) this.lastAck = { offset: probe.offset, at: now };
     while (this.samples.length > 0 && now - this.samples[0]!.at > RATE_WINDOW_MS) this.samples.shift();
     this.rateBps = this.samples.reduce((m, s) => Math.max(m, s.bps), 0);
+    this.usedBps =
+      this.samples.length > 0 ? this.samples.reduce((n, s) => n + s.bps, 0) / this.samples.length : 0;
     return true;
   }
 }

@@ -102,7 +102,7 @@ export class ReceiverPacer {
   onPong(payload: Buffer): void {
     const now = Date.now();
     if (!this.link.onPong(payload, now)) return;
-    this.chooser.update(Math.max(this.link.queueMs, this.oldestVideoMs(now)), now);
+    this.chooser.update(Math.max(this.link.queueMs, this.oldestVideoMs(now)), now, this.link);
     this.flush();
   }
 
