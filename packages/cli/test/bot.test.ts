@@ -207,7 +207,9 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
       // Both tracks of a bot are on one clock: video starts once the encoder runs, both end together.
       expect(tracks.cam.start_ts - tracks.mic.start_ts).toBeGreaterThanOrEqual(0);
       expect(tracks.cam.start_ts - tracks.mic.start_ts).toBeLessThan(2000);
-      expect(Math.abs(tracks.cam.end_ts - tracks.mic.end_ts)).toBeLessThan(500);
+      // The video's times may trail the bot's clock by up to the 1 s at which they are re-anchored
+      // (an encoder starved of CPU on a busy machine delivers its pictures late).
+      expect(Math.abs(tracks.cam.end_ts - tracks.mic.end_ts)).toBeLessThanOrEqual(1000);
     }
     expect(manifest.streams.chat).toBe('chat');
 
@@ -231,10 +233,13 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
         .map((e) => decodeEvc1(e.body));
       expect(cam).toHaveLength(b.videoFrames);
       expect(mic).toHaveLength(b.audioFrames);
-      // What the export and browsers read: VP8 starting at a key frame, one more every 2 s; pcm-s16.
+      // What the export and browsers read: VP8 starting at a key frame, one more every 2 s (layer 0
+      // only: the reduced layers are not recorded); Opus in 20 ms frames, as the dashboard sends.
       expect(cam[0]).toMatchObject({ codec: 'vp8', key: true });
       expect(cam.filter((c) => c.key).length).toBeGreaterThanOrEqual(2);
-      expect(mic.every((c) => c.codec === 'pcm-s16' && c.data.length === 1920)).toBe(true);
+      expect(mic.every((c) => c.codec === 'opus' && c.durationUs === 20_000 && c.data.length < 200)).toBe(
+        true,
+      );
       const times = cam.map((c) => c.timestampUs);
       expect(times).toEqual([...times].sort((x, y) => x - y));
     }

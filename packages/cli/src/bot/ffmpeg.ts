@@ -1,12 +1,10 @@
 /**
- * The bots' video: one ffmpeg process encodes VP8 (what browsers send) in real time, from a test
- * pattern or a looped video file, and writes IVF to a pipe; every frame is handed to every bot.
- * Encoding once and fanning the same frames out is what lets `--count 50` cost one encoder, not 50.
+ * Running ffmpeg for the bots: finding it, its arguments for the video encodings, the probe that
+ * runs before any bot joins, and starting and ending its processes (video.ts and opus.ts run them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { IvfReader, type IvfFrame } from './ivf.js';
 
 /**
  * No ffmpeg to run: a problem of the machine's setup, not of the service or of a bot, so that a
@@ -58,11 +56,75 @@ export interface VideoSpec {
   height: number;
   fps: number;
   bitrateKbps: number;
+  /** how many encodings (simulcast layers) to make of each picture: 1 to 3 */
+  layers: number;
+}
+
+/** One of the encodings ffmpeg makes of each picture. */
+export interface Encoding {
+  width: number;
+  height: number;
+  bitrateKbps: number;
+  /** frames between key frames */
+  gop: number;
+}
+
+/** Halves a side `times` times, keeping it even (4:2:0 needs even sides) and at least 2. */
+const reduce = (side: number, times: number): number => Math.max(2, 2 * Math.round(side / 2 ** times / 2));
+
+/**
+ * The encodings, largest first: the bot's size at its bitrate with a key frame every 2 s, then half
+ * and a quarter of the width and height at about 150 and 50 kbit/s with a key frame every second.
+ * Why the reduced ones get key frames twice as often: ffmpeg's libvpx takes no key-frame command
+ * while it runs, so a receiver (or the uplink adaptation) that needs to start on a reduced layer
+ * waits for the next periodic one; at most a second.
+ */
+export function encodingsOf(spec: VideoSpec): Encoding[] {
+  const all: Encoding[] = [
+    { width: spec.width, height: spec.height, bitrateKbps: spec.bitrateKbps, gop: 2 * spec.fps },
+    { width: reduce(spec.width, 1), height: reduce(spec.height, 1), bitrateKbps: 150, gop: spec.fps },
+    { width: reduce(spec.width, 2), height: reduce(spec.height, 2), bitrateKbps: 50, gop: spec.fps },
+  ];
+  return all.slice(0, spec.layers);
+}
+
+/** The pipe (file descriptor) encoding `i` is written to: stdout, then fds 3, 4. */
+export const pipeOf = (i: number): number => (i === 0 ? 1 : i + 2);
+
+function vp8Args(e: Encoding): string[] {
+  return [
+    '-c:v',
+    'libvpx',
+    // Real-time settings, as a browser's encoder runs: no look-ahead (so no alternate reference
+    // frames: every IVF record is one shown frame), error resilience. The fastest speed VP8 has
+    // (16): the three encodings then take less CPU than one did at 8 (measured: 2.9 against 3.8
+    // CPU seconds per 10 s at 640x360), and a test pattern looks the same.
+    '-deadline',
+    'realtime',
+    '-cpu-used',
+    '16',
+    '-lag-in-frames',
+    '0',
+    '-auto-alt-ref',
+    '0',
+    '-error-resilient',
+    '1',
+    '-b:v',
+    `${e.bitrateKbps}k`,
+    // Key frames at a fixed interval, exactly: a bot that joins or reconnects waits for one at
+    // most that long, and the encodings' key frames fall on the same pictures.
+    '-g',
+    String(e.gop),
+    '-keyint_min',
+    String(e.gop),
+  ];
 }
 
 /**
- * ffmpeg arguments. `probe` encodes one frame to nothing, as fast as it can: it proves that the
- * input decodes and that libvpx is there, before any bot joins the session.
+ * ffmpeg arguments. One process decodes (or draws) each picture once, splits it and encodes every
+ * encoding, so all of them carry the same pts for the same picture and cost one decoder. `probe`
+ * encodes one frame of the largest to nothing, as fast as it can: it proves that the input decodes
+ * and that libvpx is there, before any bot joins the session.
  */
 export function ffmpegArgs(spec: VideoSpec, probe: boolean): string[] {
   const { file, width: w, height: h, fps } = spec;
@@ -72,51 +134,29 @@ export function ffmpegArgs(spec: VideoSpec, probe: boolean): string[] {
     ? [...pace, ...(probe ? [] : ['-stream_loop', '-1']), '-i', file]
     : [...pace, '-f', 'lavfi', '-i', `testsrc2=size=${w}x${h}:rate=${fps}`];
   // A file keeps its aspect ratio inside the bot's frame; the fps filter gives one constant rate.
-  const filter = file
-    ? `scale=${w}:${h}:force_original_aspect_ratio=decrease:force_divisible_by=2,` +
+  const base = file
+    ? `[0:v:0]scale=${w}:${h}:force_original_aspect_ratio=decrease:force_divisible_by=2,` +
       `pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${fps},format=yuv420p`
-    : 'format=yuv420p';
-  const gop = String(2 * fps);
-  const vp8 = [
-    '-c:v',
-    'libvpx',
-    // Real-time settings, as a browser's encoder runs: fastest speed, no look-ahead (so no
-    // alternate reference frames: every IVF record is one shown frame), error resilience.
-    '-deadline',
-    'realtime',
-    '-cpu-used',
-    '8',
-    '-lag-in-frames',
-    '0',
-    '-auto-alt-ref',
-    '0',
-    '-error-resilient',
-    '1',
-    '-b:v',
-    `${spec.bitrateKbps}k`,
-    // A key frame every 2 s, exactly: a bot that joins or reconnects waits for one at most that long.
-    '-g',
-    gop,
-    '-keyint_min',
-    gop,
-  ];
-  const output = probe ? ['-frames:v', '1', '-f', 'null', '-'] : ['-f', 'ivf', 'pipe:1'];
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    ...input,
+    : '[0:v:0]format=yuv420p';
+  const encodings = probe ? encodingsOf({ ...spec, layers: 1 }) : encodingsOf(spec);
+  const n = encodings.length;
+  const split = n > 1 ? `,split=${n}${encodings.map((_, i) => `[s${i}]`).join('')}` : '[s0]';
+  // Why bilinear: the reduced pictures are small previews; it costs a fraction of bicubic.
+  const scales = encodings
+    .slice(1)
+    .map((e, j) => `;[s${j + 1}]scale=${e.width}:${e.height}:flags=bilinear[e${j + 1}]`);
+  const graph = base + split + scales.join('');
+  const outputs = encodings.flatMap((e, i) => [
     '-map',
-    '0:v:0',
-    '-an',
-    '-sn',
-    '-dn',
-    '-vf',
-    filter,
-    ...vp8,
-    ...output,
-  ];
+    i === 0 ? '[s0]' : `[e${i}]`,
+    ...vp8Args(e),
+    // Each frame leaves as soon as it is encoded: a pipe's output is otherwise held in a 32 KiB
+    // buffer, seconds of the smallest layer.
+    ...(probe
+      ? ['-frames:v', '1', '-f', 'null', '-']
+      : ['-flush_packets', '1', '-f', 'ivf', `pipe:${pipeOf(i)}`]),
+  ]);
+  return ['-hide_banner', '-nostdin', '-loglevel', 'error', ...input, '-filter_complex', graph, ...outputs];
 }
 
 /** Keeps the end of ffmpeg's stderr: with `-loglevel error` its last line names what went wrong. */
@@ -134,13 +174,13 @@ function stderrTail(child: ChildProcess): () => string {
       .at(-1) ?? '';
 }
 
-function exitText(code: number | null, signal: NodeJS.Signals | null, last: string): string {
+export function exitText(code: number | null, signal: NodeJS.Signals | null, last: string): string {
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
   return last ? `${last} (ffmpeg ${how})` : `ffmpeg ${how}`;
 }
 
 /** Ends a child: SIGTERM, then SIGKILL if it has not gone after `graceMs`; resolves once it has exited. */
-async function endChild(child: ChildProcess, exited: Promise<void>, graceMs = 2000): Promise<void> {
+export async function endChild(child: ChildProcess, exited: Promise<void>, graceMs = 2000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return exited;
   child.kill('SIGTERM');
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -152,9 +192,13 @@ async function endChild(child: ChildProcess, exited: Promise<void>, graceMs = 20
   return exited;
 }
 
-/** Spawns ffmpeg; `exited` resolves once the process is gone (also when it never started). */
-function start(ffmpeg: string, args: string[]) {
-  const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Spawns ffmpeg with `outputs` pipes to read (stdout, then fds 3, 4, …); `exited` resolves once the
+ * process is gone (also when it never started).
+ */
+export function start(ffmpeg: string, args: string[], outputs = 1) {
+  const extra = Array.from({ length: Math.max(0, outputs - 1) }, () => 'pipe' as const);
+  const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe', ...extra] });
   let spawnError: Error | null = null;
   const exited = new Promise<void>((resolve) => {
     child.once('error', (err) => {
@@ -198,80 +242,4 @@ export async function probe(
   const Failure = spec.file ? VideoInputError : Error;
   if (p.child.signalCode) throw new Failure(`${what}: ffmpeg did not finish within ${timeoutMs / 1000} s`);
   throw new Failure(`${what}: ${exitText(p.child.exitCode, null, p.last())}`);
-}
-
-/** A frame as the bots get it. */
-export interface VideoFrame extends IvfFrame {
-  durationUs: number;
-}
-
-/** The running encoder: subscribe to its frames; `stop()` ends the process. */
-export class VideoEncoder {
-  readonly pid: number | undefined;
-  readonly args: string[];
-  private readonly proc: ReturnType<typeof start>;
-  private readonly listeners = new Set<(frame: VideoFrame) => void>();
-  private readonly endListeners = new Set<(error: Error | null) => void>();
-  private readonly durationUs: number;
-  private stopping = false;
-  private ended = false;
-
-  constructor(ffmpeg: string, spec: VideoSpec) {
-    this.args = ffmpegArgs(spec, false);
-    this.durationUs = Math.round(1e6 / spec.fps);
-    this.proc = start(ffmpeg, this.args);
-    this.pid = this.proc.child.pid;
-    const reader = new IvfReader();
-    this.proc.child.stdout!.on('data', (chunk: Buffer) => {
-      let frames: IvfFrame[];
-      try {
-        frames = reader.push(chunk);
-      } catch (err) {
-        this.end(err as Error);
-        void this.stop();
-        return;
-      }
-      for (const f of frames) {
-        const frame = { ...f, durationUs: this.durationUs };
-        for (const fn of this.listeners) fn(frame);
-      }
-    });
-    void this.proc.exited.then(() => {
-      const { child } = this.proc;
-      const err = this.proc.spawnError();
-      if (this.stopping) this.end(null);
-      else if (err) this.end(new Error(`cannot run ${ffmpeg}: ${err.message}`));
-      else
-        this.end(
-          new Error(
-            `the video encoder stopped: ${exitText(child.exitCode, child.signalCode, this.proc.last())}`,
-          ),
-        );
-    });
-  }
-
-  /** Calls `fn` with every encoded frame; returns the unsubscribe function. */
-  onFrame(fn: (frame: VideoFrame) => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-
-  /** Calls `fn` once when the encoder ends: null when stopped, an Error when it failed on its own. */
-  onEnd(fn: (error: Error | null) => void): void {
-    this.endListeners.add(fn);
-  }
-
-  /** Ends ffmpeg (SIGTERM, then SIGKILL) and resolves once the process is gone. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.listeners.clear();
-    await endChild(this.proc.child, this.proc.exited);
-  }
-
-  private end(error: Error | null): void {
-    if (this.ended) return;
-    this.ended = true;
-    for (const fn of this.endListeners) fn(error);
-    this.endListeners.clear();
-  }
 }

@@ -1,24 +1,39 @@
 /**
  * `vss bot`: test participants for demos and load tests. Each bot joins a live session, publishes
- * VP8 video (a test pattern, or a looped file) on its camera, a tone on its microphone and a few
- * chat messages, every publish acked, and leaves cleanly after `durationS` or on abort.
+ * VP8 video (a test pattern, or a looped file) on its camera in up to three simulcast layers, a
+ * tone in Opus on its microphone and a few chat messages, every recorded publish acked, adapts its
+ * video to its uplink, and leaves cleanly after `durationS` or on abort.
  *
  * The order of a run:
  *  1. options are checked and ffmpeg is found;
  *  2. a one-frame probe proves that the input decodes and encodes, so that a bad file fails the run
  *     before any bot joins (a join would start the session);
- *  3. the bots join, all at once, as a room filling up at a meeting's start would;
+ *  3. one Opus encoder starts per distinct pitch (the bots that share a pitch share it); the bots
+ *     join, all at once, as a room filling up at a meeting's start would;
  *  4. the one shared encoder starts: its first frame, a key frame, reaches every bot at the same
  *     moment, so no bot waits a whole key-frame interval for its first picture;
- *  5. each bot leaves after `durationS` from its join; the encoder is always stopped at the end.
+ *  5. each bot leaves after `durationS` from its join; the encoders are always stopped at the end.
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { findFfmpeg, probe, VideoEncoder, type VideoSpec } from './ffmpeg.js';
+import { findFfmpeg, probe, type VideoSpec } from './ffmpeg.js';
 import { Bot } from './participant.js';
+import { pitchOf, ToneEncoder } from './tone.js';
 import type { BotEvent, BotOptions, BotReport } from './types.js';
+import type { ForcedStep } from './uplink.js';
+import { VideoEncoder } from './video.js';
 
 export type { BotEvent, BotOptions, BotReport, BotStats } from './types.js';
 export { findFfmpeg } from './ffmpeg.js';
+
+/** How long the run waits for the audio encoders' first packets before the bots join anyway. */
+const TONE_START_MS = 5000;
+
+/** Resolves with `p`, or after `ms`; clears its timer either way. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
 
 /** More bots than this belong on several machines; the cap catches a mistyped count. */
 const MAX_BOTS = 1000;
@@ -33,6 +48,7 @@ interface Checked {
   chatEveryS: number;
   statsEveryS: number;
   joinTimeoutMs: number;
+  forcedSteps?: ForcedStep[];
 }
 
 function fail(message: string): never {
@@ -81,6 +97,14 @@ function check(o: BotOptions): Checked {
   const bitrateKbps = o.videoBitrateKbps ?? Math.max(100, Math.round((width * height * fps * 0.12) / 1000));
   if (!isInt(bitrateKbps, 50, 50_000))
     fail(`videoBitrateKbps must be a whole number from 50 to 50000, got ${bitrateKbps}`);
+  const layers = o.layers ?? 3;
+  if (!isInt(layers, 1, 3)) fail(`layers must be 1, 2 or 3, got ${layers}`);
+  const forced = o.forcedSteps;
+  if (
+    forced !== undefined &&
+    (!Array.isArray(forced) || !forced.every((f) => isNonNegative(f.afterS) && isInt(f.step, 0, layers - 1)))
+  )
+    fail(`forcedSteps must be a list of { afterS >= 0, step from 0 to ${layers - 1} }`);
   const chatEveryS = o.chatEveryS ?? 5;
   if (!isNonNegative(chatEveryS)) fail(`chatEveryS must be 0 or more seconds, got ${chatEveryS}`);
   const statsEveryS = o.statsEveryS ?? 5;
@@ -95,10 +119,11 @@ function check(o: BotOptions): Checked {
     count: o.count,
     durationS: o.durationS,
     prefix,
-    spec: { ...(o.video !== undefined ? { file: o.video } : {}), width, height, fps, bitrateKbps },
+    spec: { ...(o.video !== undefined ? { file: o.video } : {}), width, height, fps, bitrateKbps, layers },
     chatEveryS,
     statsEveryS,
     joinTimeoutMs: joinTimeoutS * 1000,
+    ...(forced ? { forcedSteps: [...forced].sort((a, b) => a.afterS - b.afterS) } : {}),
   };
 }
 
@@ -143,6 +168,18 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
   const { signal } = options;
   await probe(ffmpeg, c.spec, signal, (pid, args) => emit({ type: 'ffmpeg', role: 'probe', pid, args }));
 
+  // Started before the bots join, and awaited (an encoder takes a quarter of a second or so to
+  // start, longer on a busy machine), so that every bot has its tone from its first 20 ms on.
+  const tones = new Map<number, ToneEncoder>();
+  for (let i = 1; i <= Math.min(c.count, 10); i++) {
+    const tone = new ToneEncoder(ffmpeg, pitchOf(i));
+    tones.set(pitchOf(i), tone);
+    if (tone.pid !== undefined) emit({ type: 'ffmpeg', role: 'audio', pid: tone.pid, args: tone.args });
+  }
+  const stopTones = () => Promise.all([...tones.values()].map((t) => t.stop()));
+  const toneStarted = Promise.all([...tones.values()].map((t) => t.ready));
+  await within(toneStarted, TONE_START_MS);
+
   const bots = Array.from(
     { length: c.count },
     (_, i) =>
@@ -155,9 +192,18 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
         durationS: c.durationS,
         chatEveryS: c.chatEveryS,
         joinTimeoutMs: c.joinTimeoutMs,
+        tone: tones.get(pitchOf(i + 1))!,
+        encodings: c.spec.layers,
+        ...(c.forcedSteps ? { forcedSteps: c.forcedSteps } : {}),
         emit,
       }),
   );
+  for (const [pitch, tone] of tones)
+    tone.onEnd((err) => {
+      if (!err) return;
+      emit({ type: 'error', message: err.message });
+      bots.forEach((bot, i) => pitchOf(i + 1) === pitch && bot.mediaFailed(err.message));
+    });
   const onAbort = () => {
     for (const bot of bots) void bot.leave('aborted');
   };
@@ -168,6 +214,8 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
       ? setInterval(() => {
           const all = bots.map((b) => b.snapshot());
           const sum = (f: (s: (typeof all)[number]) => number) => all.reduce((n, s) => n + f(s), 0);
+          const steps = [0, 0, 0];
+          bots.forEach((b, i) => b.connected && steps[all[i]!.uplinkStep]!++);
           emit({
             type: 'stats',
             elapsedS: Math.round((Date.now() - started) / 1000),
@@ -175,6 +223,9 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
             framesSent: sum((s) => s.framesSent),
             framesAcked: sum((s) => s.framesAcked),
             framesDropped: sum((s) => s.framesDropped),
+            relayedFrames: sum((s) => s.relayedFrames),
+            keyframeRequests: sum((s) => s.keyframeRequests),
+            steps: steps.slice(0, c.spec.layers),
             chats: sum((s) => s.chats),
           });
         }, c.statsEveryS * 1000)
@@ -192,7 +243,7 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
         // The run goes on: audio and chat still exercise the session; every bot's report says why
         // its video stopped.
         emit({ type: 'error', message: err.message });
-        for (const bot of bots) bot.videoFailed(err.message);
+        for (const bot of bots) bot.mediaFailed(err.message);
       });
       bots.forEach((bot, i) => joined[i] && bot.attachVideo(encoder!));
     }
@@ -202,7 +253,7 @@ export async function runBots(options: BotOptions): Promise<BotReport> {
     signal?.removeEventListener('abort', onAbort);
     // Only reached with bots still running when something above threw: they leave too.
     await Promise.all(bots.map((b) => b.leave('aborted')));
-    await encoder?.stop();
+    await Promise.all([encoder?.stop(), stopTones()]);
   }
   return {
     bots: bots.map((b) => b.snapshot()),

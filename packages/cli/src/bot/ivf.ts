@@ -6,7 +6,10 @@
 
 /** One encoded VP8 frame as ffmpeg wrote it. */
 export interface IvfFrame {
-  /** presentation time on the encoder's clock, µs from its first frame */
+  /**
+   * presentation time on ffmpeg's clock, µs: the encodings of one picture, each on its own pipe,
+   * carry the same one
+   */
   ptsUs: number;
   key: boolean;
   data: Uint8Array;
@@ -22,7 +25,6 @@ export class IvfReader {
   /** the time base from the file header: pts × num / den seconds */
   private num = 0;
   private den = 0;
-  private firstPts: number | null = null;
 
   /** Feeds bytes from the pipe; returns the frames they complete. Throws on a stream that is not VP8 IVF. */
   push(chunk: Buffer): IvfFrame[] {
@@ -47,9 +49,8 @@ export class IvfReader {
       const pts = Number(this.buf.readBigUInt64LE(o + 4));
       // Why copy: the frame outlives this read, and a subarray would pin the whole pipe chunk.
       const data = new Uint8Array(this.buf.subarray(o + FRAME_HEADER, o + FRAME_HEADER + size));
-      this.firstPts ??= pts;
       frames.push({
-        ptsUs: Math.round((((pts - this.firstPts) * this.num) / this.den) * 1e6),
+        ptsUs: Math.round(((pts * this.num) / this.den) * 1e6),
         // The VP8 frame tag's bit 0 is clear on key frames (RFC 6386, 9.1).
         key: size > 0 && (data[0]! & 1) === 0,
         data,

@@ -1,37 +1,39 @@
 /**
  * One bot: a participant that joins with LiveClient, says hello in the chat, publishes the shared
- * VP8 video on its camera and a tone on its microphone in real time, chats now and then, and
- * leaves cleanly: it waits (bounded) for the acks of what it sent, then closes with 1000.
+ * VP8 video on its camera in up to three layers (layers.ts) and its tone in Opus on its microphone
+ * in real time, adapts what it sends to its uplink (uplink.ts), chats now and then, and leaves
+ * cleanly: it waits (bounded) for the acks of what it sent, then closes with 1000.
  */
 import { LiveClient, LiveError, type LiveCloseEvent } from '@vss/client';
-import { LIVE_ERRORS, encodeEvc1 } from '@vss/protocol';
+import { LIVE_ERRORS } from '@vss/protocol';
 import { WebSocket } from 'ws';
-import type { VideoEncoder, VideoFrame } from './ffmpeg.js';
-import { FRAME_MS, pitchOf, toneChunk, toneSamples } from './tone.js';
+import { LayeredVideo } from './layers.js';
+import { FRAME_MS, opusChunk, type ToneEncoder } from './tone.js';
 import type { BotEvent, BotStats } from './types.js';
+import { Uplink, type ForcedStep } from './uplink.js';
+import type { Picture, VideoEncoder } from './video.js';
 
 const OPEN = 1;
 /**
- * Past this many bytes queued in its own socket a bot drops video, as a real-time encoder does
- * when the network cannot keep up (and the server asks live clients to do when it stops reading).
+ * Audio is small and a gap in it is heard: it is never dropped for video (the video steps down and
+ * is dropped past a quarter of this), only past this queue.
  */
-const VIDEO_QUEUE_BOUND = 1024 * 1024;
-/** Audio is small and a gap in it is heard: it is dropped only past a larger queue. */
 const AUDIO_QUEUE_BOUND = 4 * 1024 * 1024;
-/** An event-loop stall longer than this is not caught up with a burst: the missed audio is skipped. */
-const MAX_AUDIO_CATCH_UP = 10;
 /**
- * When the encoder's clock and the wall clock drift apart by more than this, video is re-anchored
- * to the wall clock. Below the 2 s at which an export re-anchors a track, so that what a bot
- * records always follows one clock per track.
+ * Frames a bot may fall behind its clock and still send late. The encoder paces itself (`-re`) and
+ * after a stall (of its own, or of this process) sends what it owes in a burst: up to a second of
+ * it goes out late; past that the missed audio is skipped.
  */
-const REANCHOR_US = 1_000_000;
+const MAX_AUDIO_CATCH_UP = 50;
+/** Packets of an encoder that runs ahead of the bot's clock by more than this many frames wait. */
+const MAX_AUDIO_AHEAD = 5;
+/** How long a bot that is done waits for its last audio packets. */
+const AUDIO_TAIL_MS = 1000;
 /** How long a leaving bot waits for outstanding acks: normally, and when aborted. */
 const DRAIN_MS = 5000;
 const DRAIN_ABORTED_MS = 1000;
 /** The close handshake is bounded too: a server that never answers must not hold the run. */
 const CLOSE_MS = 3000;
-const NO_DESCRIPTION = new Uint8Array(0);
 
 export type LeaveReason = 'done' | 'aborted' | 'disconnected' | 'failed';
 
@@ -46,6 +48,12 @@ export interface BotSetup {
   durationS: number;
   chatEveryS: number;
   joinTimeoutMs: number;
+  /** the shared encoder of the bot's pitch */
+  tone: ToneEncoder;
+  /** encodings of each picture the video encoder makes: 1 to 3 */
+  encodings: number;
+  /** uplink steps to take instead of measuring (tests, demos) */
+  forcedSteps?: ForcedStep[];
   emit: (e: BotEvent) => void;
 }
 
@@ -71,7 +79,6 @@ export class Bot {
   readonly done: Promise<void>;
   private readonly setup: BotSetup;
   private readonly client: LiveClient;
-  private readonly samples: Uint8Array;
   private readonly counters: Omit<BotStats, 'userId' | 'errors'> = {
     joined: false,
     framesSent: 0,
@@ -79,6 +86,11 @@ export class Bot {
     videoFrames: 0,
     audioFrames: 0,
     framesDropped: 0,
+    relayedFrames: 0,
+    bytesSent: 0,
+    keyframeRequests: 0,
+    uplinkStep: 0,
+    stepChanges: 0,
     chats: 0,
     chatsAcked: 0,
     reconnects: 0,
@@ -89,14 +101,13 @@ export class Bot {
   /** wall time (ms since 1970) of the welcome: the origin of the bot's media clock */
   private t0 = 0;
   private audioIndex = 0;
-  private audioTimer: ReturnType<typeof setTimeout> | null = null;
+  private unsubscribeAudio: (() => void) | null = null;
+  /** called once the last audio frame is sent */
+  private audioSent: (() => void) | null = null;
   private chatTimer: ReturnType<typeof setInterval> | null = null;
   private endTimer: ReturnType<typeof setTimeout> | null = null;
-  /** a decoder can only start (or resume after a gap) at a key frame */
-  private needKey = true;
-  /** encoder clock + offset = the bot's media clock (µs since t0) */
-  private videoOffsetUs: number | null = null;
-  private lastVideoUs = -1;
+  private readonly video: LayeredVideo;
+  private readonly uplink: Uplink;
   private unsubscribeVideo: (() => void) | null = null;
   private leaving: Promise<void> | null = null;
   private resolveDone!: () => void;
@@ -106,8 +117,24 @@ export class Bot {
   constructor(setup: BotSetup) {
     this.setup = setup;
     this.userId = setup.userId;
-    this.samples = toneSamples(pitchOf(setup.index));
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.video = new LayeredVideo(
+      {
+        canSend: (bound) => this.client.readyState === OPEN && this.client.bufferedAmount <= bound,
+        nowUs: () => (Date.now() - this.t0) * 1000,
+        publish: (layer, chunk, ts) => {
+          if (layer === 0) this.counters.videoFrames++;
+          this.publishMedia('cam', chunk, this.t0 + ts / 1000, layer);
+        },
+        dropped: () => this.counters.framesDropped++,
+        stepped: (step) => {
+          this.counters.uplinkStep = step;
+          this.counters.stepChanges++;
+        },
+      },
+      setup.encodings,
+    );
+    const uplink = (this.uplink = new Uplink(setup.encodings - 1, setup.forcedSteps));
     const sockets = this.sockets;
     // LiveClient takes the WebSocket class; this one keeps each socket within reach, so that a
     // close handshake the server never answers cannot keep the process alive (ws waits 30 s).
@@ -115,6 +142,7 @@ export class Bot {
       constructor(url: string) {
         super(url);
         sockets.add(this);
+        uplink.attach(this);
         this.once('close', () => sockets.delete(this));
       }
     }
@@ -158,14 +186,18 @@ export class Bot {
     client.on('reconnect', (attempt) => {
       this.counters.reconnects++;
       // Frames sent while the connection was down are gone: a viewer's decoder needs a key frame.
-      this.needKey = true;
+      this.video.restart();
       setup.emit({ type: 'reconnected', userId: this.userId, attempt });
     });
     client.on('error', (err) => this.record(`connection: ${describe(err)}`));
     client.on('control', (c) => {
-      // Refusals of acked publishes arrive through the publish promise; only the others here.
-      if (c.event === 'error' && c.data.id === undefined)
+      // Refusals of acked publishes come through their promise; a draining server's is no fault.
+      if (c.event === 'error' && c.data.id === undefined && c.data.code !== LIVE_ERRORS.UNAVAILABLE)
         this.record(`server: ${String(c.data.code)}: ${String(c.data.message)}`);
+      // ffmpeg's libvpx takes no key-frame command while it runs: a request is answered by the
+      // encoding's next periodic key frame (every second on the reduced layers, every 2 s on the
+      // full one). Counted, so that a run shows how often receivers needed one.
+      if (c.event === 'keyframe' && c.data.track === 'cam') this.counters.keyframeRequests++;
     });
     let welcome;
     try {
@@ -189,7 +221,14 @@ export class Bot {
       participants: Array.isArray(present) ? present.length : 0,
     });
     this.chat(`hello from ${this.userId}`);
-    this.tickAudio();
+    this.uplink.start();
+    this.unsubscribeAudio = setup.tone.onPacket((p) => {
+      try {
+        this.onAudio(p);
+      } catch (err) {
+        this.record(`audio: ${describe(err)}`);
+      }
+    });
     if (setup.chatEveryS > 0)
       this.chatTimer = setInterval(() => {
         const s = Math.round((Date.now() - this.t0) / 1000);
@@ -199,21 +238,21 @@ export class Bot {
     return true;
   }
 
-  /** Publishes the encoder's frames from its next key frame on. */
+  /** Publishes the encoder's pictures, each layer from its next key frame on. */
   attachVideo(encoder: VideoEncoder): void {
     if (this.leaving) return;
-    this.unsubscribeVideo = encoder.onFrame((f) => {
+    this.unsubscribeVideo = encoder.onPicture((p) => {
       // One bot's failure must not reach the encoder's pipe, and through it the other bots.
       try {
-        this.onVideo(f);
+        this.onVideo(p);
       } catch (err) {
         this.record(`video: ${describe(err)}`);
       }
     });
   }
 
-  /** Notes that the video stopped; the bot goes on with audio and chat. */
-  videoFailed(message: string): void {
+  /** Notes that the video or the audio stopped; the bot goes on with the rest. */
+  mediaFailed(message: string): void {
     if (!this.leaving) this.record(message);
   }
 
@@ -227,7 +266,13 @@ export class Bot {
   }
 
   private async leaveNow(reason: LeaveReason): Promise<void> {
-    if (this.audioTimer) clearTimeout(this.audioTimer);
+    // The encoder's packets may come a little after their time on a busy machine: a bot that is
+    // done waits (bounded) for its last ones, so that its audio ends with its video.
+    if (reason === 'done' && this.unsubscribeAudio && this.audioIndex <= this.lastAudioIndex())
+      await within(new Promise<void>((r) => (this.audioSent = r)), AUDIO_TAIL_MS, null);
+    this.unsubscribeAudio?.();
+    this.unsubscribeAudio = null;
+    this.uplink.stop();
     if (this.chatTimer) clearInterval(this.chatTimer);
     if (this.endTimer) clearTimeout(this.endTimer);
     this.unsubscribeVideo?.();
@@ -261,70 +306,61 @@ export class Bot {
   }
 
   /**
-   * Sends audio frame by frame in real time. Frame k covers [k·20, k·20 + 20) ms of the bot's clock
-   * and is sent when that time comes; timers that fire late send the frames due meanwhile.
+   * Sends the tone's next Opus packet as audio frame k, which covers [k·20, k·20 + 20) ms of the
+   * bot's clock. The shared encoder runs in real time, so packets come as their time comes; frame
+   * numbers, not arrival times, make the timestamps, so they stay evenly spaced. A bot that fell
+   * behind (a stalled event loop) skips the frames it missed; packets of an encoder ahead of the
+   * bot's clock wait for it.
    */
-  private tickAudio(): void {
-    this.audioTimer = null;
-    if (this.leaving) return;
-    // Exactly durationS of audio: the end timer may fire a little after the last frame's time.
-    const last = Math.ceil((this.setup.durationS * 1000) / FRAME_MS) - 1;
+  private onAudio(packet: Uint8Array): void {
+    const head = this.setup.tone.head;
+    if (!this.unsubscribeAudio || !head) return;
+    const last = this.lastAudioIndex();
+    if (this.audioIndex > last) return;
     const due = Math.min(Math.floor((Date.now() - this.t0) / FRAME_MS), last);
     if (due - this.audioIndex > MAX_AUDIO_CATCH_UP) {
       this.counters.framesDropped += due - this.audioIndex;
       this.audioIndex = due;
     }
-    for (; this.audioIndex <= due; this.audioIndex++) {
-      if (this.client.readyState !== OPEN || this.client.bufferedAmount > AUDIO_QUEUE_BOUND) {
-        this.counters.framesDropped++;
-        continue;
-      }
-      const k = this.audioIndex;
-      this.counters.audioFrames++;
-      this.publishMedia('mic', toneChunk(this.samples, k), this.t0 + k * FRAME_MS);
-    }
-    if (this.audioIndex > last) return;
-    const next = this.t0 + this.audioIndex * FRAME_MS;
-    this.audioTimer = setTimeout(() => this.tickAudio(), Math.max(0, next - Date.now()));
-  }
-
-  private onVideo(frame: VideoFrame): void {
-    // Like the audio, the video ends at durationS even when the end timer fires a little later.
-    if (this.leaving || Date.now() - this.t0 >= this.setup.durationS * 1000) return;
-    const blocked = this.client.readyState !== OPEN || this.client.bufferedAmount > VIDEO_QUEUE_BOUND;
-    if (blocked || (this.needKey && !frame.key)) {
-      // A skipped frame breaks the chain of delta frames: resume only at a key frame.
-      if (blocked) this.needKey = true;
+    if (this.audioIndex > due + MAX_AUDIO_AHEAD) return;
+    const k = this.audioIndex++;
+    if (this.client.readyState !== OPEN || this.client.bufferedAmount > AUDIO_QUEUE_BOUND) {
       this.counters.framesDropped++;
       return;
     }
-    this.needKey = false;
-    // The encoder's clock keeps the frames evenly spaced; its offset ties it to the bot's clock,
-    // on which the audio runs too, so both tracks of a bot share one time line.
-    const nowUs = (Date.now() - this.t0) * 1000;
-    let ts = this.videoOffsetUs === null ? nowUs : frame.ptsUs + this.videoOffsetUs;
-    if (this.videoOffsetUs === null || Math.abs(ts - nowUs) > REANCHOR_US) {
-      this.videoOffsetUs = nowUs - frame.ptsUs;
-      ts = nowUs;
-    }
-    ts = Math.max(Math.round(ts), this.lastVideoUs + 1);
-    this.lastVideoUs = ts;
-    const chunk = encodeEvc1({
-      key: frame.key,
-      codec: 'vp8',
-      timestampUs: ts,
-      durationUs: frame.durationUs,
-      description: NO_DESCRIPTION,
-      data: frame.data,
-    });
-    this.counters.videoFrames++;
-    this.publishMedia('cam', chunk, this.t0 + ts / 1000);
+    this.counters.audioFrames++;
+    this.publishMedia('mic', opusChunk(head, packet, k), this.t0 + k * FRAME_MS);
+    if (k === last) this.audioSent?.();
   }
 
-  /** Publishes a media frame with an ack; `timestampMs` is the bot's clock as wall time. */
-  private publishMedia(kind: 'cam' | 'mic', payload: Uint8Array, timestampMs: number): void {
+  /** Exactly durationS of audio: the end timer may fire a little after the last frame's time. */
+  private lastAudioIndex(): number {
+    return Math.ceil((this.setup.durationS * 1000) / FRAME_MS) - 1;
+  }
+
+  private onVideo(picture: Picture): void {
+    // Like the audio, the video ends at durationS even when the end timer fires a little later.
+    if (this.leaving || Date.now() - this.t0 >= this.setup.durationS * 1000) return;
+    this.video.onPicture(picture, this.uplink.want);
+  }
+
+  /**
+   * Publishes a media frame; `timestampMs` is the bot's clock as wall time. Audio and video layer 0
+   * ask for an ack (recorded); a reduced layer is relayed only and asks for none.
+   */
+  private publishMedia(kind: 'cam' | 'mic', payload: Uint8Array, timestampMs: number, layer = 0): void {
+    const stream = `media/${this.userId}/${kind}`;
+    this.counters.bytesSent += payload.length;
+    if (layer > 0) {
+      this.counters.relayedFrames++;
+      // Refusals come as control errors without an id: recorded by the control listener.
+      void this.client.publish(stream, payload, { layer, timestampMs: Math.round(timestampMs) }).catch(() => {
+        // Not sent (the connection closed meanwhile): a lost frame of a layer nobody records.
+      });
+      return;
+    }
     this.counters.framesSent++;
-    const sent = this.client.publish(`media/${this.userId}/${kind}`, payload, {
+    const sent = this.client.publish(stream, payload, {
       ack: true,
       timestampMs: Math.round(timestampMs),
     });
@@ -334,7 +370,7 @@ export class Bot {
     const restarting = (err: unknown) => {
       if (!(err instanceof LiveError) || err.code !== LIVE_ERRORS.UNAVAILABLE) throw err;
       this.counters.framesDropped++;
-      if (kind === 'cam') this.needKey = true;
+      if (kind === 'cam') this.video.restart();
       return -1;
     };
     this.track(sent.catch(restarting), (seq) => {

@@ -18,8 +18,18 @@ export interface BotOptions {
   width?: number;
   height?: number;
   fps?: number;
-  /** VP8 target bitrate (default: about 0.12 bit per pixel, 415 kbit/s at 640x360x15) */
+  /** VP8 target bitrate of layer 0 (default: about 0.12 bit per pixel, 415 kbit/s at 640x360x15) */
   videoBitrateKbps?: number;
+  /**
+   * video layers to send, 1 to 3 (default 3): layer 0 at the bot's size (recorded), then half and
+   * a quarter of the width and height (relayed live only); 1 is layer 0 alone
+   */
+  layers?: number;
+  /**
+   * For tests and demos: the uplink steps to take, each from `afterS` after joining on, instead of
+   * measuring the uplink (step 1 stops layer 0, step 2 sends layer 2 alone)
+   */
+  forcedSteps?: Array<{ afterS: number; step: number }>;
   /** chat interval in seconds (default 5; 0: none); a hello on join always */
   chatEveryS?: number;
   /** interval of the `stats` event in seconds (default 5; 0: none) */
@@ -34,7 +44,10 @@ export interface BotOptions {
   onEvent?: (e: BotEvent) => void;
 }
 
-/** One bot's counters. Frames are media publishes (video and audio); each asks for an ack. */
+/**
+ * One bot's counters. Frames are media publishes that ask for an ack (audio and video layer 0, the
+ * ones recorded); the reduced layers' frames are counted apart (relayedFrames).
+ */
 export interface BotStats {
   userId: string;
   /** the bot got its welcome at least once */
@@ -43,14 +56,31 @@ export interface BotStats {
   framesSent: number;
   /** media frames the server acknowledged: durably recorded */
   framesAcked: number;
-  /** of framesSent: video frames (VP8 on `media/<id>/cam`) and audio frames (pcm-s16 on `media/<id>/mic`) */
+  /** of framesSent: video frames (VP8 layer 0 on `media/<id>/cam`) and audio frames (Opus on `media/<id>/mic`) */
   videoFrames: number;
   audioFrames: number;
   /**
    * frames not sent: while reconnecting, while the socket's queue was over its bound (as a real-time
-   * encoder drops frames), video while waiting for a key frame after either, audio after a stall
+   * encoder drops frames), video while waiting for a key frame after either, audio after a stall;
+   * not the layer-0 pictures an uplink step holds back (uplinkStep, stepChanges tell those)
    */
   framesDropped: number;
+  /** frames of the reduced video layers (1 and 2) sent: relayed live, not recorded, not acked */
+  relayedFrames: number;
+  /** bytes of media payload handed to the socket, every layer and the audio */
+  bytesSent: number;
+  /**
+   * key-frame requests from the server (control `keyframe`): ffmpeg's libvpx takes no key-frame
+   * command while it runs, so each is answered by the encoding's next periodic key frame
+   */
+  keyframeRequests: number;
+  /**
+   * the uplink step sent now: 0 every layer, 1 without layer 0 (so the recording has a gap), 2 the
+   * quarter-size layer 2 alone
+   */
+  uplinkStep: number;
+  /** how often the step changed */
+  stepChanges: number;
   /** chat messages sent, and acknowledged */
   chats: number;
   chatsAcked: number;
@@ -71,8 +101,8 @@ export interface BotReport {
 
 /** Progress events. */
 export type BotEvent =
-  /** an ffmpeg process started: the one-frame probe of the input, or the encoder */
-  | { type: 'ffmpeg'; role: 'probe' | 'encoder'; pid: number; args: string[] }
+  /** an ffmpeg process started: the one-frame probe of the input, the video encoder, an audio encoder */
+  | { type: 'ffmpeg'; role: 'probe' | 'encoder' | 'audio'; pid: number; args: string[] }
   /** a bot got its welcome; `participants` counts who was present then, itself included */
   | { type: 'joined'; userId: string; participants: number }
   | { type: 'reconnecting'; userId: string; attempt: number; delayMs: number }
@@ -93,5 +123,9 @@ export type BotEvent =
       framesSent: number;
       framesAcked: number;
       framesDropped: number;
+      relayedFrames: number;
+      keyframeRequests: number;
+      /** how many connected bots are at uplink step 0, 1, 2 */
+      steps: number[];
       chats: number;
     };

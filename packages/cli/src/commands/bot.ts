@@ -18,6 +18,7 @@ interface BotCommandOptions {
   video?: string;
   userPrefix: string;
   chatEvery: number;
+  layers: number;
 }
 
 /** One line on stderr per thing that happens to a bot; the encoder's processes are not news. */
@@ -34,7 +35,13 @@ export function describeEvent(e: BotEvent): string | null {
     case 'error':
       return e.userId ? `${e.userId}: ${e.message}` : `error: ${e.message}`;
     case 'stats':
-      return `${e.elapsedS}s: ${e.connected} connected, ${e.framesSent} frames sent, ${e.framesAcked} recorded, ${e.framesDropped} dropped, ${e.chats} chats`;
+      // The reduced layers' frames are relayed, not recorded: told apart from the recorded ones,
+      // with the bots' uplink steps (how many at 0, 1, 2) and the key frames receivers asked for.
+      return (
+        `${e.elapsedS}s: ${e.connected} connected, ${e.framesSent} frames sent, ${e.relayedFrames} relayed ` +
+        `(uplink steps ${e.steps.join('/')}, ${e.keyframeRequests} key-frame requests), ${e.framesAcked} recorded, ` +
+        `${e.framesDropped} dropped, ${e.chats} chats`
+      );
     case 'ffmpeg':
       return null;
   }
@@ -62,6 +69,12 @@ export function register(program: Command): void {
     .option(
       '--video <file>',
       'a video file to publish, looped, instead of the test pattern (ffmpeg decodes it)',
+    )
+    .option(
+      '--layers <n>',
+      'video layers to send, 1 to 3: the full picture (recorded), then half and a quarter of its size (relayed only)',
+      integer(1, 3),
+      3,
     )
     .option('--user-prefix <prefix>', 'user ids are <prefix>-1, <prefix>-2, …', 'bot')
     .option(
@@ -139,6 +152,7 @@ export function register(program: Command): void {
           durationS: o.duration,
           userPrefix: o.userPrefix,
           chatEveryS: o.chatEvery,
+          layers: o.layers,
           ffmpegPath,
           ...(o.video !== undefined ? { video: o.video } : {}),
           signal: abort.signal,

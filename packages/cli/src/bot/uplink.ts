@@ -1,0 +1,138 @@
+/**
+ * A bot's watch on its own uplink (docs/protocol.md §6, Publishers): how long what it sends waits
+ * before the server reads it, and which step of video it should send for that.
+ *
+ * Every 250 ms the bot pings the server on its socket. The server answers a ping only after
+ * reading everything sent before it, so the round trip includes the time the bot's data waited in
+ * its own socket and the network on the way; the smallest round trip seen is the link without a
+ * queue, and the round trip minus it is the queue's delay. A ping not answered yet counts with its
+ * age. `bufferedAmount` (what has not even reached the kernel) growing says the same, sooner.
+ *
+ * Steps: 0 sends every layer, 1 stops layer 0 (the full picture, the one recorded), 2 sends the
+ * smallest layer alone (layers.ts says why the recording gets a gap rather than a smaller
+ * picture). Down when a second of checks all find the delay past 150 ms (at most one step a second,
+ * so the queue built before a step can drain); up one step after 3 s under 40 ms.
+ */
+import type { WebSocket } from 'ws';
+
+export const PING_EVERY_MS = 250;
+const CONGESTED_MS = 150;
+const QUIET_MS = 40;
+const QUIET_FOR_MS = 3000;
+/**
+ * Checks in a row (a second) that must all find the delay past CONGESTED_MS before a step down: a
+ * queue keeps every round trip long, while a busy server or machine (a pause of its event loop)
+ * makes only some of them long.
+ */
+const CONGESTED_CHECKS = 4;
+/** After a step, the queue built before it needs time to drain: no second step down sooner. */
+const HOLD_MS = 1000;
+/** `bufferedAmount` above this, and growing, is a queue even before a pong says so. */
+const BUFFERED_BOUND = 64 * 1024;
+
+/** A forced step from `afterS` after joining on, instead of measuring (tests, demos). */
+export interface ForcedStep {
+  afterS: number;
+  step: number;
+}
+
+export class Uplink {
+  /** the step the link calls for now; the video switches to it at its next key frame */
+  want = 0;
+  /** the latest queue delay, ms */
+  delayMs = 0;
+  private sock: WebSocket | null = null;
+  private minRttMs = Infinity;
+  private ping: { id: number; at: number } | null = null;
+  private nextId = 0;
+  private lastBuffered = 0;
+  /** when the last step down was taken */
+  private changedAt = 0;
+  private quietSince: number | null = null;
+  private congestedChecks = 0;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private t0 = 0;
+
+  constructor(
+    /** the highest step: the number of encodings less one */
+    private readonly maxStep: number,
+    private readonly forced: ForcedStep[] | undefined,
+  ) {}
+
+  /** Watches a new socket of the bot (each reconnect makes one): a new path, so a new minimum. */
+  attach(sock: WebSocket): void {
+    this.sock = sock;
+    this.minRttMs = Infinity;
+    this.ping = null;
+    sock.on('pong', (data: Buffer) => {
+      if (sock !== this.sock || !this.ping || data.length !== 4 || data.readUInt32BE(0) !== this.ping.id)
+        return;
+      const rtt = performance.now() - this.ping.at;
+      this.minRttMs = Math.min(this.minRttMs, rtt);
+      this.delayMs = rtt - this.minRttMs;
+      this.ping = null;
+    });
+  }
+
+  start(): void {
+    this.t0 = performance.now();
+    this.changedAt = this.t0;
+    if (this.maxStep > 0) this.timer = setInterval(() => this.tick(), PING_EVERY_MS);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    const sock = this.sock;
+    if (!sock || sock.readyState !== sock.OPEN) return;
+    if (this.ping) {
+      // Unanswered since the last check: its age is a lower bound of the delay now. (Answered,
+      // the delay is its pong's: each check weighs a new measurement.)
+      this.delayMs = now - this.ping.at - (Number.isFinite(this.minRttMs) ? this.minRttMs : 0);
+    } else {
+      const id = (this.nextId = (this.nextId + 1) >>> 0);
+      const data = Buffer.alloc(4);
+      data.writeUInt32BE(id);
+      this.ping = { id, at: now };
+      sock.ping(data);
+    }
+    const buffered = sock.bufferedAmount;
+    const growing = buffered > BUFFERED_BOUND && buffered > this.lastBuffered;
+    this.lastBuffered = buffered;
+    if (this.forced) {
+      const elapsedS = (now - this.t0) / 1000;
+      const due = this.forced.filter((f) => f.afterS <= elapsedS).at(-1);
+      this.want = Math.min(this.maxStep, Math.max(0, due?.step ?? 0));
+      return;
+    }
+    if (this.delayMs > CONGESTED_MS || growing) {
+      this.quietSince = null;
+      this.congestedChecks++;
+      if (
+        this.congestedChecks >= CONGESTED_CHECKS &&
+        this.want < this.maxStep &&
+        now - this.changedAt >= HOLD_MS
+      )
+        this.change(this.want + 1, now);
+      return;
+    }
+    this.congestedChecks = 0;
+    if (this.delayMs < QUIET_MS && buffered < BUFFERED_BOUND) {
+      this.quietSince ??= now;
+      if (this.want > 0 && now - this.quietSince >= QUIET_FOR_MS) {
+        this.change(this.want - 1, now);
+        this.quietSince = now;
+      }
+    } else this.quietSince = null;
+  }
+
+  private change(step: number, now: number): void {
+    // Only a step down holds the next one back: a step up that was too much falls back at once.
+    if (step > this.want) this.changedAt = now;
+    this.want = step;
+  }
+}
