@@ -3,7 +3,8 @@
  * built dashboard, driven in Debian's Chromium by playwright-core, with Chromium's fake camera and
  * microphone. Skipped, with the reason printed, on a machine without Chromium.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LiveClient } from '@vss/client';
@@ -45,8 +46,13 @@ export interface Vss {
   stop(): Promise<void>;
 }
 
-/** Starts the server with its defaults on a free port, plus `env`; stop() ends it and deletes its data. */
-export async function startVss(env: Record<string, string> = {}): Promise<Vss> {
+/**
+ * Starts the server with its defaults on a free port, plus `env` (or what `env` gives for the
+ * port); stop() ends it and deletes its data.
+ */
+export async function startVss(
+  env: Record<string, string> | ((port: number) => Record<string, string>) = {},
+): Promise<Vss> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'vss-web-'));
   const base = `http://127.0.0.1:${port}`;
@@ -59,7 +65,7 @@ export async function startVss(env: Record<string, string> = {}): Promise<Vss> {
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     // sessions end soon after their last participant leaves, so replays can follow at once
     SESSION_DEPARTURE_TIMEOUT_S: '1',
-    ...env,
+    ...(typeof env === 'function' ? env(port) : env),
   });
   try {
     // Generous: a server starting beside a browser decoding video on two cores can take a while.
@@ -97,11 +103,15 @@ export function useBrowserApp(bind: (vss: Vss, browser: Browser) => void): void 
   });
 }
 
-/** Launches headless Chromium with a fake camera and microphone that need no permission prompt. */
-export function launchBrowser(): Promise<Browser> {
+/**
+ * Launches headless Chromium with a fake camera and microphone that need no permission prompt;
+ * `executablePath` and extra `args` for a browser started otherwise (e.g. in a network namespace).
+ */
+export function launchBrowser(opts: { executablePath?: string; args?: string[] } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: opts.executablePath ?? CHROMIUM,
     args: [
+      ...(opts.args ?? []),
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
@@ -307,4 +317,102 @@ export async function receiver(vss: Vss, page: Page, sessionId: string, userId: 
   client.on('control', (c) => void controls.push(c));
   await client.connect();
   return { client, video, controls, close: () => client.close() };
+}
+
+/** Runs `ip` or `tc`; throws with its message when it fails. */
+function net(cmd: 'ip' | 'tc', args: string[]): void {
+  execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/**
+ * Why a browser cannot be put behind a slow link here (a network namespace, a veth pair and a
+ * token-bucket filter need root and iproute2), or null when it can.
+ */
+export function slowLinkSkipReason(): string | null {
+  if (process.getuid?.() !== 0) return 'not root: network namespaces need it';
+  for (const cmd of ['ip', 'tc'] as const) {
+    try {
+      execFileSync(cmd, ['-V'], { stdio: 'ignore' });
+    } catch {
+      return `no ${cmd} command (apt-get install iproute2)`;
+    }
+  }
+  return null;
+}
+
+/** A network namespace joined to this host by a veth pair whose host side paces what goes in. */
+export interface SlowLink {
+  ns: string;
+  /** the host's address on the link: what a program in the namespace connects to */
+  hostAddr: string;
+  nsAddr: string;
+  /** a Chromium that runs in the namespace (a wrapper script around CHROMIUM) */
+  chromium: string;
+  destroy(): void;
+}
+
+let links = 0;
+/**
+ * A namespace whose downlink (host → namespace) carries `downKbit` kbit/s through a token-bucket
+ * filter on the host side of the veth pair; its uplink is not limited. The names carry this
+ * process's id, so parallel test runs do not collide.
+ */
+export function slowLink(downKbit: number): SlowLink {
+  const n = ++links;
+  const tag = `${process.pid % 100_000}x${n}`;
+  const ns = `vssweb${tag}`;
+  const host = `vwh${tag}`;
+  const inner = `vwn${tag}`;
+  // a /30 in 10.213.0.0/16 picked from the process id: distinct between concurrent runs
+  const slot = (process.pid * 8 + n) % 16_384;
+  const prefix = `10.213.${slot >> 6}.${(slot & 63) * 4}`.split('.').map(Number);
+  const addr = (last: number) => `${prefix[0]}.${prefix[1]}.${prefix[2]}.${prefix[3]! + last}`;
+  const hostAddr = addr(1);
+  const nsAddr = addr(2);
+  const dir = mkdtempSync(join(tmpdir(), 'vss-netns-'));
+  const destroy = () => {
+    try {
+      net('ip', ['netns', 'del', ns]);
+    } catch {
+      // not made, or gone already
+    }
+    try {
+      net('ip', ['link', 'del', host]);
+    } catch {
+      // deleted with the namespace
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    net('ip', ['netns', 'add', ns]);
+    net('ip', ['link', 'add', host, 'type', 'veth', 'peer', 'name', inner]);
+    net('ip', ['link', 'set', inner, 'netns', ns]);
+    net('ip', ['addr', 'add', `${hostAddr}/30`, 'dev', host]);
+    net('ip', ['link', 'set', host, 'up']);
+    net('ip', ['-n', ns, 'addr', 'add', `${nsAddr}/30`, 'dev', inner]);
+    net('ip', ['-n', ns, 'link', 'set', inner, 'up']);
+    net('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+    net('tc', [
+      'qdisc',
+      'add',
+      'dev',
+      host,
+      'root',
+      'tbf',
+      'rate',
+      `${downKbit}kbit`,
+      'burst',
+      '8kb',
+      'latency',
+      '80ms',
+    ]);
+  } catch (err) {
+    destroy();
+    throw new Error(`could not make the slow link: ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
+  }
+  const chromiumPath = join(dir, 'chromium-in-netns');
+  // Why a wrapper: playwright starts the executable it is given, and talks to it over inherited
+  // pipes, which `ip netns exec` passes on.
+  writeFileSync(chromiumPath, `#!/bin/sh\nexec ip netns exec ${ns} ${CHROMIUM} "$@"\n`, { mode: 0o755 });
+  return { ns, hostAddr, nsAddr, chromium: chromiumPath, destroy };
 }
