@@ -85,14 +85,19 @@ describeBrowser('a camera published in layers', () => {
       `[layers] sent frames ${layers.map((f) => f.length).join('/')}, bytes ${bytes.join('/')}, key sizes ${sizes.join(' ')}`,
     );
 
-    // A receiver on loopback gets the full picture, recorded (a seq), from a key frame on.
-    await poll(() => rx.video.filter((f) => f.streamType === CAM).length).toBeGreaterThan(20);
-    const got = rx.video.filter((f) => f.streamType === CAM);
+    // A receiver on loopback gets the full picture, recorded (a seq): the server may start it on a
+    // reduced layer until it has measured the link, then switches it to layer 0 at a key frame.
+    const cam = () => rx.video.filter((f) => f.streamType === CAM);
+    const fullFrom = () => cam().findIndex((f) => f.key && f.size?.width === 640 && f.seq > 0);
+    await poll(() => fullFrom()).toBeGreaterThanOrEqual(0);
+    await poll(() => cam().length - fullFrom()).toBeGreaterThan(30);
+    const got = cam();
     expect(got[0]!.key).toBe(true);
-    expect(got.every((f) => f.seq > 0)).toBe(true);
-    expect([...new Set(got.filter((f) => f.key).map((f) => `${f.size?.width}x${f.size?.height}`))]).toEqual([
-      '640x480',
-    ]);
+    const settled = got.slice(fullFrom());
+    expect(settled.filter((f) => f.seq > 0).length / settled.length).toBeGreaterThan(0.9);
+    // What it got of reduced layers (before that) was never recorded: seq 0, and their sizes.
+    for (const f of got.filter((g) => g.seq === 0 && g.key))
+      expect(['320x240', '160x120']).toContain(`${f.size?.width}x${f.size?.height}`);
 
     // The recording holds layer 0 only: every recorded key frame is the full picture.
     await a.getByRole('button', { name: 'Leave' }).click();
@@ -118,25 +123,26 @@ describeBrowser('a camera published in layers', () => {
     const rx = await receiver(vss, a, session.id, 'rx');
     await joinLive(a, 'alice');
     const keys = () => rx.video.filter((f) => f.streamType === CAM && f.key);
-    // The periodic key frames come 2 s apart: ask just after one, and the answer must come well
-    // before the next.
     await poll(() => keys().length).toBeGreaterThanOrEqual(2);
+    // The periodic key frames come 2 s apart. Ask 600 ms after one (past the 500 ms within which
+    // the server passes on no second request for the same layer, docs/protocol.md §6): the answer
+    // must come well before the next periodic one, 1.4 s later.
     const waits: number[] = [];
     for (let i = 0; i < 3; i++) {
       const before = keys().length;
       await poll(() => keys().length).toBeGreaterThan(before);
+      const last = keys().at(-1)!.at;
+      await new Promise((r) => setTimeout(r, Math.max(0, last + 600 - performance.now())));
       const askedAt = performance.now();
       await rx.client.requestKeyFrame('alice', 'cam');
       await poll(() => keys().some((k) => k.at > askedAt)).toBe(true);
       waits.push(keys().find((k) => k.at > askedAt)!.at - askedAt);
-      // the server passes on one request a second from a receiver
-      await new Promise((r) => setTimeout(r, 1100));
     }
     // eslint-disable-next-line no-console -- the measured figures, for whoever reads the run
     console.log(`[layers] key frame after a request: ${waits.map((w) => Math.round(w)).join(', ')} ms`);
-    for (const w of waits) expect(w).toBeLessThan(1000);
-    // The page sent it on layer 0, the one this receiver gets.
-    expect(layerOf(sent, 0).filter((f) => f.key).length).toBeGreaterThanOrEqual(keys().length);
+    for (const w of waits) expect(w).toBeLessThan(800);
+    // The page sent them: a key frame on some layer for each request.
+    expect(sent.filter((f) => f.streamType === CAM && f.key).length).toBeGreaterThanOrEqual(keys().length);
     await rx.close();
     await ctx.close();
   });
