@@ -354,10 +354,11 @@ export interface SlowLink {
 let links = 0;
 /**
  * A namespace whose downlink (host → namespace) carries `downKbit` kbit/s through a token-bucket
- * filter on the host side of the veth pair; its uplink is not limited. The names carry this
- * process's id, so parallel test runs do not collide.
+ * filter on the host side of the veth pair, and its uplink `upKbit` through one on the namespace's
+ * side; 0 leaves that direction unlimited. The names carry this process's id, so parallel test
+ * runs do not collide.
  */
-export function slowLink(downKbit: number): SlowLink {
+export function slowLink(downKbit: number, upKbit = 0): SlowLink {
   const n = ++links;
   const tag = `${process.pid % 100_000}x${n}`;
   const ns = `vssweb${tag}`;
@@ -392,20 +393,9 @@ export function slowLink(downKbit: number): SlowLink {
     net('ip', ['-n', ns, 'addr', 'add', `${nsAddr}/30`, 'dev', inner]);
     net('ip', ['-n', ns, 'link', 'set', inner, 'up']);
     net('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
-    net('tc', [
-      'qdisc',
-      'add',
-      'dev',
-      host,
-      'root',
-      'tbf',
-      'rate',
-      `${downKbit}kbit`,
-      'burst',
-      '8kb',
-      'latency',
-      '80ms',
-    ]);
+    const tbf = (kbit: number) => ['root', 'tbf', 'rate', `${kbit}kbit`, 'burst', '8kb', 'latency', '80ms'];
+    if (downKbit) net('tc', ['qdisc', 'add', 'dev', host, ...tbf(downKbit)]);
+    if (upKbit) net('tc', ['-n', ns, 'qdisc', 'add', 'dev', inner, ...tbf(upKbit)]);
   } catch (err) {
     destroy();
     throw new Error(`could not make the slow link: ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
