@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['packages/*/test/**/*.test.ts'],
-          exclude: ['packages/web/test/**'],
+          exclude: ['packages/web/test/**', 'packages/*/test/network/**'],
           env: { VSS_TEST_ENGINE: 'sqlite' },
         },
       },
@@ -41,6 +41,20 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      // Live media over slow links (network namespaces, tc; root only, else skipped): delays and
+      // frame rates are measured, so they run last, alone, one file at a time, on a quiet machine.
+      {
+        extends: true as const,
+        test: {
+          name: 'network',
+          include: ['packages/*/test/network/**/*.test.ts'],
+          env: { VSS_TEST_ENGINE: 'sqlite' },
+          testTimeout: 150_000,
+          hookTimeout: 60_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
       ...(pg
         ? [
             {
@@ -49,7 +63,7 @@ export default defineConfig({
                 name: 'postgres',
                 include: ['packages/*/test/**/*.test.ts'],
                 // The command line talks HTTP to the server, whatever the engine behind it: once is enough.
-                exclude: ['packages/web/test/**', 'packages/cli/test/**'],
+                exclude: ['packages/web/test/**', 'packages/cli/test/**', 'packages/*/test/network/**'],
                 env: { VSS_TEST_ENGINE: 'postgres' },
               },
             },

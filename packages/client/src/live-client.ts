@@ -2,14 +2,8 @@
  * LiveClient, a client of the live protocol (docs/protocol.md) for Node and browsers alike: the
  * WebSocket constructor is passed in, so nothing here is Node-only or needs DOM types.
  */
-import {
-  CLOSE,
-  type ControlFrame,
-  type KeyframeRequestFrame,
-  type TrackKind,
-  type UnpublishFrame,
-  type WelcomeFrame,
-} from '@vss/protocol';
+import { CLOSE, type ControlFrame, type WelcomeFrame } from '@vss/protocol';
+import { LiveMessages } from './live-messages.js';
 import {
   AckBook,
   CLOSED,
@@ -25,12 +19,10 @@ import {
   refusal,
   tokenOf,
   transportMessage,
-  utf8,
 } from './live-internals.js';
 import {
   DEFAULT_RECONNECT,
   LiveError,
-  type DirectorCommand,
   type LiveClientEvents,
   type LiveClientOptions,
   type PublishOptions,
@@ -47,7 +39,7 @@ export { backoffDelay } from './live-internals.js';
  * `publishChat` and `publishDirector`, and `close()` when done. After an unexpected drop it
  * reconnects with backoff and a fresh token (unless `reconnect: false`).
  */
-export class LiveClient {
+export class LiveClient extends LiveMessages {
   /** the session id */
   readonly session: string;
   /** the user id */
@@ -80,6 +72,7 @@ export class LiveClient {
   private readonly closeWaiters = new CloseWaiters<WebSocketLike>();
 
   constructor(opts: LiveClientOptions) {
+    super();
     this.baseUrl = opts.url.replace(/\/+$/, '');
     this.session = opts.session;
     this.userId = opts.userId;
@@ -187,39 +180,6 @@ export class LiveClient {
     );
   }
 
-  /** Publishes a chat message: UTF-8 JSON `{ text }` on stream `chat` (JSON frame unless `binary`). */
-  publishChat(text: string, opts: PublishOptions & { ack: true }): Promise<number>;
-  publishChat(text: string, opts?: PublishOptions & { ack?: false }): Promise<void>;
-  publishChat(text: string, opts?: PublishOptions): Promise<number | void>;
-  publishChat(text: string, opts?: PublishOptions): Promise<number | void> {
-    // Why binary: false by default: binary frames are offered for media; chat stays JSON.
-    return this.publish('chat', utf8.encode(JSON.stringify({ text })), { binary: false, ...opts });
-  }
-
-  /** Publishes a director command on stream `director` (JSON frame unless `binary`). */
-  publishDirector(command: DirectorCommand, opts: PublishOptions & { ack: true }): Promise<number>;
-  publishDirector(command: DirectorCommand, opts?: PublishOptions & { ack?: false }): Promise<void>;
-  publishDirector(command: DirectorCommand, opts?: PublishOptions): Promise<number | void>;
-  publishDirector(command: DirectorCommand, opts?: PublishOptions): Promise<number | void> {
-    return this.publish('director', utf8.encode(JSON.stringify(command)), { binary: false, ...opts });
-  }
-
-  /**
-   * Asks for a key frame of `userId`'s `track` (after a decoding error): the server passes it to
-   * the publisher, at most once per second per track from one receiver (more are refused with
-   * `RATE_LIMITED`).
-   */
-  requestKeyFrame(userId: string, track: TrackKind): Promise<void> {
-    return this.send(
-      JSON.stringify({ type: 'keyframe', user_id: userId, track } satisfies KeyframeRequestFrame),
-    );
-  }
-
-  /** Stops a media track: sends `{ type: 'unpublish', stream_type }`. */
-  unpublish(streamType: string): Promise<void> {
-    return this.send(JSON.stringify({ type: 'unpublish', stream_type: streamType } satisfies UnpublishFrame));
-  }
-
   /**
    * Closes without reconnecting; resolves once the socket has closed. Pending acks reject and an
    * in-flight connect() rejects.
@@ -245,7 +205,7 @@ export class LiveClient {
     return closed;
   }
 
-  private send(data: string | Uint8Array): Promise<void> {
+  protected send(data: string | Uint8Array): Promise<void> {
     const sock = this.sock;
     if (!sock || sock.readyState !== OPEN)
       return Promise.reject(new LiveError('NOT_CONNECTED', 'the live connection is not open'));

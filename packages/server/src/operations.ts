@@ -4,7 +4,7 @@ import type { Fanout } from './bus/fanout.js';
 import type { Database } from './db/open.js';
 import type { StorageWatch } from './db/storage-watch.js';
 import { jobsStore } from './jobs/store.js';
-import type { MetricSources } from './lib/metrics.js';
+import type { LiveGauges, MetricSources } from './lib/metrics.js';
 import type { SessionHub } from './modules/live/hub.js';
 import { within } from './lib/time.js';
 
@@ -59,6 +59,11 @@ export function metricSources(hub: SessionHub, database: Database, nodeId: strin
       bytesDelivered: hub.stats.deliveredBytes,
       framesDropped: hub.stats.dropped,
       publisherPauses: hub.stats.pauses,
+      framesRelayed: hub.stats.relayed,
+      layerSwitches: hub.stats.layerSwitches,
+      keyframeSkips: hub.stats.keyframeSkips,
+      keyframeRequests: { ...hub.keyframes.counts },
+      ...receiverLayers(hub),
     }),
     jobs: async () => {
       const at = Date.now();
@@ -69,4 +74,16 @@ export function metricSources(hub: SessionHub, database: Database, nodeId: strin
       }));
     },
   };
+}
+
+/** Receivers' video tracks by layer, and their estimated link rates, read off their pacers. */
+function receiverLayers(hub: SessionHub): Pick<LiveGauges, 'tracksByLayer' | 'receiverRates'> {
+  const tracksByLayer = { '0': 0, '1': 0, '2': 0, stalled: 0 };
+  const receiverRates: number[] = [];
+  for (const conn of hub.connections()) {
+    if (!conn.pacer) continue;
+    receiverRates.push(conn.pacer.link.rateBps);
+    for (const layer of conn.pacer.chooser.layers()) tracksByLayer[layer === null ? 'stalled' : layer] += 1;
+  }
+  return { tracksByLayer, receiverRates };
 }

@@ -298,6 +298,37 @@ describe('live sessions', () => {
     expect(await alice.waitFor(isControl('leave'), 10_000)).toMatchObject({ user_id: 'ghost' });
     await leave(alice);
   });
+  it('keeps a connection that sends but whose pongs are late (a slow link queues them behind its media)', async () => {
+    const s = await createSession(t, a.key);
+    const alice = await join(t, a.key, s.id, 'alice');
+    const base = await listen(t);
+    const access_token = await token(t, a.key, s.id, 'slowpoke');
+    // No pong ever: as on a link where each pong waits behind seconds of queued media.
+    const slow = await openSocket(
+      base,
+      { session: s.id, access_token, user_id: 'slowpoke' },
+      { autoPong: false },
+    );
+    await alice.waitFor(isControl('join'));
+    // At each of three heartbeat pings (1 s apart here) it says something, and nothing else.
+    for (let i = 0; i < 3; i++) {
+      // The heartbeat's pings are empty (the pacer's probes carry a number).
+      await new Promise<void>((r) => {
+        const heartbeat = (data: Buffer) => {
+          if (data.length > 0) return;
+          slow.ws.off('ping', heartbeat);
+          r();
+        };
+        slow.ws.on('ping', heartbeat);
+      });
+      slow.send(publish('chat', Buffer.from(JSON.stringify({ text: `still here ${i}` })), { id: `c${i}` }));
+      await slow.waitFor((m) => isControl('ack')(m) && m.data.id === `c${i}`);
+    }
+    await alice.waitForCount(isMessage('chat'), 3);
+    expect(alice.received.text.filter(isControl('leave'))).toEqual([]);
+    await leave(slow);
+    await leave(alice);
+  });
 });
 
 // Its own app with the default heartbeat: a reader paused on purpose must not be taken for dead.
@@ -319,8 +350,8 @@ describe('a slow reader', () => {
       publisher.send(publish('media/pub/cam', big, { timestamp_ms: Date.now() }));
       if (i % 5 === 0)
         publisher.send(publish('chat', Buffer.from(JSON.stringify({ text: `chat ${i / 5}` }))));
-      // Pace like a camera, so the fast reader is never the bottleneck.
-      if (i % 10 === 9) await fast.waitForCount(isMessage('media/pub/cam'), i + 1, 20_000);
+      // Pace like a camera, one picture after the other, so the fast reader is never the bottleneck.
+      await fast.waitForCount(isMessage('media/pub/cam'), i + 1, 20_000);
     }
     await fast.waitForCount(isMessage('media/pub/cam'), FRAMES, 20_000);
     await fast.waitForCount(isMessage('chat'), CHATS, 20_000);

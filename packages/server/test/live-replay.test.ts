@@ -32,6 +32,8 @@ describe('replay over the WebSocket', () => {
     const bob = await join(t, a.key, sessionId, 'bob');
     for (let ms = 0; ms <= SPAN; ms += 100)
       alice.send(publish('media/alice/cam', jpeg(ms), { timestamp_ms: T0 + ms, id: `a${ms}` }));
+    // Alice's frames are recorded first: at T0 both have one, and the replay starts with hers.
+    await alice.waitFor((m) => m.event === 'ack' && m.data.id === `a${SPAN}`);
     for (let ms = 0; ms <= SPAN; ms += 500)
       bob.send(publish('media/bob/cam', jpeg(ms + 1), { timestamp_ms: T0 + ms, id: `b${ms}` }));
     await alice.waitFor((m) => m.event === 'ack' && m.data.id === `a${SPAN}`);

@@ -1,3 +1,4 @@
+import { encodeEvc1 } from '@vss/protocol';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
@@ -201,6 +202,45 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     expect(moved(before, after, 'vss_usage_streaming_minutes_total')).toBeLessThan(2);
   });
 
+  it('counts the video layers: relayed frames, receivers by layer, their link rates, and key-frame requests by outcome', async () => {
+    const a = await newTenant();
+    const s = await newSession(a);
+    const before = await scrape(t);
+    const alice = await join(t, a.key, s.id, 'alice');
+    const bob = await join(t, a.key, s.id, 'bob');
+    const chunk = (layer: number) =>
+      Buffer.from(
+        encodeEvc1({
+          key: true,
+          codec: 'vp8',
+          timestampUs: 0,
+          durationUs: 66_666,
+          description: new Uint8Array(0),
+          data: new Uint8Array(300).fill(layer),
+        }),
+      );
+    for (const layer of [0, 1, 2])
+      alice.send(publish('media/alice/cam', chunk(layer), { id: `l${layer}`, ...(layer ? { layer } : {}) }));
+    await alice.waitForCount((m) => m.type === 'control' && m.event === 'ack', 3);
+    await bob.waitFor((m) => m.type === 'message' && m.stream_type === 'media/alice/cam');
+    bob.send({ type: 'keyframe', user_id: 'alice', track: 'cam' });
+    bob.send({ type: 'keyframe', user_id: 'alice', track: 'cam' });
+    await alice.waitFor((m) => m.type === 'control' && m.event === 'keyframe');
+    await bob.waitFor((m) => m.type === 'control' && m.event === 'error' && m.data.code === 'RATE_LIMITED');
+    const after = await scrape(t);
+    expect(moved(before, after, 'vss_live_frames_relayed_total')).toBe(2);
+    expect(moved(before, after, 'vss_live_keyframe_requests_total', { outcome: 'fromReceivers' })).toBe(2);
+    expect(moved(before, after, 'vss_live_keyframe_requests_total', { outcome: 'refused' })).toBe(1);
+    expect(moved(before, after, 'vss_live_keyframe_requests_total', { outcome: 'sent' })).toBe(1);
+    // Bob gets alice's camera at its best layer; each receiver's link rate is one observation.
+    expect(value(after, 'vss_live_receiver_tracks', { layer: '0' })).toBe(1);
+    expect(count(after, 'vss_live_receiver_rate_bytes_per_second')).toBe(2);
+    expect(after.families.has('vss_live_layer_switches_total')).toBe(true);
+    expect(after.families.has('vss_live_keyframe_skips_total')).toBe(true);
+    await leave(alice);
+    await leave(bob);
+  });
+
   /**
    * Sends a test delivery to a receiver answering `status`; the scrapes before it and once its
    * attempt settled (it is counted when the job settles, just after the receiver answered).
@@ -325,13 +365,18 @@ describe('Prometheus metrics on METRICS_PORT', () => {
 
   it('describes every family, and names each service metric with its unit or _total', async () => {
     const s = await scrape(t);
-    const plainCounts = ['vss_live_sessions', 'vss_live_participants', 'vss_jobs_queued'];
+    const plainCounts = [
+      'vss_live_sessions',
+      'vss_live_participants',
+      'vss_live_receiver_tracks',
+      'vss_jobs_queued',
+    ];
     const names = [...s.families.keys()];
     expect(names.filter((n) => n.startsWith('vss_')).length).toBeGreaterThan(20);
     for (const f of s.families.values()) expect(f.help.trim(), f.name).not.toBe('');
     for (const name of names.filter((n) => n.startsWith('vss_')))
       expect(
-        plainCounts.includes(name) || /_(seconds|bytes|events|ratio|total)$/.test(name),
+        plainCounts.includes(name) || /_(seconds|bytes|bytes_per_second|events|ratio|total)$/.test(name),
         `${name} names its unit`,
       ).toBe(true);
   });

@@ -1834,13 +1834,16 @@ export interface components {
         };
         /**
          * LiveAck
-         * @description The publish with this `id` is durably written (survives a crash); sent to the publisher.
+         * @description The publish with this `id` is durably written (survives a crash), or for a reduced video layer relayed; sent to the publisher.
          */
         LiveAck: {
             data: {
                 /** @description the publish's `id`, as a string */
                 id: string;
-                seq: number;
+                /** @description the reduced layer relayed (1 or 2) */
+                layer?: number;
+                /** @description absent for a reduced video layer: relayed, not recorded */
+                seq?: number;
             };
             /** @enum {string} */
             event: "ack";
@@ -1862,12 +1865,12 @@ export interface components {
          * LiveClientMessage
          * @description What a client sends, as a JSON text frame (or a media publish as a binary frame). Every message counts against 200 per second (400 in a burst); more than 20 invalid ones within 10 s close the connection with 1008.
          */
-        LiveClientMessage: components["schemas"]["LivePublish"] | components["schemas"]["LiveUnpublish"];
+        LiveClientMessage: components["schemas"]["LivePublish"] | components["schemas"]["LiveUnpublish"] | components["schemas"]["LiveKeyframeRequest"];
         /**
          * LiveControl
          * @description Server → client: lifecycle and protocol signals, by `event`.
          */
-        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"];
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
         /**
          * LiveDirectorCommand
          * @description What a `director` publish carries in `body` (UTF-8 JSON).
@@ -1926,13 +1929,68 @@ export interface components {
             user_id: string;
         };
         /**
+         * LiveKeyframe
+         * @description Encode a key frame on this track and layer now: a receiver switched layers, recovered from a stall, or lost the picture. Sent to the publisher at most once per track and layer every 500 ms.
+         */
+        LiveKeyframe: {
+            data: {
+                layer: number;
+                /** @enum {string} */
+                track: "cam" | "screen";
+            };
+            /** @enum {string} */
+            event: "keyframe";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the publisher (you) */
+            user_id: string;
+        };
+        /**
+         * LiveKeyframeRequest
+         * @description Client → server: ask for a key frame of a publisher's video track (your decoder lost the picture). One per publisher's track per second is passed on, and a publisher is asked at most once per track and layer every 500 ms however many ask; more are refused with `RATE_LIMITED`, a user or track not being published with `BAD_MESSAGE`. Neither counts toward the 1008 limit.
+         */
+        LiveKeyframeRequest: {
+            /** @description `cam` or `screen` */
+            track: string;
+            /** @enum {string} */
+            type: "keyframe";
+            /** @description the publisher */
+            user_id: string;
+        };
+        /**
+         * LiveLayer
+         * @description What this receiver now gets of a publisher's video track; sent to that receiver alone, when it changes.
+         */
+        LiveLayer: {
+            data: {
+                layer: number;
+                /**
+                 * @description `full`: layer 0; `reduced`: a reduced layer, because your link carries no more; `stalled`: nothing of this track until its next key frame (your link fell behind)
+                 * @enum {string}
+                 */
+                state: "full" | "reduced" | "stalled";
+                /** @enum {string} */
+                track: "cam" | "screen";
+            };
+            /** @enum {string} */
+            event: "layer";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the publisher */
+            user_id: string;
+        };
+        /**
          * LiveMessage
-         * @description Server → client: recorded data of a stream, from another participant (a publisher never gets its own back), or from the recording on a replay connection. With `format=binary`, media comes as binary frames instead.
+         * @description Server → client: recorded data of a stream, from another participant (a publisher never gets its own back), or from the recording on a replay connection. With `format=binary`, media comes as binary frames instead. Live media is paced per receiver: of each publisher's video, the layer its link carries (told by `layer` controls); when the link queues, control and chat overtake audio and audio overtakes video, and video that would wait over 250 ms is skipped to a key frame.
          */
         LiveMessage: {
             /** @description base64 of the payload (for chat and director a `LiveRecordedPayload`) */
             body: string;
-            /** @description the message's place in the session's one sequence over all streams */
+            /** @description the message's place in the session's one sequence over all streams; 0 for a frame of a reduced video layer (not recorded) */
             seq: number;
             stream_type: string;
             /** @description ms since 1970, the media clock */
@@ -1964,6 +2022,8 @@ export interface components {
             body: string;
             /** @description asks for an `ack` once the message is durably written (or an `error` naming it) */
             id?: string | number;
+            /** @description the video layer (cam and screen only; default 0). Layer 0 is the full picture, the one recorded; 1 and 2 are reduced copies (about half and a quarter of its size) relayed live to receivers whose link cannot carry more, never recorded: their `ack` has no `seq`. Anything else is refused with `BAD_LAYER`. */
+            layer?: number;
             /** @description `media/<own user_id>/cam`, `…/mic` or `…/screen`, `chat` or `director`; the first publish on a media stream emits `track.published` */
             stream_type: string;
             /** @description ms since 1970 on the media clock; default the server's clock. Refused (`BAD_MESSAGE`) when further than `LIVE_CLOCK_SKEW_S` (default 120 s) from the server's clock, ahead or behind: a participant's clock cannot stretch the recording. */

@@ -8,6 +8,8 @@ export interface FanoutMessage {
   streamType?: string;
   timestampMs: number;
   seq?: number;
+  /** a media message's video layer (absent: 0) */
+  layer?: number;
   event?: string;
   userId?: string;
   data?: Record<string, unknown>;

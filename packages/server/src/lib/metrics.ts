@@ -17,6 +17,17 @@ export interface LiveGauges {
   bytesDelivered: number;
   framesDropped: number;
   publisherPauses: number;
+  /** messages of reduced video layers relayed (not recorded) */
+  framesRelayed: number;
+  /** receivers' switches to another layer of a video track, and skips to a key frame */
+  layerSwitches: number;
+  keyframeSkips: number;
+  /** key-frame requests: asked of publishers, held back by the interval, from receivers, refused */
+  keyframeRequests: { sent: number; limited: number; fromReceivers: number; refused: number };
+  /** receivers' video tracks by the layer they get now (`stalled`: waiting for a key frame) */
+  tracksByLayer: Record<'0' | '1' | '2' | 'stalled', number>;
+  /** each receiver's estimated link rate now (bytes per second) */
+  receiverRates: number[];
 }
 
 /** The job queue's depth by kind, read from the database at each scrape. */
@@ -119,7 +130,7 @@ export class Metrics {
       ],
       [
         'vss_live_frames_dropped_total',
-        'Media messages not sent to a receiver whose send buffer was over 1 MiB (a slow receiver).',
+        'Media messages not sent to a receiver because its link could not carry them: video skipped to the next key frame, audio gone stale.',
         (g) => g.framesDropped,
       ],
       [
@@ -130,6 +141,7 @@ export class Metrics {
     ];
     for (const [name, help, pick] of liveCounters)
       new Counter({ name, help, registers, collect: live(pick) });
+    liveLayerMetrics(registers, () => sources.live?.());
     this.ackLatency = new Histogram({
       name: 'vss_live_ack_latency_seconds',
       help: 'From the receipt of a publish carrying an id to its acknowledgement, once durable (seconds).',
@@ -306,4 +318,74 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The live layers: what receivers get of each video track, how often that changes, the key
+ * frames asked for, and the receivers' estimated link rates (a histogram of the rates at the
+ * scrape: one observation per receiver, no ids in labels).
+ */
+function liveLayerMetrics(registers: Registry[], read: () => LiveGauges | undefined): void {
+  const total = (name: string, help: string, pick: (g: LiveGauges) => number) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      collect(this: Counter) {
+        const g = read();
+        if (!g) return;
+        this.reset();
+        this.inc(pick(g));
+      },
+    });
+  total(
+    'vss_live_frames_relayed_total',
+    'Messages of reduced video layers relayed to receivers (never recorded).',
+    (g) => g.framesRelayed,
+  );
+  total(
+    'vss_live_layer_switches_total',
+    "Receivers' switches to another layer of a video track.",
+    (g) => g.layerSwitches,
+  );
+  total(
+    'vss_live_keyframe_skips_total',
+    "Times a receiver's queued video of a track was dropped and the track waited for its next key frame.",
+    (g) => g.keyframeSkips,
+  );
+  new Counter({
+    name: 'vss_live_keyframe_requests_total',
+    help: 'Key-frame requests: sent to publishers, held back (one per track and layer every 500 ms), asked by receivers, refused (unknown track or too often).',
+    labelNames: ['outcome'],
+    registers,
+    collect(this: Counter<'outcome'>) {
+      const g = read();
+      if (!g) return;
+      this.reset();
+      for (const [outcome, n] of Object.entries(g.keyframeRequests)) this.inc({ outcome }, n);
+    },
+  });
+  new Gauge({
+    name: 'vss_live_receiver_tracks',
+    help: "Receivers' video tracks in this process by the layer each gets now (0 full, 1 and 2 reduced, stalled: waiting for a key frame).",
+    labelNames: ['layer'],
+    registers,
+    collect(this: Gauge<'layer'>) {
+      const g = read();
+      if (!g) return;
+      for (const [layer, n] of Object.entries(g.tracksByLayer)) this.set({ layer }, n);
+    },
+  });
+  new Histogram({
+    name: 'vss_live_receiver_rate_bytes_per_second',
+    help: "Each live receiver's estimated link rate at the scrape (bytes per second), from the server's pings.",
+    buckets: [4_000, 16_000, 32_000, 64_000, 125_000, 250_000, 500_000, 1_000_000, 4_000_000, 16_000_000],
+    registers,
+    collect(this: Histogram) {
+      const g = read();
+      if (!g) return;
+      this.reset();
+      for (const r of g.receiverRates) this.observe(r);
+    },
+  });
 }

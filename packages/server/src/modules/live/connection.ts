@@ -1,5 +1,7 @@
 import type { TrackKind } from '@vss/protocol';
 import type { SessionsTable } from '../../db/types.js';
+import type { LayerRates, MediaInfo } from './layers.js';
+import type { ReceiverPacer } from './pacer.js';
 
 /** The transport side of one live connection, as the hub sees it (the gateway implements it). */
 export interface LiveConnection {
@@ -7,10 +9,20 @@ export interface LiveConnection {
   userId: string;
   /** media goes out as binary frames */
   binary: boolean;
-  /** Sends a JSON text frame; `droppable` frames (media) may be dropped for a slow receiver. */
-  /** Sends a JSON text frame (a string, or its UTF-8 bytes when shared by many receivers). */
-  sendText(text: string | Buffer, droppable: boolean): void;
+  /**
+   * Sends a JSON text frame (a string, or its UTF-8 bytes when shared by many receivers): control,
+   * chat, or a replay's message; never dropped.
+   */
+  sendText(text: string | Buffer): void;
+  /** Sends a binary frame of a replay, in order with its text frames; never dropped. */
   sendBinary(data: Buffer): void;
+  /**
+   * Offers a live media message; `build` makes its wire form (binary or JSON text), called only
+   * when this receiver is to get it. Paced per receiver: the layer chosen for it, audio first.
+   */
+  sendMedia(m: MediaInfo, build: (binary: boolean) => Buffer): void;
+  /** the receiver's pacer, for the metrics (absent on connections that are not sockets) */
+  pacer?: ReceiverPacer;
   close(code: number, reason: string): void;
 }
 
@@ -28,6 +40,8 @@ export interface LiveSession {
   redacted: Set<string>;
   members: Map<string, Member>;
   unsubscribe: () => void;
+  /** which video layers its publishers send, at what rate */
+  rates: LayerRates;
   /** Serialises seq assignment and batching per session, so that seq follows arrival order. */
   chain: Promise<unknown>;
 }

@@ -1,4 +1,6 @@
+import { isEvc1, parseMediaStream, type Layer } from '@vss/protocol';
 import type { FanoutMessage } from '../../bus/fanout.js';
+import type { LayerRates, MediaInfo } from './layers.js';
 import { controlText, messageBinary, messageText } from './frames.js';
 import type { LiveConnection } from './connection.js';
 
@@ -9,7 +11,7 @@ export function sendControl(
   userId: string,
   data: Record<string, unknown>,
 ): void {
-  conn.sendText(controlText(event, userId, Date.now(), data), false);
+  conn.sendText(controlText(event, userId, Date.now(), data));
 }
 
 /** Refuses a message: an `error` control to its sender, with the message's `id` when it had one. */
@@ -20,28 +22,49 @@ export function sendError(conn: LiveConnection, code: string, message: string, i
 /**
  * Delivers a message to this process's connections of a session, except its sender. Each
  * representation (JSON text, binary frame) is built at most once and the same bytes go to every
- * receiver: nothing per receiver but the send. The text is encoded to UTF-8 once here: handed a
- * string, ws would encode it again for each receiver.
+ * receiver: nothing per receiver but the send, and for media its pacer's choice (the layer it
+ * gets, whether its link has room). The text is encoded to UTF-8 once here: handed a string, ws
+ * would encode it again for each receiver.
  */
-export function deliver(members: Iterable<{ conn: LiveConnection }>, m: FanoutMessage): void {
+export function deliver(
+  members: Iterable<{ conn: LiveConnection }>,
+  m: FanoutMessage,
+  rates?: LayerRates,
+): void {
   let text: Buffer | undefined;
   let binary: Buffer | undefined;
-  const isMedia = m.kind === 'message' && m.streamType!.startsWith('media/');
+  const info = m.kind === 'message' ? mediaInfo(m) : null;
+  if (info && !info.audio) rates?.saw(info.track, info.layer, m.payload!.length, Date.now());
+  const build = (asBinary: boolean) =>
+    asBinary ? (binary ??= binaryMessage(m)) : (text ??= Buffer.from(textFrame(m), 'utf8'));
   for (const { conn } of members) {
     if (conn.id === m.fromConn) continue;
-    if (isMedia && conn.binary) {
-      binary ??= binaryMessage(m);
-      conn.sendBinary(binary);
-    } else {
-      text ??= Buffer.from(textFrame(m), 'utf8');
-      conn.sendText(text, isMedia);
-    }
+    if (info) conn.sendMedia(info, build);
+    else conn.sendText(build(false));
   }
+}
+
+/** What receivers need to know of a media message: whose track, which layer, a key frame or not. */
+function mediaInfo(m: FanoutMessage): MediaInfo | null {
+  const media = parseMediaStream(m.streamType!);
+  if (!media) return null;
+  const payload = m.payload!;
+  const audio = media.kind === 'mic';
+  // EVC1 flags bit 0 (docs/protocol.md §5); a JPEG picture stands alone.
+  const key = audio || (isEvc1(payload) ? payload.length > 5 && (payload[5]! & 1) === 1 : true);
+  return {
+    track: `${media.userId}/${media.kind}`,
+    publisher: media.userId,
+    kind: media.kind,
+    layer: (m.layer ?? 0) as Layer,
+    key,
+    audio,
+  };
 }
 
 function textFrame(m: FanoutMessage): string {
   if (m.kind === 'control') return controlText(m.event!, m.userId!, m.timestampMs, m.data ?? {});
-  return messageText(m.streamType!, m.timestampMs, m.seq!, m.payload!);
+  return messageText(m.streamType!, m.timestampMs, m.seq ?? 0, m.payload!);
 }
 
 function binaryMessage(m: FanoutMessage): Buffer {

@@ -10,6 +10,9 @@ import { Timeline } from './timeline.js';
 import type { Sequencer } from './sequencer.js';
 import type { LiveConnection, LiveSession } from './connection.js';
 import { deliver, sendControl, sendError } from './delivery.js';
+import { KeyframeRouter, receiverHooks } from './keyframes.js';
+import { relayLayer } from './relay.js';
+import { SessionRegistry } from './registry.js';
 import { InFlight, sendAway } from './drain.js';
 import { liveStats, type LiveStats } from './socket.js';
 import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js';
@@ -28,10 +31,10 @@ import type { ConnectionMeter } from './service.js';
  * The WebSocket route only translates between sockets and this class.
  */
 export class SessionHub {
-  private readonly sessions = new Map<string, LiveSession>();
-  private readonly loading = new Map<string, Promise<LiveSession>>();
-  /** The session of each local connection: every publish looks its session up, without a scan. */
-  private readonly byConn = new Map<string, LiveSession>();
+  private readonly registry: SessionRegistry;
+  private readonly sessions: Map<string, LiveSession>;
+  private readonly byConn: Map<string, LiveSession>;
+  readonly keyframes: KeyframeRouter;
   private readonly identity: OneConnectionPerUser;
   private readonly storage: StorageBudget;
   private readonly ending: SessionEnding;
@@ -71,6 +74,15 @@ export class SessionHub {
     this.ingest = new IngestBudget(deps.ingestLimitBytes ?? 64 * 1024 * 1024);
     this.store = liveStore(deps.db);
     this.storage = new StorageBudget(deps.storageAllowance ?? null);
+    this.registry = new SessionRegistry({
+      ...deps,
+      store: this.store,
+      storage: this.storage,
+      onRemote: (live, m) => this.deliverRemote(live, m),
+    });
+    this.sessions = this.registry.sessions;
+    this.byConn = this.registry.byConn;
+    this.keyframes = new KeyframeRouter(deps.fanout);
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.events = new Timeline(deps);
     this.identity = new OneConnectionPerUser({ ...deps, store: this.store, leave: (c) => this.leave(c) });
@@ -90,9 +102,7 @@ export class SessionHub {
   }
 
   /** Drops every WebSocket of this process without a close handshake. */
-  dropAllSockets(): void {
-    for (const s of this.sockets()) s.terminate();
-  }
+  dropAllSockets = (): void => [...this.sockets()].forEach((s) => s.terminate());
 
   /** Sessions with a live connection in this process. */
   get sessionCount(): number {
@@ -101,32 +111,22 @@ export class SessionHub {
 
   /** Number of live connections in this process. */
   get connectionCount(): number {
-    return [...this.sessions.values()].reduce((n, s) => n + s.members.size, 0);
+    return this.byConn.size;
   }
 
-  /** A session's live state, made once: concurrent joins must share it, or a participant is orphaned. */
-  private load(session: SessionsTable, orgId: string): Promise<LiveSession> {
-    const existing = this.sessions.get(session.id);
-    if (existing) return Promise.resolve(existing);
-    let pending = this.loading.get(session.id);
-    if (!pending) {
-      pending = (async () => {
-        await this.storage.load(orgId);
-        const live: LiveSession = {
-          session,
-          orgId,
-          redacted: new Set(await this.store.redactedUsers(session.id)),
-          members: new Map(),
-          unsubscribe: () => {},
-          chain: Promise.resolve(),
-        };
-        live.unsubscribe = await this.deps.fanout.subscribe(session.id, (m) => this.deliverRemote(live, m));
-        this.sessions.set(session.id, live);
-        return live;
-      })().finally(() => this.loading.delete(session.id));
-      this.loading.set(session.id, pending);
-    }
-    return pending;
+  /** Every live connection of this process (the metrics read their pacers). */
+  connections = (): LiveConnection[] => this.registry.allConnections();
+
+  /** What a receiver's pacer needs of its session, before the join (see receiverHooks). */
+  receiving = (sessionId: string) => receiverHooks(sessionId, this.registry, this.keyframes);
+
+  /** A receiver asks for a key frame of a publisher's track (`{"type":"keyframe"}`). */
+  receiverKeyFrame(conn: LiveConnection, publisher: string, track: string): void {
+    const live = this.byConn.get(conn.id);
+    if (!live) return;
+    const chosen = conn.pacer?.chooser.layerOf(`${publisher}/${track}`) ?? 0;
+    const refused = this.keyframes.fromReceiver(live, conn, publisher, track, chosen);
+    if (refused) sendError(conn, refused.code, refused.message);
   }
 
   /**
@@ -137,7 +137,7 @@ export class SessionHub {
   join(conn: LiveConnection, session: SessionsTable, orgId: string): Promise<void> {
     return this.identity.oneAtATime(session.id, conn.userId, async () => {
       this.ending.cancel(session.id);
-      const live = await this.load(session, orgId);
+      const live = await this.registry.load(session, orgId);
       await this.identity.replaceOlder(live, conn);
       live.members.set(conn.id, { conn, tracks: new Set() });
       this.byConn.set(conn.id, live);
@@ -149,10 +149,7 @@ export class SessionHub {
         live.members.delete(conn.id);
         this.byConn.delete(conn.id);
         await this.store.markLeft(conn.id, Date.now()).catch(() => {});
-        if (live.members.size === 0 && this.sessions.get(session.id) === live) {
-          this.sessions.delete(session.id);
-          live.unsubscribe();
-        }
+        if (live.members.size === 0) this.registry.drop(live);
         throw err;
       }
     });
@@ -206,8 +203,7 @@ export class SessionHub {
     await this.store.markLeft(conn.id, now);
 
     if (live.members.size === 0) {
-      this.sessions.delete(live.session.id);
-      live.unsubscribe();
+      this.registry.drop(live);
       this.ending.schedule(live.session.id);
       if (![...this.sessions.values()].some((s) => s.orgId === live.orgId)) this.storage.forget(live.orgId);
     }
@@ -237,6 +233,8 @@ export class SessionHub {
         store: (n: number) => this.storage.take(live.orgId, n),
       };
       const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, may);
+      if (msg.layer)
+        return await relayLayer(live, conn, { ...msg, streamId, body, ts }, this.deps.fanout, this.stats);
       const run = live.chain.then(async () => {
         if (isMedia) {
           const kind = parseMediaStream(streamId)!.kind;
@@ -264,7 +262,7 @@ export class SessionHub {
           seq,
           payload: body,
         };
-        deliver(live.members.values(), out);
+        deliver(live.members.values(), out, live.rates);
         this.deps.fanout.publish(live.session.id, out);
         return { seq, durable };
       });
@@ -317,6 +315,7 @@ export class SessionHub {
       ts,
     );
     this.control(live, conn.id, 'track.unpublished', conn.userId, { kind, stream_type: streamId }, ts);
+    for (const m of live.members.values()) m.conn.pacer?.chooser.forget(`${conn.userId}/${kind}`);
   }
 
   /** Sends a control signal to every other member, here and in other processes. */
@@ -338,7 +337,9 @@ export class SessionHub {
     if (m.kind === 'control' && m.event === 'redacted') return void live.redacted.add(m.userId!);
     // A newer connection of this user joined in another process: this process's one goes.
     if (m.kind === 'control' && m.event === 'replace') return this.identity.replaceHere(live, m.userId!);
-    deliver(live.members.values(), m);
+    // A key-frame request for a publisher: for its connection alone, if it is here.
+    if (m.kind === 'control' && m.event === 'keyframe') return this.keyframes.onRemote(live, m);
+    deliver(live.members.values(), m, live.rates);
   }
 
   /** Forgets the presence rows of a deleted session. */
@@ -373,17 +374,15 @@ export class SessionHub {
   }
 
   /**
-   * The first step of a graceful stop (SIGTERM): from now on joins and publishes are refused
-   * (`error` UNAVAILABLE, with the message's id); every publish already taken is acknowledged
-   * once durable, or refused; then each participant is told to connect again (`control`
-   * `reconnect`), leaves, and its socket closes with 1001, so that behind a load balancer it lands
-   * on another server and goes on. Resolves once every connection has been sent away, or at
-   * `deadline` (epoch ms) with what is left to close().
+   * The first step of a graceful stop (SIGTERM): joins and publishes are refused from now on
+   * (UNAVAILABLE); publishes already taken are acked once durable, or refused; then everyone is told
+   * to `reconnect`, leaves, and closes with 1001, to land on another server. Resolves once all are
+   * sent away, or at `deadline` (epoch ms) with what is left to close().
    */
   async drain(deadline: number): Promise<void> {
     this.draining = true;
     await this.inFlight.settled(deadline);
-    const all = [...this.sessions.values()].flatMap((s) => [...s.members.values()].map((m) => m.conn));
+    const all = this.registry.allConnections();
     await sendAway(all, (conn) => this.leave(conn), deadline, this.deps.log);
     await this.deps.writer.flush();
   }
@@ -391,7 +390,7 @@ export class SessionHub {
   /** Closes every connection (1001) and writes what is pending; on shutdown. */
   async close(): Promise<void> {
     this.ending.stop();
-    const all = [...this.sessions.values()].flatMap((s) => [...s.members.values()].map((m) => m.conn));
+    const all = this.registry.allConnections();
     for (const conn of all) await this.leave(conn).catch(() => {});
     for (const conn of all) conn.close(CLOSE.GOING_AWAY, 'server shutting down');
     await this.deps.writer.flush();

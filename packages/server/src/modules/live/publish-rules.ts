@@ -1,4 +1,4 @@
-import { LIVE_ERRORS, mediaProblem, parseMediaStream } from '@vss/protocol';
+import { LIVE_ERRORS, isLayerOf, mediaProblem, parseMediaStream } from '@vss/protocol';
 import { envelopeBytes } from './timeline-envelope.js';
 
 /** Chat texts are at most 4000 characters. */
@@ -12,6 +12,8 @@ export interface IncomingPublish {
   id?: string;
   /** size of the WebSocket message that carried it */
   wireBytes: number;
+  /** the video layer as sent (absent: 0); checked here */
+  layer?: number;
 }
 
 /** What a valid publish records: the stream, the stored bytes, their time. */
@@ -36,7 +38,7 @@ export class Refusal extends Error {
  * The rules of what a participant may publish, and the one place a publish is validated (its size
  * and rate were admitted at the gateway): a time within `skewMs` of the server's clock, media only under their own user_id, not once redacted,
  * in a codec export can read; chat `{ text }` of 1 to 4000 characters; director commands of the
- * two kinds. Chat and director payloads are recorded in the timeline envelope. Throws a Refusal.
+ * two kinds; a video layer 0 to 2 (reduced layers, 1 and 2, on cam and screen only). Chat and director payloads are recorded in the timeline envelope. Throws a Refusal.
  */
 export function acceptPublish(
   userId: string,
@@ -66,8 +68,17 @@ export function acceptPublish(
       throw new Refusal(LIVE_ERRORS.FORBIDDEN_STREAM, 'media may be published only under your own user_id');
     if (redacted.has(userId))
       throw new Refusal(LIVE_ERRORS.REDACTED, 'your media was redacted from this session');
+    if (msg.layer !== undefined && !isLayerOf(media.kind, msg.layer))
+      throw new Refusal(
+        LIVE_ERRORS.BAD_LAYER,
+        media.kind === 'mic'
+          ? 'layer: a mic track has no layers (only 0)'
+          : `layer must be 0, 1 or 2 (got ${msg.layer})`,
+      );
     const problem = mediaProblem(media.kind, msg.payload);
     if (problem) throw new Refusal(LIVE_ERRORS.BAD_CODEC, problem);
+    // A reduced layer is relayed, not recorded: it takes no storage.
+    if (msg.layer) return { streamId: msg.streamType, body: msg.payload, ts, isMedia: true };
     if (!may.store(msg.payload.length))
       throw new Refusal(
         LIVE_ERRORS.USAGE_LIMITS_EXCEEDED,

@@ -35,12 +35,11 @@ export async function playRecording(opts: {
     if (opts.stopped()) return;
     const isMedia = e.streamId.startsWith('media/');
     if (isMedia && conn.binary) conn.sendBinary(messageBinary(e.streamId, e.ts, e.seq, e.body));
-    else conn.sendText(messageText(e.streamId, e.ts, e.seq, e.body), false);
+    else conn.sendText(messageText(e.streamId, e.ts, e.seq, e.body));
   }
   if (opts.stopped()) return;
   conn.sendText(
     controlText('end', 'system', Date.now(), { reason: 'replay finished', elapsed_ms: Date.now() - started }),
-    false,
   );
 }
 

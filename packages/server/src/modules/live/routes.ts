@@ -13,6 +13,7 @@ import { sendError } from './delivery.js';
 import { MessageGuard, RATE_PER_S, TOO_MANY_INVALID } from './message-guard.js';
 import { serveReplay } from './replay.js';
 import { Heartbeat, pauseWhileStorageBehind, socketConnection } from './socket.js';
+import { replayReceiving } from './keyframes.js';
 import { cheapId, decodeClientMessage } from './wire.js';
 import {
   ConnectionRequest,
@@ -161,7 +162,13 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
       const ticket = request.liveTicket!;
       const binary = (request.query as Record<string, string>).format === 'binary';
       const liveness = heartbeat.watch(socket);
-      const conn = socketConnection(socket, { userId: ticket.claims.sub, binary }, hub.stats);
+      const conn = socketConnection(
+        socket,
+        { userId: ticket.claims.sub, binary },
+        hub.stats,
+        // A replay has no live publishers: its pacer only paces what the replay sends.
+        ticket.claims.mode === 'replay' ? replayReceiving() : hub.receiving(ticket.session.id),
+      );
       if (ticket.claims.mode === 'replay') {
         serveReplay({
           socket,
@@ -213,6 +220,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
               if (guard.strike()) conn.close(CLOSE.POLICY_VIOLATION, TOO_MANY_INVALID);
               return;
             }
+            if (m.kind === 'keyframe') return hub.receiverKeyFrame(conn, m.userId, m.track);
             const handled =
               m.kind === 'unpublish' ? hub.unpublish(conn, m.streamType) : hub.publish(conn, m.msg);
             // Checked once the message's bytes are counted (the hub counts them as it accepts a publish).

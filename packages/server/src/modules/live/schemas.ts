@@ -82,6 +82,14 @@ export const LivePublish = Type.Object(
         description: 'asks for an `ack` once the message is durably written (or an `error` naming it)',
       }),
     ),
+    layer: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2,
+        description:
+          'the video layer (cam and screen only; default 0). Layer 0 is the full picture, the one recorded; 1 and 2 are reduced copies (about half and a quarter of its size) relayed live to receivers whose link cannot carry more, never recorded: their `ack` has no `seq`. Anything else is refused with `BAD_LAYER`.',
+      }),
+    ),
   },
   {
     title: 'LivePublish',
@@ -99,7 +107,20 @@ export const LiveUnpublish = Type.Object(
   { title: 'LiveUnpublish', description: 'Client → server: stop a media track (emits `track.unpublished`).' },
 );
 
-export const LiveClientMessage = Type.Union([LivePublish, LiveUnpublish], {
+export const LiveKeyframeRequest = Type.Object(
+  {
+    type: Type.Literal('keyframe'),
+    user_id: Type.String({ description: 'the publisher' }),
+    track: Type.String({ description: '`cam` or `screen`' }),
+  },
+  {
+    title: 'LiveKeyframeRequest',
+    description:
+      "Client → server: ask for a key frame of a publisher's video track (your decoder lost the picture). One per publisher's track per second is passed on, and a publisher is asked at most once per track and layer every 500 ms however many ask; more are refused with `RATE_LIMITED`, a user or track not being published with `BAD_MESSAGE`. Neither counts toward the 1008 limit.",
+  },
+);
+
+export const LiveClientMessage = Type.Union([LivePublish, LiveUnpublish, LiveKeyframeRequest], {
   title: 'LiveClientMessage',
   description:
     'What a client sends, as a JSON text frame (or a media publish as a binary frame). Every message counts against 200 per second (400 in a burst); more than 20 invalid ones within 10 s close the connection with 1008.',
@@ -150,12 +171,15 @@ export const LiveMessage = Type.Object(
     stream_type: Type.String(),
     timestamp_ms: Type.Integer({ description: 'ms since 1970, the media clock' }),
     body: Base64('base64 of the payload (for chat and director a `LiveRecordedPayload`)'),
-    seq: Type.Integer({ description: "the message's place in the session's one sequence over all streams" }),
+    seq: Type.Integer({
+      description:
+        "the message's place in the session's one sequence over all streams; 0 for a frame of a reduced video layer (not recorded)",
+    }),
   },
   {
     title: 'LiveMessage',
     description:
-      'Server → client: recorded data of a stream, from another participant (a publisher never gets its own back), or from the recording on a replay connection. With `format=binary`, media comes as binary frames instead.',
+      "Server → client: recorded data of a stream, from another participant (a publisher never gets its own back), or from the recording on a replay connection. With `format=binary`, media comes as binary frames instead. Live media is paced per receiver: of each publisher's video, the layer its link carries (told by `layer` controls); when the link queues, control and chat overtake audio and audio overtakes video, and video that would wait over 250 ms is skipped to a key frame.",
   },
 );
 
@@ -214,9 +238,12 @@ export const LiveAck = control(
   Type.Literal('ack'),
   Type.Object({
     id: Type.String({ description: "the publish's `id`, as a string" }),
-    seq: Type.Integer(),
+    seq: Type.Optional(
+      Type.Integer({ description: 'absent for a reduced video layer: relayed, not recorded' }),
+    ),
+    layer: Type.Optional(Type.Integer({ description: 'the reduced layer relayed (1 or 2)' })),
   }),
-  'The publish with this `id` is durably written (survives a crash); sent to the publisher.',
+  'The publish with this `id` is durably written (survives a crash), or for a reduced video layer relayed; sent to the publisher.',
   'the publisher',
 );
 
@@ -266,8 +293,42 @@ export const LiveReplaced = control(
   'the participant replaced',
 );
 
+export const LiveLayer = control(
+  'LiveLayer',
+  Type.Literal('layer'),
+  Type.Object({
+    track: StringEnum(['cam', 'screen']),
+    layer: Type.Integer({ minimum: 0, maximum: 2 }),
+    state: StringEnum(['full', 'reduced', 'stalled'], {
+      description:
+        '`full`: layer 0; `reduced`: a reduced layer, because your link carries no more; `stalled`: nothing of this track until its next key frame (your link fell behind)',
+    }),
+  }),
+  "What this receiver now gets of a publisher's video track; sent to that receiver alone, when it changes.",
+  'the publisher',
+);
+
+export const LiveKeyframe = control(
+  'LiveKeyframe',
+  Type.Literal('keyframe'),
+  Type.Object({ track: StringEnum(['cam', 'screen']), layer: Type.Integer({ minimum: 0, maximum: 2 }) }),
+  'Encode a key frame on this track and layer now: a receiver switched layers, recovered from a stall, or lost the picture. Sent to the publisher at most once per track and layer every 500 ms.',
+  'the publisher (you)',
+);
+
 export const LiveControl = Type.Union(
-  [LiveWelcome, LivePresence, LiveTrack, LiveAck, LiveError, LiveEnd, LiveReconnect, LiveReplaced],
+  [
+    LiveWelcome,
+    LivePresence,
+    LiveTrack,
+    LiveAck,
+    LiveError,
+    LiveEnd,
+    LiveReconnect,
+    LiveReplaced,
+    LiveLayer,
+    LiveKeyframe,
+  ],
   {
     title: 'LiveControl',
     description: 'Server → client: lifecycle and protocol signals, by `event`.',

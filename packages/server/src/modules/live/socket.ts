@@ -4,16 +4,15 @@ import { newId } from '../../lib/ids.js';
 import type { IngestBudget } from './budget.js';
 import type { LiveConnection } from './connection.js';
 import type { MessageGuard } from './message-guard.js';
+import type { LayerRates } from './layers.js';
+import { ReceiverPacer, type PacerHooks, type PacerStats } from './pacer.js';
 
-/** Above this many bytes queued to a receiver, its media frames are dropped (chat and control never are). */
-export const SOFT_BUFFER_BYTES = 1024 * 1024;
-/** A receiver that stays above this many queued bytes for HARD_BUFFER_MS is closed with 1013. */
+/** A receiver whose unsent backlog stays above this many bytes for HARD_BUFFER_MS is closed with 1013. */
 export const HARD_BUFFER_BYTES = 8 * 1024 * 1024;
 const HARD_BUFFER_MS = 5000;
 
 /** What the adapter counts for the hub's statistics. */
-export interface SocketStats {
-  dropped: number;
+export interface SocketStats extends PacerStats {
   pauses: number;
   /** messages sent (recorded messages and control signals), and their bytes */
   delivered: number;
@@ -24,27 +23,61 @@ export interface SocketStats {
 export interface LiveStats extends SocketStats {
   published: number;
   publishedBytes: number;
+  /** messages of reduced layers relayed (not recorded), and their payload bytes */
+  relayed: number;
+  relayedBytes: number;
 }
 
 export function liveStats(): LiveStats {
-  return { dropped: 0, pauses: 0, delivered: 0, deliveredBytes: 0, published: 0, publishedBytes: 0 };
+  return {
+    dropped: 0,
+    pauses: 0,
+    delivered: 0,
+    deliveredBytes: 0,
+    published: 0,
+    publishedBytes: 0,
+    relayed: 0,
+    relayedBytes: 0,
+    layerSwitches: 0,
+    keyframeSkips: 0,
+  };
 }
 
 /**
- * A `ws` socket as the hub's LiveConnection: sends that drop media for a receiver whose send
- * buffer is over SOFT_BUFFER_BYTES (chat and control never), and close it with 1013 when it stays
- * over HARD_BUFFER_BYTES for HARD_BUFFER_MS, so that one slow receiver never slows the session.
+ * A `ws` socket as the hub's LiveConnection. Everything it sends goes through its ReceiverPacer,
+ * which writes only what the receiver's link carries and drops video (to a key frame) rather than
+ * queue it; a receiver whose backlog of what is never dropped (control, chat, audio) stays over
+ * HARD_BUFFER_BYTES for HARD_BUFFER_MS is closed with 1013, so that one slow receiver never slows
+ * the session.
  */
 export function socketConnection(
   socket: WebSocket,
   who: { userId: string; binary: boolean },
   stats: SocketStats,
+  session: { rates: LayerRates; hooks: PacerHooks },
 ): LiveConnection {
   let overSince: number | null = null;
-  // `queued` is the socket's bufferedAmount read once per delivery (a getter that sums the
-  // socket's write queue): the hard limit then lags by the one message just sent, at most.
-  const pressure = (queued: number) => {
-    if (queued <= HARD_BUFFER_BYTES) {
+  const wire = {
+    get open() {
+      return socket.readyState === socket.OPEN;
+    },
+    get reading() {
+      return !socket.isPaused;
+    },
+    write(data: Buffer | string, text: boolean) {
+      socket.send(data, { binary: !text });
+      stats.delivered += 1;
+      stats.deliveredBytes += data.length;
+    },
+    ping(payload: Buffer) {
+      socket.ping(payload);
+    },
+  };
+  const pacer = new ReceiverPacer(wire, session.rates, stats, session.hooks);
+  socket.on('pong', (data: Buffer) => pacer.onPong(data));
+  socket.on('close', () => pacer.stop());
+  const pressure = () => {
+    if (pacer.backlog + socket.bufferedAmount <= HARD_BUFFER_BYTES) {
       overSince = null;
       return;
     }
@@ -58,29 +91,21 @@ export function socketConnection(
     id: newId(),
     userId: who.userId,
     binary: who.binary,
-    sendText(text, droppable) {
+    pacer,
+    sendText(text) {
       if (socket.readyState !== socket.OPEN) return;
-      const queued = socket.bufferedAmount;
-      if (droppable && queued > SOFT_BUFFER_BYTES) {
-        stats.dropped += 1;
-        return pressure(queued);
-      }
-      socket.send(text, { binary: false });
-      stats.delivered += 1;
-      stats.deliveredBytes += text.length;
-      pressure(queued);
+      pacer.sendControl(text, true);
+      pressure();
     },
     sendBinary(data) {
       if (socket.readyState !== socket.OPEN) return;
-      const queued = socket.bufferedAmount;
-      if (queued > SOFT_BUFFER_BYTES) {
-        stats.dropped += 1;
-        return pressure(queued);
-      }
-      socket.send(data);
-      stats.delivered += 1;
-      stats.deliveredBytes += data.length;
-      pressure(queued);
+      pacer.sendControl(data, false);
+      pressure();
+    },
+    sendMedia(m, build) {
+      if (socket.readyState !== socket.OPEN) return;
+      pacer.sendMedia(m, !who.binary, () => build(who.binary));
+      pressure();
     },
     close: (code, reason) => {
       socket.resume(); // to read the client's answer to the close
@@ -90,8 +115,10 @@ export function socketConnection(
 }
 
 /**
- * Pings every socket each interval; a socket that did not answer the previous ping is dead (its
- * TCP peer vanished) and is terminated. A socket paused for storage cannot read its pong, which is
+ * Pings every socket each interval; a socket that neither answered the previous ping nor sent
+ * anything since is dead (its TCP peer vanished) and is terminated. A pong that waits behind
+ * media on a slow link is no sign of a dead peer: any pong (the pacer's probes too) and any
+ * message count. A socket paused for storage cannot read its pong, which is
  * no sign of a dead peer: it is skipped, and counted alive when it resumes.
  */
 export class Heartbeat {
@@ -118,6 +145,7 @@ export class Heartbeat {
     const state = { alive: true };
     this.sockets.set(socket, state);
     socket.on('pong', () => (state.alive = true));
+    socket.on('message', () => (state.alive = true));
     socket.on('close', () => this.sockets.delete(socket));
     return state;
   }

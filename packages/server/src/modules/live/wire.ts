@@ -8,6 +8,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export type ClientMessage =
   | { kind: 'publish'; msg: IncomingPublish }
   | { kind: 'unpublish'; streamType: string }
+  | { kind: 'keyframe'; userId: string; track: string }
   | { kind: 'invalid'; code: string; message: string; id?: string };
 
 const invalid = (code: string, message: string, id?: string): ClientMessage => ({
@@ -56,6 +57,7 @@ export function decodeClientMessage(data: Buffer, isBinary: boolean): ClientMess
         payload: Buffer.from(frame.payload.buffer, frame.payload.byteOffset, frame.payload.byteLength),
         wireBytes: data.length,
         ...(frame.id !== undefined ? { id: frame.id } : {}),
+        ...(frame.layer !== undefined ? { layer: frame.layer } : {}),
       },
     };
   }
@@ -77,12 +79,19 @@ export function decodeClientMessage(data: Buffer, isBinary: boolean): ClientMess
   if (data.length > MAX_CONTROL_BYTES && !(m.type === 'publish' && media)) return tooLargeForControl(id);
   if (m.type === 'unpublish' && typeof m.stream_type === 'string')
     return { kind: 'unpublish', streamType: m.stream_type };
+  if (m.type === 'keyframe') {
+    if (typeof m.user_id !== 'string' || typeof m.track !== 'string')
+      return invalid(LIVE_ERRORS.BAD_MESSAGE, 'keyframe needs user_id and track strings', id);
+    return { kind: 'keyframe', userId: m.user_id, track: m.track };
+  }
   if (m.type !== 'publish')
-    return invalid(LIVE_ERRORS.BAD_MESSAGE, 'type must be "publish" or "unpublish"', id);
+    return invalid(LIVE_ERRORS.BAD_MESSAGE, 'type must be "publish", "unpublish" or "keyframe"', id);
   if (typeof m.stream_type !== 'string')
     return invalid(LIVE_ERRORS.BAD_MESSAGE, 'stream_type must be a string', id);
   if (typeof m.body !== 'string' || !BASE64.test(m.body))
     return invalid(LIVE_ERRORS.BAD_MESSAGE, 'body must be base64', id);
+  if (m.layer !== undefined && (typeof m.layer !== 'number' || !Number.isSafeInteger(m.layer)))
+    return invalid(LIVE_ERRORS.BAD_LAYER, 'layer must be an integer (0, 1 or 2)', id);
   if (
     m.timestamp_ms !== undefined &&
     (typeof m.timestamp_ms !== 'number' || !Number.isSafeInteger(m.timestamp_ms))
@@ -96,6 +105,7 @@ export function decodeClientMessage(data: Buffer, isBinary: boolean): ClientMess
       wireBytes: data.length,
       ...(m.timestamp_ms !== undefined ? { timestampMs: m.timestamp_ms as number } : {}),
       ...(id !== undefined ? { id } : {}),
+      ...(m.layer !== undefined ? { layer: m.layer as number } : {}),
     },
   };
 }

@@ -1,0 +1,150 @@
+/**
+ * Live sessions over slow links, measured (docs/protocol.md §6): `vss bot` with its defaults
+ * publishes (VP8 camera about 430 kbit/s, a tone, chat) to a real server process; one receiver is
+ * unconstrained, another sits behind a 250 kbit/s downlink that is then raised to 5 Mbit/s; in a
+ * second session the bot itself is behind a 300 kbit/s uplink. The links are network namespaces
+ * shaped with tc tbf (packages/server/test/support/netlab), so these tests need root; elsewhere
+ * they skip and say why. The figures are those of the benchmark (`npm run bench -- network`),
+ * which prints them per second.
+ *
+ * The server listens on 0.0.0.0 (HOST), so that the namespaces reach it through their link's
+ * host-side address; nothing else differs from its defaults but LOG_LEVEL=warn.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFfmpeg } from '../../src/bot/index.js';
+import {
+  freePort,
+  httpTenant,
+  processStorage,
+  runServer,
+  waitForHttp,
+  type Proc,
+} from '../../../server/test/support/process.js';
+import { netlabUnavailable } from '../../../server/test/support/netlab/links.js';
+import {
+  FULL_TIMINGS,
+  RATES,
+  runDownlink,
+  runUplink,
+  type Target,
+} from '../../../server/test/support/netlab/scenario.js';
+import { downlinkFigures, formatChecks, uplinkFigures } from '../../../server/test/support/netlab/figures.js';
+
+const skipped = ((): string | null => {
+  const reason = netlabUnavailable();
+  if (reason) return reason;
+  try {
+    findFfmpeg();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+})();
+if (skipped) console.error(`[vss] network tests skipped: ${skipped}`);
+
+const tm = FULL_TIMINGS;
+
+/** The first few undecodable frames, and why. */
+const brief = (list: Array<{ us: number; why: string }>) =>
+  list
+    .slice(0, 3)
+    .map((u) => `${u.us} µs (${u.why})`)
+    .join('; ') + (list.length > 3 ? '; …' : '');
+
+describe.skipIf(skipped !== null)('live media over slow links', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let proc: Proc;
+  let target: Target;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const env = {
+      ...(await processStorage('net', cleanups)),
+      PORT: String(port),
+      HOST: '0.0.0.0',
+      LOG_LEVEL: 'warn',
+    };
+    proc = runServer(env);
+    await waitForHttp(`http://127.0.0.1:${port}/health`);
+    target = { port, key: (await httpTenant(`http://127.0.0.1:${port}`)).key };
+  });
+  afterAll(async () => {
+    if (proc?.child.exitCode === null) {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it(`a receiver behind ${RATES.slowDownKbit} kbit/s keeps up with little delay, nobody else notices, and it recovers at ${RATES.fastDownKbit / 1000} Mbit/s`, async () => {
+    const f = downlinkFigures(await runDownlink(target, tm), tm);
+    console.error(formatChecks('[vss] slow downlink, then recovery:', f.checks));
+    const { slow, fast, recovery: rec } = f;
+    const said = (what: string, base?: number) =>
+      `${what}${base === undefined ? '' : ` (unconstrained: ${Math.round(base)})`}`;
+
+    // Slow downlink, from 5 s after the first frame, over 20 s.
+    expect.soft(slow.close, 'the slow receiver stays connected').toBeNull();
+    expect.soft(slow.delay.video.p95, said('video delay p95, ms', fast.delay.video.p95)).toBeLessThan(500);
+    expect.soft(slow.delay.audio.p95, said('audio delay p95, ms', fast.delay.audio.p95)).toBeLessThan(500);
+    expect
+      .soft(slow.audioMaxGapMs, said('longest gap between audio messages, ms', fast.audioMaxGapMs))
+      .toBeLessThanOrEqual(300);
+    expect
+      .soft(
+        slow.fpsMin,
+        said(`video frames in its worst second (each: ${slow.fpsPerSecond.join(' ')})`, fast.fpsMin),
+      )
+      .toBeGreaterThanOrEqual(3);
+    expect
+      .soft(f.undecodable.length, `video frames the slow receiver could not decode: ${brief(f.undecodable)}`)
+      .toBe(0);
+
+    // Others unaffected.
+    expect.soft(fast.delay.video.p95, 'unconstrained video delay p95, ms').toBeLessThan(150);
+    expect.soft(fast.delay.audio.p95, 'unconstrained audio delay p95, ms').toBeLessThan(150);
+    expect
+      .soft(f.fastReceived, 'fraction of the published frames the unconstrained receiver got')
+      .toBeGreaterThanOrEqual(0.95);
+
+    // Recovery after the raise.
+    expect
+      .soft(rec.recoveredAt, 'back to 90% of the unconstrained frame rate with delay p95 < 300 ms')
+      .not.toBeNull();
+    if (rec.recoveredAt !== null) {
+      expect.soft(rec.recoveredAt - f.raisedAt, 'ms from the raise to recovery').toBeLessThanOrEqual(10_000);
+      expect
+        .soft(rec.after!.fpsMean, said('frames/s after recovery', rec.baselineAfter!.fpsMean))
+        .toBeGreaterThanOrEqual(0.9 * rec.baselineAfter!.fpsMean);
+      expect.soft(rec.after!.delay.video.p95, 'video delay p95 after recovery, ms').toBeLessThan(300);
+      expect.soft(rec.after!.delay.audio.p95, 'audio delay p95 after recovery, ms').toBeLessThan(300);
+    }
+
+    // The recording is whole whatever the slow receiver missed.
+    expect(f.bot, "the bot's report").not.toBeNull();
+    expect.soft(f.bot!.framesAcked, 'the unconstrained bot got every frame acked').toBe(f.bot!.framesSent);
+    expect
+      .soft(f.recorded.cam + f.recorded.mic, 'recorded camera and microphone frames = acked frames')
+      .toBe(f.bot!.framesAcked);
+  }, 150_000);
+
+  it(`a publisher behind a ${RATES.slowUpKbit} kbit/s uplink reaches its receivers with little delay, and what was acked is recorded`, async () => {
+    const f = uplinkFigures(await runUplink(target, tm), tm);
+    console.error(formatChecks('[vss] slow uplink:', f.checks));
+    const r = f.receiver;
+    expect.soft(r.delay.video.p95, 'video delay p95, ms').toBeLessThan(500);
+    expect.soft(r.delay.audio.p95, 'audio delay p95, ms').toBeLessThan(500);
+    expect.soft(r.audioMaxGapMs, 'longest gap between audio messages, ms').toBeLessThanOrEqual(300);
+    expect
+      .soft(r.fpsMin, `video frames in the worst second (each: ${r.fpsPerSecond.join(' ')})`)
+      .toBeGreaterThanOrEqual(3);
+    expect
+      .soft(f.undecodable.length, `video frames the receiver could not decode: ${brief(f.undecodable)}`)
+      .toBe(0);
+    expect(f.bot, "the bot's report").not.toBeNull();
+    expect(f.bot!.framesAcked, 'the bot got acks at all').toBeGreaterThan(0);
+    expect
+      .soft(f.recorded.cam + f.recorded.mic, 'recorded camera and microphone frames >= acked frames')
+      .toBeGreaterThanOrEqual(f.bot!.framesAcked);
+  }, 120_000);
+});

@@ -1,0 +1,252 @@
+import { LAYER_COUNT, type Layer, type LayerState, type TrackKind } from '@vss/protocol';
+
+/** A media message as the receivers' side sees it, worked out once per message. */
+export interface MediaInfo {
+  /** `<publisher>/<kind>` */
+  track: string;
+  publisher: string;
+  kind: TrackKind;
+  layer: Layer;
+  /** a key frame (JPEG pictures are all key frames), or audio */
+  key: boolean;
+  audio: boolean;
+}
+
+/** A layer not seen for this long is no longer offered. */
+const LAYER_GONE_MS = 2000;
+
+/** Which layers of each video track a session's publishers are sending, and at what rate. */
+export class LayerRates {
+  private readonly tracks = new Map<string, { bytes: number; since: number; bps: number; seen: number }[]>();
+
+  /** Counts a message of `track`'s `layer`. */
+  saw(track: string, layer: Layer, bytes: number, now: number): void {
+    let layers = this.tracks.get(track);
+    if (!layers) {
+      layers = Array.from({ length: LAYER_COUNT }, () => ({ bytes: 0, since: now, bps: 0, seen: 0 }));
+      this.tracks.set(track, layers);
+    }
+    const l = layers[layer]!;
+    if (now - l.seen > LAYER_GONE_MS) Object.assign(l, { bytes: 0, since: now, bps: 0 });
+    l.seen = now;
+    l.bytes += bytes;
+    // A rate over the last second or so: start a new count each second, keep the last figure.
+    if (now - l.since >= 1000) {
+      l.bps = (l.bytes * 1000) / (now - l.since);
+      l.bytes = 0;
+      l.since = now;
+    }
+  }
+
+  /** The layers of `track` being sent now, best first. */
+  offered(track: string, now: number): Layer[] {
+    const layers = this.tracks.get(track);
+    if (!layers) return [];
+    const out: Layer[] = [];
+    layers.forEach((l, i) => {
+      if (l.seen > 0 && now - l.seen <= LAYER_GONE_MS) out.push(i as Layer);
+    });
+    return out;
+  }
+
+  /** Bytes per second of `track`'s `layer` lately (0 when unknown). */
+  bps(track: string, layer: Layer): number {
+    return this.tracks.get(track)?.[layer]?.bps ?? 0;
+  }
+
+  /** Whether `track` has been sent recently at all. */
+  has(track: string, now: number): boolean {
+    return this.offered(track, now).length > 0;
+  }
+
+  forget(publisher: string): void {
+    for (const key of this.tracks.keys()) if (key.startsWith(`${publisher}/`)) this.tracks.delete(key);
+  }
+}
+
+/** Queueing (ms) over which a receiver's layers step down, and under which they may step up. */
+const CONGESTED_MS = 150;
+const CLEAR_MS = 50;
+/** Layers change at most this often, so that one measurement is not acted on twice. */
+const HOLD_MS = 1000;
+/** A step up is tried after the link has been clear this long; doubled after each failed try. */
+const PROBE_FIRST_MS = 2000;
+const PROBE_MAX_MS = 8000;
+/** A step down this soon after a step up means the step up failed. */
+const PROBE_FAIL_MS = 3000;
+/**
+ * A link that queued this recently is known to be full: a step up is tried there only when its
+ * measured rate has room for the better layer (trying one that does not fit sends a key frame,
+ * the largest picture, into a full link, and the receiver's audio waits behind it).
+ */
+const FULL_MEMORY_MS = 10_000;
+/** Of a full link's measured rate, the share a step up may plan to use. */
+const HEADROOM = 0.85;
+/** A key frame of a layer is asked for again if the switch has not happened after this long. */
+const ASK_AGAIN_MS = 1000;
+
+interface TrackState {
+  publisher: string;
+  kind: TrackKind;
+  /** the layer forwarded now; null until its first key frame */
+  current: Layer | null;
+  target: Layer;
+  /** nothing of this track is forwarded until a key frame of `target` */
+  needKey: boolean;
+  told: { layer: Layer; state: LayerState };
+  changedAt: number;
+  upAt: number;
+  clearSince: number;
+  probeMs: number;
+  askedAt: number;
+}
+
+/** What a receiver's chooser needs from around it. */
+export interface ChooserHooks {
+  /** ask the publisher for a key frame on a layer (rate limited where the publisher is) */
+  askKeyFrame(publisher: string, kind: TrackKind, layer: Layer): void;
+  /** tell this receiver what it gets of a publisher's track now */
+  tell(publisher: string, kind: TrackKind, layer: Layer, state: LayerState): void;
+  /** counts, for the metrics */
+  switched(): void;
+  skipped(): void;
+}
+
+/**
+ * For one receiver: which layer of each publisher's video track it gets. It starts at the best
+ * layer, steps down one layer when its link queues, and tries one step up after the link has been
+ * clear for a while (backing off when the try fails). A change takes effect at a key frame of the
+ * new layer, which it asks the publisher for; until then the old layer goes on. When the receiver's
+ * queued video grew too old (`stall`), nothing of that track goes until a key frame of the target
+ * layer, so that no frame reaches a decoder without its references.
+ */
+export class LayerChooser {
+  private readonly tracks = new Map<string, TrackState>();
+  private congestedAt = -Infinity;
+
+  constructor(
+    private readonly rates: LayerRates,
+    private readonly hooks: ChooserHooks,
+  ) {}
+
+  /** Whether to forward this video message to the receiver. */
+  admit(m: MediaInfo, now: number): boolean {
+    let st = this.tracks.get(m.track);
+    if (!st) {
+      st = {
+        publisher: m.publisher,
+        kind: m.kind,
+        current: null,
+        target: this.rates.offered(m.track, now)[0] ?? m.layer,
+        needKey: true,
+        told: { layer: 0, state: 'full' },
+        changedAt: now,
+        upAt: 0,
+        clearSince: now,
+        probeMs: PROBE_FIRST_MS,
+        askedAt: 0,
+      };
+      this.tracks.set(m.track, st);
+    }
+    if (m.layer === st.target && m.key) {
+      if (st.current !== m.layer || st.needKey) this.hooks.switched();
+      st.current = m.layer;
+      st.needKey = false;
+      this.report(st);
+      return true;
+    }
+    if (!st.needKey && m.layer === st.current) return true;
+    if (st.target !== st.current || st.needKey) this.ask(st, now);
+    return false;
+  }
+
+  /** The receiver's queued video of `track` was dropped: wait for a key frame. */
+  stall(track: string, now: number): void {
+    const st = this.tracks.get(track);
+    if (!st) return;
+    this.hooks.skipped();
+    st.needKey = true;
+    this.stepDown(st, now);
+    this.ask(st, now);
+    this.report(st);
+  }
+
+  /**
+   * Re-weighs every track against the link's queueing (ms), after each measurement; `link` is
+   * the link's measured rate and what this receiver is sent now (bytes per second).
+   */
+  update(queueMs: number, now: number, link: { rateBps: number; usedBps: number }): void {
+    if (queueMs > CONGESTED_MS) this.congestedAt = now;
+    for (const [track, st] of this.tracks) {
+      const offered = this.rates.offered(track, now);
+      if (offered.length === 0) continue;
+      // A layer no longer sent (the publisher stepped down) is replaced by the nearest one sent.
+      if (!offered.includes(st.target)) st.target = offered.find((l) => l > st.target) ?? offered.at(-1)!;
+      if (queueMs > CONGESTED_MS) {
+        st.clearSince = now;
+        if (now - st.changedAt >= HOLD_MS) this.stepDown(st, now);
+      } else if (queueMs < CLEAR_MS) {
+        const better = offered.filter((l) => l < st.target).at(-1);
+        const extra =
+          better === undefined ? 0 : this.rates.bps(track, better) - this.rates.bps(track, st.target);
+        const fits =
+          now - this.congestedAt > FULL_MEMORY_MS || link.usedBps + extra <= link.rateBps * HEADROOM;
+        if (
+          better !== undefined &&
+          fits &&
+          now - st.clearSince >= st.probeMs &&
+          now - st.changedAt >= HOLD_MS
+        ) {
+          st.target = better;
+          st.changedAt = now;
+          st.upAt = now;
+          st.clearSince = now;
+          this.ask(st, now);
+        }
+      } else st.clearSince = now;
+      if (st.target !== st.current && now - st.askedAt >= ASK_AGAIN_MS) this.ask(st, now);
+    }
+  }
+
+  /** The layer each track is forwarded at now (for the metrics): a layer, or null when stalled. */
+  *layers(): Iterable<Layer | null> {
+    for (const st of this.tracks.values()) yield st.needKey ? null : st.current;
+  }
+
+  /** The layer this receiver gets of `track` now (0 when it gets none yet). */
+  layerOf(track: string): Layer {
+    const st = this.tracks.get(track);
+    return st ? (st.current ?? st.target) : 0;
+  }
+
+  /** A publisher left or stopped a track: forget what was chosen for it. */
+  forget(track: string): void {
+    this.tracks.delete(track);
+  }
+
+  private stepDown(st: TrackState, now: number): void {
+    const offered = this.rates.offered(`${st.publisher}/${st.kind}`, now);
+    const worse = offered.find((l) => l > (st.current ?? st.target));
+    if (worse === undefined || worse <= st.target) return;
+    if (now - st.upAt < PROBE_FAIL_MS) st.probeMs = Math.min(PROBE_MAX_MS, st.probeMs * 2);
+    else st.probeMs = PROBE_FIRST_MS;
+    st.target = worse;
+    st.changedAt = now;
+    st.clearSince = now;
+    this.ask(st, now);
+  }
+
+  private ask(st: TrackState, now: number): void {
+    if (now - st.askedAt < ASK_AGAIN_MS / 2) return;
+    st.askedAt = now;
+    this.hooks.askKeyFrame(st.publisher, st.kind, st.target);
+  }
+
+  private report(st: TrackState): void {
+    const layer = st.needKey ? st.target : (st.current ?? st.target);
+    const state: LayerState = st.needKey ? 'stalled' : layer === 0 ? 'full' : 'reduced';
+    if (st.told.layer === layer && st.told.state === state) return;
+    st.told = { layer, state };
+    this.hooks.tell(st.publisher, st.kind, layer, state);
+  }
+}

@@ -1,0 +1,213 @@
+import type { Layer, LayerState, TrackKind } from '@vss/protocol';
+import { LayerChooser, type LayerRates, type MediaInfo } from './layers.js';
+import { LinkEstimate, PROBE_MS } from './link.js';
+
+/** A receiver's video that would wait longer than this is dropped, and the track waits for a key frame. */
+export const VIDEO_BUDGET_MS = 250;
+/** Audio the link could not carry for this long is stale: hearing it now would only add delay. */
+const AUDIO_STALE_MS = 2000;
+
+/** The socket under a pacer. */
+export interface Wire {
+  readonly open: boolean;
+  /**
+   * false while the socket is not read (its publisher waits for storage, see
+   * pauseWhileStorageBehind): its pongs cannot be read either, so the link cannot be measured
+   */
+  readonly reading: boolean;
+  write(data: Buffer | string, text: boolean): void;
+  ping(payload: Buffer): void;
+}
+
+/** What a pacer counts, for the hub's statistics and the metrics. */
+export interface PacerStats {
+  /** media messages not delivered: stale audio, and video skipped to a key frame */
+  dropped: number;
+  layerSwitches: number;
+  keyframeSkips: number;
+}
+
+interface Item {
+  data: Buffer | string;
+  text: boolean;
+  bytes: number;
+  at: number;
+  track?: string;
+  key?: boolean;
+}
+
+/** What the pacer asks of the session around it. */
+export interface PacerHooks {
+  askKeyFrame(publisher: string, kind: TrackKind, layer: Layer): void;
+  /** a `layer` control for this receiver, as its wire form */
+  layerControl(publisher: string, kind: TrackKind, layer: Layer, state: LayerState): string;
+}
+
+/**
+ * One receiver's delivery (docs/protocol.md §6): a queue per lane, control and chat before audio
+ * before video, written out only while what is in flight fits the link (LinkEstimate), and the
+ * layer of each publisher's video chosen for this receiver (LayerChooser). A fast receiver never
+ * queues here: what arrives is written at once.
+ */
+export class ReceiverPacer {
+  readonly link = new LinkEstimate();
+  readonly chooser: LayerChooser;
+  private readonly control: Item[] = [];
+  private readonly audio: Item[] = [];
+  private readonly video: Item[] = [];
+  private queuedBytes = 0;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private writtenSinceProbe = false;
+
+  constructor(
+    private readonly wire: Wire,
+    rates: LayerRates,
+    private readonly stats: PacerStats,
+    private readonly hooks: PacerHooks,
+  ) {
+    this.chooser = new LayerChooser(rates, {
+      askKeyFrame: (p, k, l) => hooks.askKeyFrame(p, k, l),
+      tell: (p, k, l, s) => this.sendControl(hooks.layerControl(p, k, l, s)),
+      switched: () => (stats.layerSwitches += 1),
+      skipped: () => (stats.keyframeSkips += 1),
+    });
+  }
+
+  /** Bytes waiting here, not yet written (control and audio: what is never dropped for video). */
+  get backlog(): number {
+    return this.queuedBytes;
+  }
+
+  /** A control or chat message (or a replay's message): never dropped, first in line. */
+  sendControl(data: Buffer | string, text = true): void {
+    this.push(this.control, { data, text, bytes: data.length, at: Date.now() });
+  }
+
+  /** A media message; `build` makes its wire form, called only when it is to be sent. */
+  sendMedia(m: MediaInfo, text: boolean, build: () => Buffer): void {
+    const now = Date.now();
+    if (!m.audio && !this.chooser.admit(m, now)) return;
+    const data = build();
+    const item: Item = {
+      data,
+      text,
+      bytes: data.length,
+      at: now,
+      ...(m.audio ? {} : { track: m.track, key: m.key }),
+    };
+    this.push(m.audio ? this.audio : this.video, item);
+  }
+
+  /** A pong: what the link took in. Writes what now fits. */
+  onPong(payload: Buffer): void {
+    const now = Date.now();
+    if (!this.link.onPong(payload, now)) return;
+    this.chooser.update(Math.max(this.link.queueMs, this.oldestVideoMs(now)), now, this.link);
+    this.flush();
+  }
+
+  /** Stops the probe timer (the socket closed). */
+  stop(): void {
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+  }
+
+  private push(lane: Item[], item: Item): void {
+    // The fast path: nothing waiting and room in flight, as for every receiver on a fast link.
+    if (this.queuedBytes === 0 && this.hasRoom()) return this.write(item);
+    lane.push(item);
+    this.queuedBytes += item.bytes;
+    // Video that went stale while the link was full is dropped now, not when the link has room:
+    // what waits here stays within the video budget however long the receiver stalls.
+    if (item.track) this.pruneVideo(item.at);
+    this.flush();
+  }
+
+  private flush(): void {
+    const now = Date.now();
+    while (this.wire.open && this.hasRoom()) {
+      const item = this.control.shift() ?? this.freshAudio(now) ?? this.freshVideo(now);
+      if (!item) break;
+      this.queuedBytes -= item.bytes;
+      this.write(item);
+    }
+  }
+
+  /**
+   * Whether what is in flight leaves room for more. While the socket is not read, its pongs wait
+   * unread and would hold its deliveries for as long as storage is behind: it is written to as if
+   * the link kept up (what it then takes in is measured once reading resumes).
+   */
+  private hasRoom(): boolean {
+    return !this.wire.reading || this.link.inFlight < this.link.window;
+  }
+
+  private write(item: Item): void {
+    if (!this.wire.open) return;
+    this.wire.write(item.data, item.text);
+    this.link.sent += item.bytes;
+    this.writtenSinceProbe = true;
+    this.scheduleProbe();
+  }
+
+  /**
+   * Pings after what was written, at most every PROBE_MS: at once when the last probe is old
+   * enough, else when it will be, so that the last bytes written are always covered by a probe.
+   */
+  private scheduleProbe(): void {
+    if (this.probeTimer) return;
+    const wait = this.link.lastProbeAt + PROBE_MS - Date.now();
+    if (wait <= 0) return this.probeNow();
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = null;
+      this.probeNow();
+    }, wait);
+    this.probeTimer.unref();
+  }
+
+  private probeNow(): void {
+    if (!this.writtenSinceProbe || !this.wire.open) return;
+    this.writtenSinceProbe = false;
+    this.wire.ping(this.link.probe(Date.now(), !this.wire.reading));
+  }
+
+  private freshAudio(now: number): Item | undefined {
+    while (this.audio.length > 0 && now - this.audio[0]!.at > AUDIO_STALE_MS) {
+      this.queuedBytes -= this.audio.shift()!.bytes;
+      this.stats.dropped += 1;
+    }
+    return this.audio.shift();
+  }
+
+  /**
+   * The next video message. A track whose queued video is too old skips to its newest key frame
+   * still fresh in the queue; without one, its queue is dropped and it waits for the next key
+   * frame (`stalled`).
+   */
+  private freshVideo(now: number): Item | undefined {
+    this.pruneVideo(now);
+    return this.video.shift();
+  }
+
+  private pruneVideo(now: number): void {
+    while (this.video.length > 0 && now - this.video[0]!.at > VIDEO_BUDGET_MS) {
+      const track = this.video[0]!.track!;
+      const from = this.video.findLastIndex(
+        (v) => v.track === track && v.key && now - v.at <= VIDEO_BUDGET_MS,
+      );
+      for (let i = (from < 0 ? this.video.length : from) - 1; i >= 0; i--) {
+        if (this.video[i]!.track !== track) continue;
+        this.queuedBytes -= this.video[i]!.bytes;
+        this.video.splice(i, 1);
+        this.stats.dropped += 1;
+      }
+      if (from < 0) this.chooser.stall(track, now);
+      else this.stats.keyframeSkips += 1;
+    }
+  }
+
+  /** How long the oldest video waiting here has waited (0: none waits). */
+  oldestVideoMs(now: number): number {
+    return this.video.length > 0 ? now - this.video[0]!.at : 0;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
+import type { SessionsTable } from '../../db/types.js';
+import type { LiveSession } from './connection.js';
+import { LayerRates } from './layers.js';
+import type { StorageBudget } from './storage-budget.js';
+import type { LiveStore } from './store.js';
+
+/**
+ * The live sessions of this process, each made once (concurrent joins must share it, or a
+ * participant is orphaned), and the session of each local connection, so that every publish finds
+ * its session without a scan.
+ */
+export class SessionRegistry {
+  readonly sessions = new Map<string, LiveSession>();
+  private readonly loading = new Map<string, Promise<LiveSession>>();
+  readonly byConn = new Map<string, LiveSession>();
+  /**
+   * The layer rates of each session, made before its first member has joined: a receiver's pacer
+   * is made with its socket, before the join is recorded.
+   */
+  private readonly rates = new Map<string, LayerRates>();
+
+  constructor(
+    private readonly deps: {
+      fanout: Fanout;
+      store: LiveStore;
+      storage: StorageBudget;
+      onRemote: (live: LiveSession, m: FanoutMessage) => void;
+    },
+  ) {}
+
+  /** The layer rates of a session (made on first use; forgotten with the session). */
+  ratesOf(sessionId: string): LayerRates {
+    let r = this.rates.get(sessionId);
+    if (!r) {
+      r = new LayerRates();
+      this.rates.set(sessionId, r);
+    }
+    return r;
+  }
+
+  load(session: SessionsTable, orgId: string): Promise<LiveSession> {
+    const existing = this.sessions.get(session.id);
+    if (existing) return Promise.resolve(existing);
+    let pending = this.loading.get(session.id);
+    if (!pending) {
+      pending = (async () => {
+        await this.deps.storage.load(orgId);
+        const live: LiveSession = {
+          session,
+          orgId,
+          redacted: new Set(await this.deps.store.redactedUsers(session.id)),
+          members: new Map(),
+          rates: this.ratesOf(session.id),
+          unsubscribe: () => {},
+          chain: Promise.resolve(),
+        };
+        live.unsubscribe = await this.deps.fanout.subscribe(session.id, (m) => this.deps.onRemote(live, m));
+        this.sessions.set(session.id, live);
+        return live;
+      })().finally(() => this.loading.delete(session.id));
+      this.loading.set(session.id, pending);
+    }
+    return pending;
+  }
+
+  /** Forgets a session that has no member left here. */
+  drop(live: LiveSession): void {
+    if (this.sessions.get(live.session.id) !== live) return;
+    this.sessions.delete(live.session.id);
+    this.rates.delete(live.session.id);
+    live.unsubscribe();
+  }
+
+  /** Every local connection. */
+  allConnections() {
+    return [...this.sessions.values()].flatMap((s) => [...s.members.values()].map((m) => m.conn));
+  }
+}
