@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLink, netlabUnavailable, type Link } from '../../server/test/support/netlab/links.js';
 import {
+  chromiumIn,
   createSession,
   describeBrowser,
   joinLive,
@@ -11,17 +13,15 @@ import {
   receiver,
   signIn,
   signUp,
-  slowLink,
-  slowLinkSkipReason,
   startVss,
-  type SlowLink,
+  type ChromiumInNamespace,
   type Vss,
   watchSentVideo,
 } from './support/browser.js';
 
 /** Where this test leaves its screenshots (outside the repository: they are for looking at). */
 const SHOTS = '/tmp/vss-slow-link';
-const skip = slowLinkSkipReason();
+const skip = netlabUnavailable();
 if (skip) {
   // eslint-disable-next-line no-console -- the one line that says why this test did not run
   console.log(`[vss] slow-link browser test skipped: ${skip}.`);
@@ -63,15 +63,17 @@ async function distinctPictures(
 }
 
 describeBrowser('a participant on a slow link', () => {
-  let link: SlowLink | undefined;
+  let link: Link | undefined;
+  let inNs: ChromiumInNamespace | undefined;
   let vss: Vss | undefined;
   let near: Browser | undefined;
   let far: Browser | undefined;
   let origin = '';
   beforeAll(async () => {
     if (skip) return;
-    link = slowLink(250);
-    const hostAddr = link.hostAddr;
+    link = createLink({ downKbit: 250 });
+    inNs = chromiumIn(link.ns);
+    const hostAddr = link.hostAddress;
     // Listening on every address: the namespace reaches the host through the veth pair. Both
     // browsers use that address, the server's public one (its same-origin rule checks it).
     vss = await startVss((port) => ({ HOST: '0.0.0.0', PUBLIC_BASE_URL: `http://${hostAddr}:${port}` }));
@@ -81,7 +83,7 @@ describeBrowser('a participant on a slow link', () => {
     const args = [`--unsafely-treat-insecure-origin-as-secure=${origin}`];
     [near, far] = await Promise.all([
       launchBrowser({ args }),
-      launchBrowser({ args, executablePath: link.chromium }),
+      launchBrowser({ args, executablePath: inNs.executablePath }),
     ]);
   });
   afterAll(async () => {
@@ -89,6 +91,7 @@ describeBrowser('a participant on a slow link', () => {
     await near?.close();
     await vss?.stop();
     link?.destroy();
+    inNs?.remove();
   });
 
   it.skipIf(skip !== null)(
@@ -139,7 +142,8 @@ describeBrowser('a participant on a slow link', () => {
 });
 
 describeBrowser('a publisher on a slow uplink', () => {
-  let link: SlowLink | undefined;
+  let link: Link | undefined;
+  let inNs: ChromiumInNamespace | undefined;
   let vss: Vss | undefined;
   let far: Browser | undefined;
   let origin = '';
@@ -147,19 +151,21 @@ describeBrowser('a publisher on a slow uplink', () => {
     if (skip) return;
     // 200 kbit/s up: the camera's three layers (300-400 kbit/s of Chromium's fake camera) and the
     // sound (about 80 kbit/s on the wire) do not fit together.
-    link = slowLink(0, 200);
-    const hostAddr = link.hostAddr;
+    link = createLink({ upKbit: 200 });
+    inNs = chromiumIn(link.ns);
+    const hostAddr = link.hostAddress;
     vss = await startVss((port) => ({ HOST: '0.0.0.0', PUBLIC_BASE_URL: `http://${hostAddr}:${port}` }));
     origin = `http://${hostAddr}:${new URL(vss.base).port}`;
     far = await launchBrowser({
       args: [`--unsafely-treat-insecure-origin-as-secure=${origin}`],
-      executablePath: link.chromium,
+      executablePath: inNs.executablePath,
     });
   });
   afterAll(async () => {
     await far?.close();
     await vss?.stop();
     link?.destroy();
+    inNs?.remove();
   });
 
   it.skipIf(skip !== null)(

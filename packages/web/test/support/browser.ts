@@ -3,7 +3,6 @@
  * built dashboard, driven in Debian's Chromium by playwright-core, with Chromium's fake camera and
  * microphone. Skipped, with the reason printed, on a machine without Chromium.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -319,90 +318,21 @@ export async function receiver(vss: Vss, page: Page, sessionId: string, userId: 
   return { client, video, controls, close: () => client.close() };
 }
 
-/** Runs `ip` or `tc`; throws with its message when it fails. */
-function net(cmd: 'ip' | 'tc', args: string[]): void {
-  execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+/** A Chromium that runs inside a network namespace: a wrapper script, and its removal. */
+export interface ChromiumInNamespace {
+  executablePath: string;
+  remove(): void;
 }
 
 /**
- * Why a browser cannot be put behind a slow link here (a network namespace, a veth pair and a
- * token-bucket filter need root and iproute2), or null when it can.
+ * Writes a wrapper that starts CHROMIUM inside network namespace `ns` (a netlab link's,
+ * packages/server/test/support/netlab/links.ts), for `launchBrowser({ executablePath })`.
+ * Why a wrapper: playwright starts the executable it is given and talks to it over inherited
+ * pipes, which `ip netns exec` passes on.
  */
-export function slowLinkSkipReason(): string | null {
-  if (process.getuid?.() !== 0) return 'not root: network namespaces need it';
-  for (const cmd of ['ip', 'tc'] as const) {
-    try {
-      execFileSync(cmd, ['-V'], { stdio: 'ignore' });
-    } catch {
-      return `no ${cmd} command (apt-get install iproute2)`;
-    }
-  }
-  return null;
-}
-
-/** A network namespace joined to this host by a veth pair whose host side paces what goes in. */
-export interface SlowLink {
-  ns: string;
-  /** the host's address on the link: what a program in the namespace connects to */
-  hostAddr: string;
-  nsAddr: string;
-  /** a Chromium that runs in the namespace (a wrapper script around CHROMIUM) */
-  chromium: string;
-  destroy(): void;
-}
-
-let links = 0;
-/**
- * A namespace whose downlink (host → namespace) carries `downKbit` kbit/s through a token-bucket
- * filter on the host side of the veth pair, and its uplink `upKbit` through one on the namespace's
- * side; 0 leaves that direction unlimited. The names carry this process's id, so parallel test
- * runs do not collide.
- */
-export function slowLink(downKbit: number, upKbit = 0): SlowLink {
-  const n = ++links;
-  const tag = `${process.pid % 100_000}x${n}`;
-  const ns = `vssweb${tag}`;
-  const host = `vwh${tag}`;
-  const inner = `vwn${tag}`;
-  // a /30 in 10.213.0.0/16 picked from the process id: distinct between concurrent runs
-  const slot = (process.pid * 8 + n) % 16_384;
-  const prefix = `10.213.${slot >> 6}.${(slot & 63) * 4}`.split('.').map(Number);
-  const addr = (last: number) => `${prefix[0]}.${prefix[1]}.${prefix[2]}.${prefix[3]! + last}`;
-  const hostAddr = addr(1);
-  const nsAddr = addr(2);
+export function chromiumIn(ns: string): ChromiumInNamespace {
   const dir = mkdtempSync(join(tmpdir(), 'vss-netns-'));
-  const destroy = () => {
-    try {
-      net('ip', ['netns', 'del', ns]);
-    } catch {
-      // not made, or gone already
-    }
-    try {
-      net('ip', ['link', 'del', host]);
-    } catch {
-      // deleted with the namespace
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    net('ip', ['netns', 'add', ns]);
-    net('ip', ['link', 'add', host, 'type', 'veth', 'peer', 'name', inner]);
-    net('ip', ['link', 'set', inner, 'netns', ns]);
-    net('ip', ['addr', 'add', `${hostAddr}/30`, 'dev', host]);
-    net('ip', ['link', 'set', host, 'up']);
-    net('ip', ['-n', ns, 'addr', 'add', `${nsAddr}/30`, 'dev', inner]);
-    net('ip', ['-n', ns, 'link', 'set', inner, 'up']);
-    net('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
-    const tbf = (kbit: number) => ['root', 'tbf', 'rate', `${kbit}kbit`, 'burst', '8kb', 'latency', '80ms'];
-    if (downKbit) net('tc', ['qdisc', 'add', 'dev', host, ...tbf(downKbit)]);
-    if (upKbit) net('tc', ['-n', ns, 'qdisc', 'add', 'dev', inner, ...tbf(upKbit)]);
-  } catch (err) {
-    destroy();
-    throw new Error(`could not make the slow link: ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
-  }
-  const chromiumPath = join(dir, 'chromium-in-netns');
-  // Why a wrapper: playwright starts the executable it is given, and talks to it over inherited
-  // pipes, which `ip netns exec` passes on.
-  writeFileSync(chromiumPath, `#!/bin/sh\nexec ip netns exec ${ns} ${CHROMIUM} "$@"\n`, { mode: 0o755 });
-  return { ns, hostAddr, nsAddr, chromium: chromiumPath, destroy };
+  const executablePath = join(dir, 'chromium-in-netns');
+  writeFileSync(executablePath, `#!/bin/sh\nexec ip netns exec ${ns} ${CHROMIUM} "$@"\n`, { mode: 0o755 });
+  return { executablePath, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
