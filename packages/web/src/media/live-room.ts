@@ -4,21 +4,38 @@
  * camera, microphone and screen published as `media/<self>/<kind>`.
  */
 import { LiveClient, type LiveMessage } from '@vss/client';
-import { CLOSE, LIVE_ERRORS, parseMediaStream, type ControlFrame, type TrackKind } from '@vss/protocol';
+import {
+  CLOSE,
+  LIVE_ERRORS,
+  RECEIVER_KEYFRAME_INTERVAL_MS,
+  parseMediaStream,
+  type ControlFrame,
+  type TrackKind,
+} from '@vss/protocol';
 import { errorMessage } from '../api';
 import { AudioOut } from './audio-out';
-import { AudioPublisher } from './audio-publisher';
 import { capture } from './local-media';
+import { startPublishing, type Publishing } from './publishing';
 import { RateBudget } from './rate-budget';
 import { readEnvelope } from './envelope';
-import { initialState, sharingOrder, withChat, withTrack, type Layout, type RoomState } from './room-state';
-import { PROFILES, VideoPublisher } from './video-publisher';
+import {
+  initialState,
+  sharingOrder,
+  withChat,
+  withTrack,
+  withVideoState,
+  type Layout,
+  type RoomState,
+} from './room-state';
+import { Uplink, UPLINK_TICK_MS } from './uplink';
 import { VideoTrackDecoder } from './video-track';
 
-/** Queued bytes on the socket past which video frames are skipped (docs/protocol.md §6). */
-const VIDEO_QUEUE_BYTES = 256 * 1024;
-/** The same for audio: small chunks that matter more, so a longer queue is tolerated. */
-const AUDIO_QUEUE_BYTES = 1024 * 1024;
+/**
+ * A decoder that lost the picture asks for a key frame at most this often: the server passes on
+ * one a second per track from each receiver and refuses more (docs/protocol.md §6); the margin
+ * keeps timer jitter from making one too early.
+ */
+const KEYFRAME_ASK_EVERY_MS = RECEIVER_KEYFRAME_INTERVAL_MS + 100;
 const OPEN = 1;
 const DEVICE: Record<TrackKind, string> = { cam: 'camera', mic: 'microphone', screen: 'screen share' };
 
@@ -32,12 +49,6 @@ export interface RoomOptions {
   audio: AudioContext | null;
 }
 
-interface Publishing {
-  track: MediaStreamTrack;
-  stop(): void;
-  requestKeyFrame(): void;
-}
-
 /** A live room; subscribe() and snapshot() make it a store for React's useSyncExternalStore. */
 export class LiveRoom {
   private readonly client: LiveClient;
@@ -45,6 +56,9 @@ export class LiveRoom {
   private readonly budget = new RateBudget();
   private readonly decoders = new Map<string, VideoTrackDecoder>();
   private readonly pubs = new Map<TrackKind, Publishing>();
+  /** how much video this connection's uplink carries (uplink.ts) */
+  private readonly uplink: Uplink;
+  private uplinkTimer: ReturnType<typeof setInterval> | null = null;
   private readonly listeners = new Set<() => void>();
   private state: RoomState;
   private left = false;
@@ -62,6 +76,12 @@ export class LiveRoom {
       format: 'binary',
       WebSocket,
     });
+    this.uplink = new Uplink(
+      () => this.client.bufferedAmount,
+      (step) => {
+        for (const p of this.pubs.values()) p.setStep(step);
+      },
+    );
     this.client.on('control', (c) => this.onControl(c));
     this.client.on('message', (m) => this.onMessage(m));
     this.client.on('reconnecting', ({ attempt }) =>
@@ -69,6 +89,7 @@ export class LiveRoom {
     );
     this.client.on('reconnect', () => {
       this.set({ status: 'live', detail: null, error: null });
+      this.uplink.reset();
       this.keyFrames();
     });
     this.client.on('close', (ev) => {
@@ -106,7 +127,15 @@ export class LiveRoom {
   attachVideo(userId: string, kind: 'cam' | 'screen', canvas: HTMLCanvasElement): () => void {
     const stream = `media/${userId}/${kind}`;
     this.decoders.get(stream)?.close();
-    const decoder = new VideoTrackDecoder(canvas);
+    let asked = -Infinity;
+    // The picture is lost (a decoding error, frames dropped): a key frame brings it back.
+    const lost = () => {
+      const now = performance.now();
+      if (now - asked < KEYFRAME_ASK_EVERY_MS || this.client.readyState !== OPEN) return;
+      asked = now;
+      void this.client.requestKeyFrame(userId, kind).catch(() => undefined);
+    };
+    const decoder = new VideoTrackDecoder(canvas, lost);
     this.decoders.set(stream, decoder);
     return () => {
       decoder.close();
@@ -130,13 +159,26 @@ export class LiveRoom {
       if ('error' in got) return this.set({ notice: got.error });
       track = got.track;
       if (this.left) return track.stop();
-      const pub = await this.publisher(kind, track);
+      const pub = await startPublishing(kind, track, {
+        client: this.client,
+        userId: this.opts.userId,
+        budget: this.budget,
+        uplink: this.uplink,
+        failed: (err) => {
+          if (!this.left)
+            this.set({ notice: `Your ${DEVICE[kind]} is not being sent: ${errorMessage(err)}` });
+        },
+        refused: (message) => {
+          if (!this.left) this.set({ error: message });
+        },
+      });
       // Why check again: leave() may have run while the encoder was being set up.
       if (this.left) {
         pub.stop();
         return track.stop();
       }
       this.pubs.set(kind, pub);
+      this.watchUplink();
       // Why: the browser's own "Stop sharing" button (or an unplugged camera) ends the track.
       track.addEventListener('ended', () => void this.stopPublishing(kind));
       const local =
@@ -194,39 +236,10 @@ export class LiveRoom {
   private release(): void {
     this.left = true;
     for (const kind of [...this.pubs.keys()]) this.stopLocal(kind);
+    this.watchUplink();
     for (const d of this.decoders.values()) d.close();
     this.decoders.clear();
     this.out?.close();
-  }
-
-  private async publisher(kind: TrackKind, track: MediaStreamTrack): Promise<Publishing> {
-    const stream = `media/${this.opts.userId}/${kind}`;
-    const send = (payload: Uint8Array) =>
-      this.client.publish(stream, payload).then(
-        () => true,
-        () => false,
-      );
-    const failed = (err: unknown) => {
-      if (!this.left) this.set({ notice: `Your ${DEVICE[kind]} is not being sent: ${errorMessage(err)}` });
-    };
-    const ready = (max: number, use: 'video' | 'audio') => () =>
-      this.client.readyState === OPEN && this.client.bufferedAmount < max && this.budget.take(use);
-    if (kind === 'mic') {
-      const p = new AudioPublisher(
-        track,
-        { ready: ready(AUDIO_QUEUE_BYTES, 'audio'), send, failed },
-        await AudioPublisher.canEncode(),
-      );
-      return { track, stop: () => p.stop(), requestKeyFrame: () => undefined };
-    }
-    const profile = PROFILES[kind];
-    const p = new VideoPublisher(
-      track,
-      profile,
-      { ready: ready(VIDEO_QUEUE_BYTES, 'video'), send, failed },
-      await VideoPublisher.canEncode(profile),
-    );
-    return { track, stop: () => p.stop(), requestKeyFrame: () => p.requestKeyFrame() };
   }
 
   private stopLocal(kind: TrackKind): boolean {
@@ -235,6 +248,7 @@ export class LiveRoom {
     this.pubs.delete(kind);
     pub.stop();
     pub.track.stop();
+    this.watchUplink();
     return true;
   }
 
@@ -245,6 +259,16 @@ export class LiveRoom {
     this.set({ local, tracks: withTrack(this.state.tracks, this.opts.userId, kind, false) });
     // Not connected right now: the server unpublishes the track when the connection is gone.
     await this.client.unpublish(`media/${this.opts.userId}/${kind}`).catch(() => undefined);
+  }
+
+  /** Looks at the uplink while anything is published, and not otherwise. */
+  private watchUplink(): void {
+    const on = this.pubs.size > 0 && !this.left;
+    if (on && !this.uplinkTimer) this.uplinkTimer = setInterval(() => this.uplink.tick(), UPLINK_TICK_MS);
+    if (!on && this.uplinkTimer) {
+      clearInterval(this.uplinkTimer);
+      this.uplinkTimer = null;
+    }
   }
 
   private keyFrames(): void {
@@ -259,6 +283,9 @@ export class LiveRoom {
       code?: unknown;
       message?: unknown;
       id?: unknown;
+      track?: unknown;
+      layer?: unknown;
+      state?: unknown;
     };
     switch (c.event) {
       case 'welcome': {
@@ -277,7 +304,13 @@ export class LiveRoom {
         for (const kind of ['mic', 'cam', 'screen'] as const) this.dropTrack(c.user_id, kind);
         const tracks = { ...s.tracks };
         delete tracks[c.user_id];
-        return this.set({ participants: s.participants.filter((u) => u !== c.user_id), tracks });
+        const video = withVideoState(
+          withVideoState(s.video, c.user_id, 'cam', null),
+          c.user_id,
+          'screen',
+          null,
+        );
+        return this.set({ participants: s.participants.filter((u) => u !== c.user_id), tracks, video });
       }
       case 'track.published':
       case 'track.unpublished': {
@@ -285,13 +318,28 @@ export class LiveRoom {
         if (!['cam', 'mic', 'screen'].includes(kind)) return;
         const on = c.event === 'track.published';
         if (!on) this.dropTrack(c.user_id, kind);
-        return this.set({ tracks: withTrack(s.tracks, c.user_id, kind, on) });
+        const video = on || kind === 'mic' ? s.video : withVideoState(s.video, c.user_id, kind, null);
+        return this.set({ tracks: withTrack(s.tracks, c.user_id, kind, on), video });
+      }
+      case 'keyframe': {
+        // The server asks for a key frame on one layer (a receiver switched to it, or recovers).
+        const pub = c.user_id === this.opts.userId ? this.pubs.get(String(d.track) as TrackKind) : undefined;
+        const layer = d.layer === 0 || d.layer === 1 || d.layer === 2 ? d.layer : undefined;
+        return pub?.requestKeyFrame(layer);
+      }
+      case 'layer': {
+        // What this page now gets of someone's video: shown on their tile (reduced, paused).
+        const track = String(d.track);
+        if (c.user_id === this.opts.userId || (track !== 'cam' && track !== 'screen')) return;
+        if (d.state !== 'full' && d.state !== 'reduced' && d.state !== 'stalled') return;
+        return this.set({ video: withVideoState(s.video, c.user_id, track, d.state) });
       }
       case 'reconnect':
         // The server is stopping (a restart, a deploy): the client connects again by itself.
         return this.set({ status: 'reconnecting', detail: 'the server is restarting' });
       case 'error':
-        // An error with an id answers an acked chat or director publish: its caller shows it.
+        // An error with an id answers an acked publish (chat, director, a layer-0 video frame):
+        // its caller shows it.
         if (d.id !== undefined) return;
         // A refused media frame leaves a gap in the chain of delta frames: start a new one.
         this.keyFrames();

@@ -1,5 +1,5 @@
 /** What a live room shows: its connection, participants, tracks, chat and director state. */
-import { shownFocus, type TrackKind } from '@vss/protocol';
+import { shownFocus, type LayerState, type TrackKind } from '@vss/protocol';
 
 /** The connection, as a person sees it. */
 export type RoomStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
@@ -35,6 +35,11 @@ export interface RoomState {
   chat: ChatLine[];
   layout: Layout;
   focus: string | null;
+  /**
+   * what this page gets of others' video, by `<user>/<kind>`, as the server last said (`layer`
+   * control): `reduced` or `stalled` on a slow link; absent until it says anything
+   */
+  video: Record<string, LayerState>;
   /** the latest error from the server or the connection */
   error: string | null;
   /** the latest notice about a device (e.g. camera denied) */
@@ -55,6 +60,7 @@ export function initialState(self: string): RoomState {
     chat: [],
     layout: 'grid',
     focus: null,
+    video: {},
     error: null,
     notice: null,
   };
@@ -92,4 +98,19 @@ export function sharingOrder(before: string[], tracks: Record<string, TrackKind[
   const kept = before.filter(on);
   const added = Object.keys(tracks).filter((u) => on(u) && !kept.includes(u));
   return added.length || kept.length !== before.length ? [...kept, ...added] : before;
+}
+
+/** Sets (or with null, forgets) what this page gets of `userId`'s `kind` video. */
+export function withVideoState(
+  video: Record<string, LayerState>,
+  userId: string,
+  kind: 'cam' | 'screen',
+  state: LayerState | null,
+): Record<string, LayerState> {
+  const key = `${userId}/${kind}`;
+  if ((video[key] ?? null) === state) return video;
+  const next = { ...video };
+  if (state) next[key] = state;
+  else delete next[key];
+  return next;
 }

@@ -1,17 +1,15 @@
 /**
- * Encodes a camera or screen track for publishing: VP8 in EVC1 through WebCodecs'
- * `VideoEncoder` where the browser has it, one JPEG per frame (MJPEG) otherwise.
+ * Encodes a camera or screen track for publishing: VP8 in EVC1 through WebCodecs' `VideoEncoder`
+ * where the browser has it, in three layers (docs/protocol.md §6), one JPEG per frame (MJPEG, one
+ * layer) otherwise.
  */
-import { encodeEvc1 } from '@vss/protocol';
+import type { Layer } from '@vss/protocol';
 import { isVp8Yuv, rgbaToI420, VP8_COLOUR_SPACE } from './colour';
 import { videoPictures, type Picture, type StopFrames } from './track-frames';
+import { STEPS, type UplinkStep } from './uplink';
+import { LayerEncoder, MAX_MEDIA_BYTES, type Size } from './video-layer';
 
-/** A media publish may be 2 MiB (docs/protocol.md §2); stay clear of it, header included. */
-export const MAX_MEDIA_BYTES = 2 * 1024 * 1024 - 4096;
-/** A key frame at least this often, so a viewer who joins or drops frames recovers soon. */
-const KEY_INTERVAL_MS = 2000;
-
-/** How to encode one kind of video. */
+/** How to encode one kind of video: its full picture (layer 0). */
 export interface VideoProfile {
   fps: number;
   maxWidth: number;
@@ -25,18 +23,29 @@ export const PROFILES = {
   screen: { fps: 8, maxWidth: 1280, maxHeight: 800, bitrate: 1_200_000 },
 } as const satisfies Record<string, VideoProfile>;
 
+/**
+ * Each layer's bitrate as a share of layer 0's: layer 1 has a quarter of the pixels, layer 2 a
+ * sixteenth; small pictures need more bits per pixel to stay legible, hence 1/4 and 1/12 rather
+ * than 1/4 and 1/16. A camera's layers come out at about 600, 150 and 50 kbit/s.
+ */
+const LAYER_BITRATE = [1, 1 / 4, 1 / 12] as const;
+const LAYERS: readonly Layer[] = [0, 1, 2];
+
 /** What the publisher needs from the connection. */
 export interface VideoSink {
-  /** false: skip this frame (rate budget spent, or the socket's queue is long) */
-  ready(): boolean;
-  /** publishes one payload; resolves false when it could not be sent */
-  send(payload: Uint8Array): Promise<boolean>;
+  /** false: skip this layer's frame (rate budget spent, or the socket's queue is long) */
+  ready(layer: Layer): boolean;
+  /**
+   * publishes one payload of a layer, stamped `timestampMs` (the same for every layer of one
+   * picture); resolves false when it could not be sent
+   */
+  send(payload: Uint8Array, layer: Layer, timestampMs: number): Promise<boolean>;
   /** frames keep failing to encode: told once per run of failures */
   failed(err: unknown): void;
 }
 
 /** Fits width × height into the profile's box, keeping the aspect ratio; even sizes for the codec. */
-function fit(w: number, h: number, p: VideoProfile): { width: number; height: number } {
+function fit(w: number, h: number, p: VideoProfile): Size {
   const s = Math.min(1, p.maxWidth / w, p.maxHeight / h);
   return {
     width: Math.max(2, Math.round((w * s) / 2) * 2),
@@ -44,25 +53,47 @@ function fit(w: number, h: number, p: VideoProfile): { width: number; height: nu
   };
 }
 
-/** Encodes the pictures of one video track and hands each payload to the sink. */
+/** Half a size, rounded to even numbers (the codec's chroma is half the size again). */
+function half(s: Size): Size {
+  return {
+    width: Math.max(2, Math.round(s.width / 4) * 2),
+    height: Math.max(2, Math.round(s.height / 4) * 2),
+  };
+}
+
+type Canvas = OffscreenCanvas | HTMLCanvasElement;
+type Context2d = OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D;
+
+/** Encodes the pictures of one video track and hands each layer's payloads to the sink. */
 export class VideoPublisher {
   private readonly stopFrames: StopFrames;
-  private encoder: VideoEncoder | null = null;
-  private size = { width: 0, height: 0 };
-  private canvas: OffscreenCanvas | HTMLCanvasElement | null = null;
-  private lastKey = -Infinity;
-  private wantKey = true;
+  private readonly layers: LayerEncoder[];
+  /** one scratch canvas per layer, so that no layer's picture resizes another's */
+  private readonly canvases: (Canvas | null)[] = [null, null, null];
+  private step: UplinkStep = STEPS[0]!;
+  /** share of the pictures to encode, accumulated: one picture is encoded per whole unit */
+  private credit = 1;
   private busy = false;
   private readonly startMs = performance.now();
+  /** the wall clock at startMs: a picture's timestamp_ms is this plus its encoder timestamp */
+  private readonly startEpochMs = Date.now();
   private stopped = false;
 
   constructor(
     track: MediaStreamTrack,
     private readonly profile: VideoProfile,
     private readonly sink: VideoSink,
-    /** EVC1 VP8 (true) or MJPEG (false); see `VideoPublisher.canEncode` */
+    /** EVC1 VP8 in layers (true) or MJPEG (false); see `VideoPublisher.canEncode` */
     private readonly webCodecs: boolean,
   ) {
+    this.layers = LAYERS.map(
+      (layer) =>
+        new LayerEncoder(layer, (l, payload, timestampUs) =>
+          this.stopped
+            ? Promise.resolve(false)
+            : sink.send(payload, l, Math.round(this.startEpochMs + timestampUs / 1000)),
+        ),
+    );
     this.stopFrames = videoPictures(
       track,
       profile.fps,
@@ -87,152 +118,117 @@ export class VideoPublisher {
     }
   }
 
-  /** Makes the next frame a key frame (a viewer joined, or a frame was lost). */
-  requestKeyFrame(): void {
-    this.wantKey = true;
+  /** Makes the next frame of `layer` (of every layer when absent) a key frame. */
+  requestKeyFrame(layer?: Layer): void {
+    for (const l of this.layers) if (layer === undefined || l.layer === layer) l.requestKeyFrame();
+  }
+
+  /** Sends as much as an uplink step says (uplink.ts): layers, their bitrates, the frame rate. */
+  setStep(step: UplinkStep): void {
+    this.step = step;
   }
 
   /** Stops reading and encoding. */
   stop(): void {
     this.stopped = true;
     this.stopFrames();
-    if (this.encoder && this.encoder.state !== 'closed') this.encoder.close();
-    this.encoder = null;
+    for (const l of this.layers) l.close();
   }
 
   private onPicture(p: Picture): void {
     const frame = 'frame' in p ? p.frame : null;
     try {
-      // Why skip before encoding: a frame dropped after encoding would break the chain of
-      // delta frames for every viewer until the next key frame.
-      if (this.stopped || (!this.webCodecs && this.busy) || !this.sink.ready()) return;
+      if (this.stopped || (!this.webCodecs && this.busy)) return;
+      // A lower frame rate: whole pictures are left out, before any layer encodes them, so that
+      // every layer's chain of delta frames stays whole.
+      this.credit = Math.min(1, this.credit) + this.step.fps;
+      if (this.credit < 1) return;
+      this.credit -= 1;
       const source = frame ?? (p as { element: HTMLVideoElement }).element;
       const w = frame ? frame.displayWidth : (source as HTMLVideoElement).videoWidth;
       const h = frame ? frame.displayHeight : (source as HTMLVideoElement).videoHeight;
       const size = fit(w, h, this.profile);
       if (this.webCodecs) this.encode(source, w, h, size);
-      else this.jpeg(source, size);
+      else if (this.sink.ready(0)) this.jpeg(source, size);
     } finally {
       frame?.close();
     }
   }
 
-  private encode(
+  private encode(source: VideoFrame | HTMLVideoElement, w: number, h: number, full: Size): void {
+    const timestamp = Math.round((performance.now() - this.startMs) * 1000);
+    let size = full;
+    for (const enc of this.layers) {
+      if (enc.layer) size = half(size);
+      const share = this.step.bitrate[enc.layer];
+      if (!share) {
+        enc.pause();
+        continue;
+      }
+      // Why skip before encoding: a frame dropped after encoding would break the chain of delta
+      // frames for every viewer of that layer until its next key frame.
+      if (!enc.ready() || !this.sink.ready(enc.layer)) continue;
+      const frame = this.frameOf(source, enc.layer, w, h, size, timestamp);
+      try {
+        enc.encode(frame, {
+          size,
+          bitrate: Math.round(this.profile.bitrate * LAYER_BITRATE[enc.layer] * share),
+          fps: this.profile.fps * this.step.fps,
+        });
+      } finally {
+        frame.close();
+      }
+    }
+  }
+
+  /** The picture at one layer's size, as the VP8 encoder must get it: BT.601 YUV. */
+  private frameOf(
     source: VideoFrame | HTMLVideoElement,
+    layer: Layer,
     w: number,
     h: number,
-    size: { width: number; height: number },
-  ): void {
-    if (!this.encoder || size.width !== this.size.width || size.height !== this.size.height) {
-      this.configure(size);
-    }
-    const encoder = this.encoder;
-    // A queue means the encoder is behind: dropping here keeps latency low.
-    if (!encoder || encoder.state !== 'configured' || encoder.encodeQueueSize > 2) return;
-    const timestamp = Math.round((performance.now() - this.startMs) * 1000);
-    let frame: VideoFrame;
+    size: Size,
+    timestamp: number,
+  ): VideoFrame {
     if (source instanceof VideoFrame && w === size.width && h === size.height && isVp8Yuv(source)) {
-      frame = new VideoFrame(source, { timestamp });
-    } else {
-      // Why redraw: the encoder takes frames of its configured size only. Why convert here:
-      // given RGB, the encoder would use the BT.709 matrix, which a VP8 stream cannot state;
-      // every reader (viewers, the export) takes VP8 as BT.601 (see colour.ts).
-      const canvas = this.scratch(size);
-      const ctx = this.context2d(canvas);
-      ctx.drawImage(source, 0, 0, size.width, size.height);
-      const { data } = ctx.getImageData(0, 0, size.width, size.height);
-      frame = new VideoFrame(rgbaToI420(data, size.width, size.height), {
-        format: 'I420',
-        codedWidth: size.width,
-        codedHeight: size.height,
-        timestamp,
-        colorSpace: VP8_COLOUR_SPACE,
-      });
+      return new VideoFrame(source, { timestamp });
     }
-    const now = performance.now();
-    const keyFrame = this.wantKey || now - this.lastKey >= KEY_INTERVAL_MS;
-    if (keyFrame) {
-      this.wantKey = false;
-      this.lastKey = now;
-    }
-    try {
-      encoder.encode(frame, { keyFrame });
-    } finally {
-      frame.close();
-    }
-  }
-
-  private configure(size: { width: number; height: number }): void {
-    if (!this.encoder || this.encoder.state === 'closed') {
-      this.encoder = new VideoEncoder({
-        output: (chunk, meta) => this.onChunk(chunk, meta),
-        error: () => {
-          // Why: a failed encoder is closed; the next frame configures a new one.
-          this.encoder = null;
-          this.wantKey = true;
-        },
-      });
-    }
-    this.encoder.configure({
-      codec: 'vp8',
-      width: size.width,
-      height: size.height,
-      bitrate: this.profile.bitrate,
-      framerate: this.profile.fps,
-      latencyMode: 'realtime',
-    });
-    this.size = size;
-    this.wantKey = true;
-  }
-
-  private onChunk(chunk: EncodedVideoChunk, meta?: EncodedVideoChunkMetadata): void {
-    if (this.stopped) return;
-    const data = new Uint8Array(chunk.byteLength);
-    chunk.copyTo(data);
-    const description = meta?.decoderConfig?.description;
-    const payload = encodeEvc1({
-      codec: 'vp8',
-      key: chunk.type === 'key',
-      timestampUs: chunk.timestamp,
-      durationUs: chunk.duration ?? Math.round(1_000_000 / this.profile.fps),
-      description: !description
-        ? new Uint8Array(0)
-        : ArrayBuffer.isView(description)
-          ? new Uint8Array(description.buffer, description.byteOffset, description.byteLength)
-          : new Uint8Array(description),
-      data,
-    });
-    if (payload.length > MAX_MEDIA_BYTES) {
-      this.wantKey = true;
-      return;
-    }
-    void this.sink.send(payload).then((sent) => {
-      // A lost frame breaks the delta chain: start a new one.
-      if (!sent) this.wantKey = true;
+    // Why redraw: the encoder takes frames of its configured size only. Why convert here: given
+    // RGB, the encoder would use the BT.709 matrix, which a VP8 stream cannot state; every reader
+    // (viewers, the export) takes VP8 as BT.601 (see colour.ts).
+    const canvas = this.scratch(layer, size);
+    const ctx = this.context2d(canvas);
+    ctx.drawImage(source, 0, 0, size.width, size.height);
+    const { data } = ctx.getImageData(0, 0, size.width, size.height);
+    return new VideoFrame(rgbaToI420(data, size.width, size.height), {
+      format: 'I420',
+      codedWidth: size.width,
+      codedHeight: size.height,
+      timestamp,
+      colorSpace: VP8_COLOUR_SPACE,
     });
   }
 
-  private scratch(size: { width: number; height: number }): OffscreenCanvas | HTMLCanvasElement {
-    if (!this.canvas) {
-      this.canvas =
+  private scratch(layer: Layer, size: Size): Canvas {
+    let canvas = this.canvases[layer];
+    if (!canvas) {
+      canvas =
         typeof OffscreenCanvas !== 'undefined' ? new OffscreenCanvas(2, 2) : document.createElement('canvas');
+      this.canvases[layer] = canvas;
     }
-    if (this.canvas.width !== size.width) this.canvas.width = size.width;
-    if (this.canvas.height !== size.height) this.canvas.height = size.height;
-    return this.canvas;
+    if (canvas.width !== size.width) canvas.width = size.width;
+    if (canvas.height !== size.height) canvas.height = size.height;
+    return canvas;
   }
 
-  /** The scratch canvas's 2D context, kept in memory: the encoder path reads its pixels back. */
-  private context2d(
-    canvas: OffscreenCanvas | HTMLCanvasElement,
-  ): OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D {
-    return canvas.getContext('2d', { willReadFrequently: true }) as
-      OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D;
+  /** A scratch canvas's 2D context, kept in memory: the encoder path reads its pixels back. */
+  private context2d(canvas: Canvas): Context2d {
+    return canvas.getContext('2d', { willReadFrequently: true }) as Context2d;
   }
 
   /** MJPEG: one JPEG per picture, lowering the quality when a frame would be too large. */
-  private jpeg(source: VideoFrame | HTMLVideoElement, size: { width: number; height: number }): void {
-    const canvas = this.scratch(size);
+  private jpeg(source: VideoFrame | HTMLVideoElement, size: Size): void {
+    const canvas = this.scratch(0, size);
     this.context2d(canvas).drawImage(source, 0, 0, size.width, size.height);
     this.busy = true;
     const encode = async (quality: number): Promise<Blob | null> =>
@@ -244,7 +240,7 @@ export class VideoPublisher {
         let blob = await encode(0.7);
         if (blob && blob.size > MAX_MEDIA_BYTES) blob = await encode(0.4);
         if (!blob || blob.size > MAX_MEDIA_BYTES || this.stopped) return;
-        await this.sink.send(new Uint8Array(await blob.arrayBuffer()));
+        await this.sink.send(new Uint8Array(await blob.arrayBuffer()), 0, Date.now());
       } finally {
         this.busy = false;
       }

@@ -29,7 +29,12 @@ function configKey(chunk: Evc1Chunk): string {
   return `${chunk.codec}|${hex}`;
 }
 
-/** Decodes one video track's payloads and draws every picture into a canvas, sized to the frame. */
+/**
+ * Decodes one video track's payloads and draws every picture into a canvas, sized to the frame.
+ * The picture may change size at a key frame (the server switched this receiver to another layer,
+ * docs/protocol.md §6): VP8 key frames carry their size, the decoder follows them without being
+ * configured again, and the canvas takes each picture's size.
+ */
 export class VideoTrackDecoder {
   private readonly ctx: CanvasRenderingContext2D | null;
   private decoder: VideoDecoder | null = null;
@@ -43,7 +48,15 @@ export class VideoTrackDecoder {
   private jpegPushed = 0;
   private closed = false;
 
-  constructor(private readonly canvas: HTMLCanvasElement) {
+  constructor(
+    private readonly canvas: HTMLCanvasElement,
+    /**
+     * told when the picture is lost until the next key frame (a decoding error, frames dropped
+     * because decoding fell behind, delta frames without their key frame): a live viewer asks the
+     * publisher for a key frame rather than wait for the periodic one
+     */
+    private readonly onLost: () => void = () => undefined,
+  ) {
     this.ctx = canvas.getContext('2d');
   }
 
@@ -72,7 +85,7 @@ export class VideoTrackDecoder {
     const decoder = this.decoder!;
     if (!chunk.key && (this.needKey || (!catchUp && decoder.decodeQueueSize > MAX_DECODE_QUEUE))) {
       this.needKey = true;
-      return;
+      return this.onLost();
     }
     this.needKey = false;
     try {
@@ -87,6 +100,7 @@ export class VideoTrackDecoder {
     } catch {
       // A chunk the decoder refuses: start over at the next key frame.
       this.dropDecoder();
+      this.onLost();
     }
   }
 
@@ -117,7 +131,11 @@ export class VideoTrackDecoder {
         this.decoder = new VideoDecoder({
           output: (frame) => this.draw(frame),
           // Why: an error closes the decoder; the next key frame builds a new one.
-          error: () => this.dropDecoder(),
+          error: () => {
+            if (this.closed) return;
+            this.dropDecoder();
+            this.onLost();
+          },
         });
       }
       this.decoder.configure(config);

@@ -3,11 +3,14 @@
  * built dashboard, driven in Debian's Chromium by playwright-core, with Chromium's fake camera and
  * microphone. Skipped, with the reason printed, on a machine without Chromium.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { LiveClient } from '@vss/client';
+import { decodeBinaryFrame, decodeEvc1, isEvc1, isVideoCodec, type ControlFrame } from '@vss/protocol';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { WebSocket as NodeWebSocket } from 'ws';
 import { freePort, runServer, waitForHttp, type Proc } from '../../../server/test/support/process.js';
 import { WEB_DIST } from '../../../server/src/modules/dashboard/routes.js';
 
@@ -42,8 +45,13 @@ export interface Vss {
   stop(): Promise<void>;
 }
 
-/** Starts the server with its defaults on a free port, plus `env`; stop() ends it and deletes its data. */
-export async function startVss(env: Record<string, string> = {}): Promise<Vss> {
+/**
+ * Starts the server with its defaults on a free port, plus `env` (or what `env` gives for the
+ * port); stop() ends it and deletes its data.
+ */
+export async function startVss(
+  env: Record<string, string> | ((port: number) => Record<string, string>) = {},
+): Promise<Vss> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'vss-web-'));
   const base = `http://127.0.0.1:${port}`;
@@ -56,7 +64,7 @@ export async function startVss(env: Record<string, string> = {}): Promise<Vss> {
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     // sessions end soon after their last participant leaves, so replays can follow at once
     SESSION_DEPARTURE_TIMEOUT_S: '1',
-    ...env,
+    ...(typeof env === 'function' ? env(port) : env),
   });
   try {
     // Generous: a server starting beside a browser decoding video on two cores can take a while.
@@ -94,11 +102,15 @@ export function useBrowserApp(bind: (vss: Vss, browser: Browser) => void): void 
   });
 }
 
-/** Launches headless Chromium with a fake camera and microphone that need no permission prompt. */
-export function launchBrowser(): Promise<Browser> {
+/**
+ * Launches headless Chromium with a fake camera and microphone that need no permission prompt;
+ * `executablePath` and extra `args` for a browser started otherwise (e.g. in a network namespace).
+ */
+export function launchBrowser(opts: { executablePath?: string; args?: string[] } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: opts.executablePath ?? CHROMIUM,
     args: [
+      ...(opts.args ?? []),
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
@@ -181,4 +193,146 @@ export async function joinLive(page: Page, name: string): Promise<void> {
     .getByRole('status')
     .filter({ hasText: `Connected as ${name}` })
     .waitFor();
+}
+
+/** Creates a session from the sessions page (signed in) and returns its id and page path. */
+export async function createSession(page: Page, name: string): Promise<{ id: string; path: string }> {
+  await page.getByLabel('New session name').fill(name);
+  await page.getByRole('button', { name: 'Create session' }).click();
+  await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
+  const path = new URL(page.url()).pathname;
+  return { id: path.split('/').pop()!, path };
+}
+
+/** A live connection token for `userId`, asked for with the page's login cookie. */
+export function liveToken(page: Page, sessionId: string, userId: string): Promise<string> {
+  return page.evaluate(
+    async ([id, user]) => {
+      const res = await fetch(`/v1/sessions/${id}/connection`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user_id: user }),
+      });
+      return ((await res.json()) as { data: { access_token: string } }).data.access_token;
+    },
+    [sessionId, userId] as const,
+  );
+}
+
+/** The picture size a VP8 key frame states (RFC 6386 §9.1), or null for a delta frame or other bytes. */
+export function vp8Size(data: Uint8Array): { width: number; height: number } | null {
+  if (data.length < 10 || (data[0]! & 1) !== 0) return null;
+  if (data[3] !== 0x9d || data[4] !== 0x01 || data[5] !== 0x2a) return null;
+  return { width: (data[6]! | (data[7]! << 8)) & 0x3fff, height: (data[8]! | (data[9]! << 8)) & 0x3fff };
+}
+
+/** One media frame a page sent on its live connection, as the server reads it. */
+export interface SentVideo {
+  streamType: string;
+  layer: number;
+  /** the publish's id: an ack is wanted */
+  id: string | undefined;
+  timestampMs: number;
+  key: boolean;
+  timestampUs: number;
+  /** key frames: the picture's size */
+  size: { width: number; height: number } | null;
+  bytes: number;
+  /** when the test saw it (performance.now() of the test process) */
+  at: number;
+}
+
+/**
+ * Records every EVC1 video frame `page` publishes from now on, read off its WebSocket as sent
+ * (binary publish frames, kinds 1 and 3), into the returned array.
+ */
+export function watchSentVideo(page: Page): SentVideo[] {
+  const sent: SentVideo[] = [];
+  page.on('websocket', (ws) =>
+    ws.on('framesent', ({ payload }) => {
+      if (typeof payload === 'string' || payload[0] !== 0x56) return;
+      const f = decodeBinaryFrame(new Uint8Array(payload));
+      if (!f.streamType.startsWith('media/') || !isEvc1(f.payload)) return;
+      const c = decodeEvc1(f.payload);
+      if (!isVideoCodec(c.codec)) return;
+      sent.push({
+        streamType: f.streamType,
+        layer: f.layer ?? 0,
+        id: f.id,
+        timestampMs: f.timestampMs,
+        key: c.key,
+        timestampUs: c.timestampUs,
+        size: c.key ? vp8Size(c.data) : null,
+        bytes: payload.length,
+        at: performance.now(),
+      });
+    }),
+  );
+  return sent;
+}
+
+/** One video frame a receiver got. */
+export interface GotVideo {
+  streamType: string;
+  seq: number;
+  key: boolean;
+  size: { width: number; height: number } | null;
+  at: number;
+}
+
+/** A Node participant that only receives: what it gets of everybody's video, and the controls. */
+export interface Receiver {
+  client: LiveClient;
+  video: GotVideo[];
+  controls: ControlFrame[];
+  close(): Promise<void>;
+}
+
+/** Connects a receiving participant `userId` to a session, with a token got through `page`. */
+export async function receiver(vss: Vss, page: Page, sessionId: string, userId: string): Promise<Receiver> {
+  const client = new LiveClient({
+    url: vss.base.replace('http', 'ws'),
+    session: sessionId,
+    userId,
+    format: 'binary',
+    WebSocket: NodeWebSocket as never,
+    reconnect: false,
+    token: () => liveToken(page, sessionId, userId),
+  });
+  const video: GotVideo[] = [];
+  const controls: ControlFrame[] = [];
+  client.on('message', (m) => {
+    if (!m.streamType.startsWith('media/') || !isEvc1(m.payload)) return;
+    const c = decodeEvc1(m.payload);
+    if (!isVideoCodec(c.codec)) return;
+    video.push({
+      streamType: m.streamType,
+      seq: m.seq,
+      key: c.key,
+      size: c.key ? vp8Size(c.data) : null,
+      at: performance.now(),
+    });
+  });
+  client.on('control', (c) => void controls.push(c));
+  await client.connect();
+  return { client, video, controls, close: () => client.close() };
+}
+
+/** A Chromium that runs inside a network namespace: a wrapper script, and its removal. */
+export interface ChromiumInNamespace {
+  executablePath: string;
+  remove(): void;
+}
+
+/**
+ * Writes a wrapper that starts CHROMIUM inside network namespace `ns` (a netlab link's,
+ * packages/server/test/support/netlab/links.ts), for `launchBrowser({ executablePath })`.
+ * Why a wrapper: playwright starts the executable it is given and talks to it over inherited
+ * pipes, which `ip netns exec` passes on.
+ */
+export function chromiumIn(ns: string): ChromiumInNamespace {
+  const dir = mkdtempSync(join(tmpdir(), 'vss-netns-'));
+  const executablePath = join(dir, 'chromium-in-netns');
+  writeFileSync(executablePath, `#!/bin/sh\nexec ip netns exec ${ns} ${CHROMIUM} "$@"\n`, { mode: 0o755 });
+  return { executablePath, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

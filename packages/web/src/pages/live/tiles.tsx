@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
+import type { LayerState } from '@vss/protocol';
 import type { LiveRoom } from '../../media/live-room';
 import { presenterTile } from '../../media/presenter';
 import type { RoomState } from '../../media/room-state';
@@ -26,6 +27,15 @@ function useSpeaking(room: LiveRoom, userId: string, on: boolean): boolean {
   return speaking;
 }
 
+/**
+ * What a viewer is told when the server sends them less of someone's video than there is
+ * (docs/protocol.md §6): their own connection is the reason, so the words say so.
+ */
+const VIDEO_MARK: Partial<Record<LayerState, string>> = {
+  reduced: 'Reduced quality — slow connection',
+  stalled: 'Video paused — slow connection',
+};
+
 /** Someone else's camera or screen, decoded into a canvas. */
 function RemoteTile(props: {
   room: LiveRoom;
@@ -34,16 +44,24 @@ function RemoteTile(props: {
   on: boolean;
   mic: boolean;
   main: boolean;
+  /** what this page gets of the video, as the server last said; absent: nothing said (full) */
+  video: LayerState | undefined;
 }) {
   const { room, userId, kind } = props;
+  const mark = props.on && props.video ? VIDEO_MARK[props.video] : undefined;
   const ref = useRef<HTMLCanvasElement>(null);
   useEffect(() => room.attachVideo(userId, kind, ref.current!), [room, userId, kind]);
   const speaking = useSpeaking(room, userId, kind === 'cam' && props.mic);
   const cls = ['tile', props.main ? 'main' : '', speaking ? 'speaking' : ''].filter(Boolean).join(' ');
   return (
-    <figure className={cls} data-user={userId} data-kind={kind}>
+    <figure className={cls} data-user={userId} data-kind={kind} data-video-state={props.video ?? 'full'}>
       <canvas ref={ref} role="img" aria-label={`${userId}'s ${KIND_NAME[kind]}`} />
       {props.on ? null : <div className="tile-off">Camera off</div>}
+      {mark ? (
+        <p className={`tile-quality ${props.video}`} aria-live="polite">
+          {mark}
+        </p>
+      ) : null}
       <figcaption>
         <span className="label">{kind === 'cam' ? userId : `${userId} · screen`}</span>
         {kind === 'cam' && !props.mic ? <span className="tile-muted">muted</span> : null}
@@ -134,6 +152,7 @@ export function Tiles({ room, state }: { room: LiveRoom; state: RoomState }) {
             on={tracks.includes(t.kind)}
             mic={tracks.includes('mic')}
             main={main}
+            video={state.video[`${t.userId}/${t.kind}`]}
           />
         );
       })}
