@@ -30,8 +30,11 @@ const NO_DESCRIPTION = new Uint8Array(0);
 
 /** What the video needs of its bot. */
 export interface VideoSink {
-  /** the socket is open and its queue under `bound` bytes */
-  canSend(bound: number): boolean;
+  /**
+   * the socket is open and its queue under `bound` bytes; `smallest`: for the smallest layer,
+   * which goes on longer than the others when the uplink queues, so that the picture keeps moving
+   */
+  canSend(bound: number, smallest: boolean): boolean;
   /** µs since the bot's media clock began (its welcome) */
   nowUs(): number;
   /** publishes layer 0 with an ack (recorded), or a reduced layer without one (relayed) */
@@ -74,14 +77,14 @@ export class LayeredVideo {
       this.sink.stepped(want);
     }
     for (let layer = 0; layer < this.step; layer++) this.needKey[layer] = true;
-    if (!this.sink.canSend(VIDEO_QUEUE_BOUND)) {
-      // A skipped frame breaks the chain of delta frames: every layer resumes at a key frame.
-      this.needKey.fill(true);
-      if (this.step === 0) this.sink.dropped();
-      return;
-    }
     let ts: number | null = null;
     for (let layer = this.step; layer < this.encodings; layer++) {
+      if (!this.sink.canSend(VIDEO_QUEUE_BOUND, layer === this.encodings - 1)) {
+        // A skipped frame breaks the chain of delta frames: the layer resumes at a key frame.
+        this.needKey[layer] = true;
+        if (layer === 0) this.sink.dropped();
+        continue;
+      }
       const frame = picture.frames[layer];
       if (!frame || (this.needKey[layer] && !frame.key)) {
         if (!frame) this.needKey[layer] = true;

@@ -8,9 +8,10 @@ import { LiveClient, LiveError, type LiveCloseEvent } from '@vss/client';
 import { LIVE_ERRORS } from '@vss/protocol';
 import { WebSocket } from 'ws';
 import { LayeredVideo } from './layers.js';
-import { FRAME_MS, opusChunk, type ToneEncoder } from './tone.js';
-import type { BotEvent, BotStats } from './types.js';
-import { Uplink, type ForcedStep } from './uplink.js';
+import { FRAME_MS, opusChunk } from './tone.js';
+import type { BotStats } from './types.js';
+import { describe, within, type BotSetup, type LeaveReason } from './setup.js';
+import { Uplink } from './uplink.js';
 import type { Picture, VideoEncoder } from './video.js';
 
 const OPEN = 1;
@@ -35,43 +36,12 @@ const DRAIN_ABORTED_MS = 1000;
 /** The close handshake is bounded too: a server that never answers must not hold the run. */
 const CLOSE_MS = 3000;
 
-export type LeaveReason = 'done' | 'aborted' | 'disconnected' | 'failed';
-
-export interface BotSetup {
-  /** 1-based number of the bot; picks its pitch */
-  index: number;
-  userId: string;
-  /** ws(s)://host:port */
-  url: string;
-  sessionId: string;
-  token: (userId: string) => Promise<string>;
-  durationS: number;
-  chatEveryS: number;
-  joinTimeoutMs: number;
-  /** the shared encoder of the bot's pitch */
-  tone: ToneEncoder;
-  /** encodings of each picture the video encoder makes: 1 to 3 */
-  encodings: number;
-  /** uplink steps to take instead of measuring (tests, demos) */
-  forcedSteps?: ForcedStep[];
-  emit: (e: BotEvent) => void;
-}
-
-/** Resolves with `p`'s outcome, or with `fallback` after `ms`; clears its timer either way. */
-async function within<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function describe(err: unknown): string {
-  if (err instanceof LiveError) return `${err.code}: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
-}
+/**
+ * Uplink queue (ms) past which the bot sends no video until it has drained, but its smallest layer
+ * (so that the picture keeps moving), which stops only past the second figure.
+ */
+const VIDEO_DELAY_MS = 400;
+const SMALLEST_DELAY_MS = 1000;
 
 export class Bot {
   readonly userId: string;
@@ -120,7 +90,12 @@ export class Bot {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.video = new LayeredVideo(
       {
-        canSend: (bound) => this.client.readyState === OPEN && this.client.bufferedAmount <= bound,
+        // Past VIDEO_DELAY_MS of queue on the uplink, video waits (from the next key frame on)
+        // until it drains: the audio behind it must not wait for pictures already late.
+        canSend: (bound, smallest) =>
+          this.client.readyState === OPEN &&
+          this.client.bufferedAmount <= bound &&
+          this.uplink.delayMs <= (smallest ? SMALLEST_DELAY_MS : VIDEO_DELAY_MS),
         nowUs: () => (Date.now() - this.t0) * 1000,
         publish: (layer, chunk, ts) => {
           if (layer === 0) this.counters.videoFrames++;
@@ -134,7 +109,11 @@ export class Bot {
       },
       setup.encodings,
     );
-    const uplink = (this.uplink = new Uplink(setup.encodings - 1, setup.forcedSteps));
+    const uplink = (this.uplink = new Uplink(
+      setup.encodings - 1,
+      setup.forcedSteps,
+      () => this.counters.bytesSent,
+    ));
     const sockets = this.sockets;
     // LiveClient takes the WebSocket class; this one keeps each socket within reach, so that a
     // close handshake the server never answers cannot keep the process alive (ws waits 30 s).

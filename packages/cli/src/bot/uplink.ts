@@ -11,7 +11,13 @@
  * Steps: 0 sends every layer, 1 stops layer 0 (the full picture, the one recorded), 2 sends the
  * smallest layer alone (layers.ts says why the recording gets a gap rather than a smaller
  * picture). Down when a second of checks all find the delay past 150 ms (at most one step a second,
- * so the queue built before a step can drain); up one step after 3 s under 40 ms.
+ * so the queue built before a step can drain); up one step after 3 s under 40 ms, unless the link
+ * queued in the last 10 s and what it was measured to carry has no room for what that step sent
+ * (trying it would only queue again, and the audio with it).
+ *
+ * The same pongs measure the link: the bytes the bot had sent when it pinged were all read when
+ * the pong came, so the bytes between two pings over the time between their pongs is what the
+ * link delivered (the largest such figure of the last 3 s is its rate when it was full).
  */
 import type { WebSocket } from 'ws';
 
@@ -29,6 +35,18 @@ const CONGESTED_CHECKS = 4;
 const HOLD_MS = 1000;
 /** `bufferedAmount` above this, and growing, is a queue even before a pong says so. */
 const BUFFERED_BOUND = 64 * 1024;
+/**
+ * A link that queued this recently is known to be full: a step up must fit its measured rate.
+ * Doubled (up to a minute) each time a step up was followed by a step down within it.
+ */
+const FULL_MEMORY_MS = 10_000;
+const FULL_MEMORY_MAX_MS = 60_000;
+/** Of a full link's measured rate, the share a step up may plan to use. */
+const HEADROOM = 0.85;
+/** Delivery-rate samples kept for the windowed maximum. */
+const RATE_WINDOW_MS = 3000;
+/** A step's own send rate is measured once it has been sent this long. */
+const STEP_SETTLE_MS = 2000;
 
 /** A forced step from `afterS` after joining on, instead of measuring (tests, demos). */
 export interface ForcedStep {
@@ -43,7 +61,20 @@ export class Uplink {
   delayMs = 0;
   private sock: WebSocket | null = null;
   private minRttMs = Infinity;
-  private ping: { id: number; at: number } | null = null;
+  private ping: { id: number; at: number; bytes: number } | null = null;
+  private lastPong: { at: number; bytes: number } | null = null;
+  private readonly samples: { at: number; bps: number }[] = [];
+  /** bytes per second the link was seen to deliver (windowed maximum) */
+  rateBps = 0;
+  /** bytes per second the bot sent at each step, once measured */
+  private readonly stepBps: number[] = [];
+  private sentAt: { at: number; bytes: number } | null = null;
+  private congestedAt = -Infinity;
+  private memoryMs = FULL_MEMORY_MS;
+  /** when the last step up was taken */
+  private upAt = -Infinity;
+  /** when the step last changed, either way */
+  private stepAt = 0;
   private nextId = 0;
   private lastBuffered = 0;
   /** when the last step down was taken */
@@ -57,6 +88,8 @@ export class Uplink {
     /** the highest step: the number of encodings less one */
     private readonly maxStep: number,
     private readonly forced: ForcedStep[] | undefined,
+    /** bytes the bot has handed its socket so far */
+    private readonly sentBytes: () => number = () => 0,
   ) {}
 
   /** Watches a new socket of the bot (each reconnect makes one): a new path, so a new minimum. */
@@ -64,12 +97,15 @@ export class Uplink {
     this.sock = sock;
     this.minRttMs = Infinity;
     this.ping = null;
+    this.lastPong = null;
     sock.on('pong', (data: Buffer) => {
       if (sock !== this.sock || !this.ping || data.length !== 4 || data.readUInt32BE(0) !== this.ping.id)
         return;
-      const rtt = performance.now() - this.ping.at;
+      const now = performance.now();
+      const rtt = now - this.ping.at;
       this.minRttMs = Math.min(this.minRttMs, rtt);
       this.delayMs = rtt - this.minRttMs;
+      this.measureRate(now, this.ping.bytes);
       this.ping = null;
     });
   }
@@ -77,6 +113,7 @@ export class Uplink {
   start(): void {
     this.t0 = performance.now();
     this.changedAt = this.t0;
+    this.stepAt = this.t0;
     if (this.maxStep > 0) this.timer = setInterval(() => this.tick(), PING_EVERY_MS);
   }
 
@@ -97,7 +134,7 @@ export class Uplink {
       const id = (this.nextId = (this.nextId + 1) >>> 0);
       const data = Buffer.alloc(4);
       data.writeUInt32BE(id);
-      this.ping = { id, at: now };
+      this.ping = { id, at: now, bytes: this.sentBytes() };
       sock.ping(data);
     }
     const buffered = sock.bufferedAmount;
@@ -109,7 +146,9 @@ export class Uplink {
       this.want = Math.min(this.maxStep, Math.max(0, due?.step ?? 0));
       return;
     }
+    this.measureStep(now);
     if (this.delayMs > CONGESTED_MS || growing) {
+      this.congestedAt = now;
       this.quietSince = null;
       this.congestedChecks++;
       if (
@@ -123,16 +162,50 @@ export class Uplink {
     this.congestedChecks = 0;
     if (this.delayMs < QUIET_MS && buffered < BUFFERED_BOUND) {
       this.quietSince ??= now;
-      if (this.want > 0 && now - this.quietSince >= QUIET_FOR_MS) {
+      if (this.want > 0 && now - this.quietSince >= QUIET_FOR_MS && this.fits(this.want - 1, now)) {
         this.change(this.want - 1, now);
         this.quietSince = now;
       }
     } else this.quietSince = null;
   }
 
+  /** Whether `step` may be tried: the link has not queued lately, or what it carries leaves room. */
+  private fits(step: number, now: number): boolean {
+    const need = this.stepBps[step];
+    if (now - this.congestedAt > this.memoryMs || need === undefined) return true;
+    return need <= this.rateBps * HEADROOM;
+  }
+
+  private measureRate(now: number, bytes: number): void {
+    const last = this.lastPong;
+    this.lastPong = { at: now, bytes };
+    if (last && now > last.at)
+      this.samples.push({ at: now, bps: ((bytes - last.bytes) * 1000) / (now - last.at) });
+    while (this.samples.length > 0 && now - this.samples[0]!.at > RATE_WINDOW_MS) this.samples.shift();
+    this.rateBps = this.samples.reduce((m, x) => Math.max(m, x.bps), 0);
+  }
+
+  /** What the bot sends at its current step, once it has been at it long enough. */
+  private measureStep(now: number): void {
+    const bytes = this.sentBytes();
+    if (!this.sentAt || now - this.stepAt < STEP_SETTLE_MS) {
+      this.sentAt = { at: now, bytes };
+      return;
+    }
+    if (now - this.sentAt.at < 1000) return;
+    this.stepBps[this.want] = ((bytes - this.sentAt.bytes) * 1000) / (now - this.sentAt.at);
+    this.sentAt = { at: now, bytes };
+  }
+
   private change(step: number, now: number): void {
     // Only a step down holds the next one back: a step up that was too much falls back at once.
-    if (step > this.want) this.changedAt = now;
+    if (step > this.want) {
+      this.changedAt = now;
+      this.memoryMs =
+        now - this.upAt < this.memoryMs ? Math.min(FULL_MEMORY_MAX_MS, this.memoryMs * 2) : FULL_MEMORY_MS;
+    } else this.upAt = now;
     this.want = step;
+    this.stepAt = now;
+    this.sentAt = null;
   }
 }

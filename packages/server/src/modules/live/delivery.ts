@@ -59,6 +59,7 @@ function mediaInfo(m: FanoutMessage): MediaInfo | null {
     layer: (m.layer ?? 0) as Layer,
     key,
     audio,
+    ts: m.timestampMs,
   };
 }
 

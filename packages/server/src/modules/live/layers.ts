@@ -10,6 +10,8 @@ export interface MediaInfo {
   /** a key frame (JPEG pictures are all key frames), or audio */
   key: boolean;
   audio: boolean;
+  /** the message's timestamp_ms: the picture it belongs to (the same in every layer) */
+  ts: number;
 }
 
 /** A layer not seen for this long is no longer offered. */
@@ -82,6 +84,11 @@ const PROBE_FAIL_MS = 3000;
 const FULL_MEMORY_MS = 10_000;
 /** Of a full link's measured rate, the share a step up may plan to use. */
 const HEADROOM = 0.85;
+/**
+ * A worse layer with a picture this many pictures past the current layer's last means the current
+ * layer stopped. More than one: a publisher's layers of one picture may arrive in any order.
+ */
+const GONE_PICTURES = 1.5;
 /** A key frame of a layer is asked for again if the switch has not happened after this long. */
 const ASK_AGAIN_MS = 1000;
 
@@ -94,6 +101,9 @@ interface TrackState {
   /** nothing of this track is forwarded until a key frame of `target` */
   needKey: boolean;
   told: { layer: Layer; state: LayerState };
+  /** the picture (timestamp_ms) of the last frame forwarded, and the usual time between two */
+  currentTs: number;
+  intervalMs: number;
   changedAt: number;
   upAt: number;
   clearSince: number;
@@ -140,6 +150,8 @@ export class LayerChooser {
         target: this.rates.offered(m.track, now)[0] ?? m.layer,
         needKey: true,
         told: { layer: 0, state: 'full' },
+        currentTs: m.ts,
+        intervalMs: 66,
         changedAt: now,
         upAt: 0,
         clearSince: now,
@@ -148,14 +160,30 @@ export class LayerChooser {
       };
       this.tracks.set(m.track, st);
     }
+    // A worse layer has pictures the current one no longer has: the publisher stopped it (its
+    // uplink stepped down). Go to the layer that goes on, at its next key frame (asked for below).
+    if (
+      !st.needKey &&
+      st.current !== null &&
+      m.layer > st.current &&
+      st.target <= st.current &&
+      m.ts - st.currentTs > GONE_PICTURES * st.intervalMs
+    ) {
+      st.target = m.layer;
+      st.changedAt = now;
+    }
     if (m.layer === st.target && m.key) {
       if (st.current !== m.layer || st.needKey) this.hooks.switched();
       st.current = m.layer;
       st.needKey = false;
+      this.forwarded(st, m.ts);
       this.report(st);
       return true;
     }
-    if (!st.needKey && m.layer === st.current) return true;
+    if (!st.needKey && m.layer === st.current) {
+      this.forwarded(st, m.ts);
+      return true;
+    }
     if (st.target !== st.current || st.needKey) this.ask(st, now);
     return false;
   }
@@ -222,6 +250,12 @@ export class LayerChooser {
   /** A publisher left or stopped a track: forget what was chosen for it. */
   forget(track: string): void {
     this.tracks.delete(track);
+  }
+
+  private forwarded(st: TrackState, ts: number): void {
+    const gap = ts - st.currentTs;
+    if (gap > 0 && gap < 1000) st.intervalMs += (gap - st.intervalMs) / 8;
+    st.currentTs = ts;
   }
 
   private stepDown(st: TrackState, now: number): void {
