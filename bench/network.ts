@@ -6,7 +6,7 @@
  *
  * Starts the compiled server as `npm start` does, with its defaults, except HOST=0.0.0.0 (the
  * namespaces reach it through their veth's host-side address, not 127.0.0.1), then runs `vss bot`
- * with its defaults (VP8 camera 640x360 at 15 fps, pcm-s16 tone, chat) in two sessions:
+ * with its defaults (VP8 camera in three layers, 640x360 at 15 fps and below, Opus tone, chat) in two sessions:
  *   downlink  a receiver behind 250 kbit/s for 25 s (judged over 5–25 s), then 5 Mbit/s for 15 s
  *             (recovery), beside an unconstrained receiver of the same session (the baseline);
  *   uplink    the bot inside a namespace, unshaped for 5 s (the baseline), then behind a 300 kbit/s
