@@ -11,8 +11,10 @@
  * need every client to send them, and could be forged; a pong is answered by the protocol itself.
  */
 
-/** At most one probe this often while bytes are written. */
+/** At most one probe this often while bytes are written and the link is at least half full. */
 export const PROBE_MS = 50;
+/** At most one probe this often while the link is far from full. */
+export const PROBE_IDLE_MS = 200;
 /** Queueing the sender aims for, on top of the link's own round trip. */
 export const QUEUE_TARGET_MS = 100;
 /**

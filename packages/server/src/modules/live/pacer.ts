@@ -1,6 +1,6 @@
 import type { Layer, LayerState, TrackKind } from '@vss/protocol';
 import { LayerChooser, type LayerRates, type MediaInfo } from './layers.js';
-import { LinkEstimate, PROBE_MS } from './link.js';
+import { LinkEstimate, PROBE_IDLE_MS, PROBE_MS } from './link.js';
 
 /** A receiver's video that would wait longer than this is dropped, and the track waits for a key frame. */
 export const VIDEO_BUDGET_MS = 250;
@@ -80,6 +80,7 @@ export class ReceiverPacer {
 
   /** A control or chat message (or a replay's message): never dropped, first in line. */
   sendControl(data: Buffer | string, text = true): void {
+    if (this.queuedBytes === 0 && this.hasRoom()) return this.write(data, text);
     this.push(this.control, { data, text, bytes: data.length, at: Date.now() });
   }
 
@@ -88,6 +89,9 @@ export class ReceiverPacer {
     const now = Date.now();
     if (!m.audio && !this.chooser.admit(m, now)) return;
     const data = build();
+    // The fast path: nothing waiting and room in flight, as for every receiver on a fast link (no
+    // queue entry is made: this runs once per receiver for every frame).
+    if (this.queuedBytes === 0 && this.hasRoom()) return this.write(data, text);
     const item: Item = {
       data,
       text,
@@ -113,8 +117,6 @@ export class ReceiverPacer {
   }
 
   private push(lane: Item[], item: Item): void {
-    // The fast path: nothing waiting and room in flight, as for every receiver on a fast link.
-    if (this.queuedBytes === 0 && this.hasRoom()) return this.write(item);
     lane.push(item);
     this.queuedBytes += item.bytes;
     // Video that went stale while the link was full is dropped now, not when the link has room:
@@ -129,7 +131,7 @@ export class ReceiverPacer {
       const item = this.control.shift() ?? this.freshAudio(now) ?? this.freshVideo(now);
       if (!item) break;
       this.queuedBytes -= item.bytes;
-      this.write(item);
+      this.write(item.data, item.text);
     }
   }
 
@@ -142,10 +144,10 @@ export class ReceiverPacer {
     return !this.wire.reading || this.link.inFlight < this.link.window;
   }
 
-  private write(item: Item): void {
+  private write(data: Buffer | string, text: boolean): void {
     if (!this.wire.open) return;
-    this.wire.write(item.data, item.text);
-    this.link.sent += item.bytes;
+    this.wire.write(data, text);
+    this.link.sent += data.length;
     this.writtenSinceProbe = true;
     this.scheduleProbe();
   }
@@ -163,7 +165,10 @@ export class ReceiverPacer {
       this.probeTimer = null;
     }
     if (this.probeTimer) return;
-    const wait = this.link.lastProbeAt + PROBE_MS - Date.now();
+    // Probes come often only while the link is at least half full: a receiver far from its
+    // window needs no close watch, and each probe is a write and a read more per receiver.
+    const every = this.link.inFlight * 2 >= this.link.window ? PROBE_MS : PROBE_IDLE_MS;
+    const wait = this.link.lastProbeAt + every - Date.now();
     if (wait <= 0 || full) return this.probeNow();
     this.probeTimer = setTimeout(() => {
       this.probeTimer = null;

@@ -7,6 +7,10 @@ import type { MessageGuard } from './message-guard.js';
 import type { LayerRates } from './layers.js';
 import { ReceiverPacer, type PacerHooks, type PacerStats } from './pacer.js';
 
+// One options object each, not one per send: a send runs once per receiver for every frame.
+const AS_TEXT = { binary: false } as const;
+const AS_BINARY = { binary: true } as const;
+
 /** A receiver whose unsent backlog stays above this many bytes for HARD_BUFFER_MS is closed with 1013. */
 export const HARD_BUFFER_BYTES = 8 * 1024 * 1024;
 const HARD_BUFFER_MS = 5000;
@@ -65,7 +69,7 @@ export function socketConnection(
       return !socket.isPaused;
     },
     write(data: Buffer | string, text: boolean) {
-      socket.send(data, { binary: !text });
+      socket.send(data, text ? AS_TEXT : AS_BINARY);
       stats.delivered += 1;
       stats.deliveredBytes += data.length;
     },
