@@ -33,6 +33,9 @@ const RATE_WINDOW_MS = 2000;
 /** The minimum round trip is forgotten after this long (the route may have changed). */
 const MIN_RTT_WINDOW_MS = 10_000;
 const PROBE_MARK = 0x50; // 'P'
+/** 1 MB/s (8 Mbit/s): a link this fast is not paced (see `fast`). */
+const FAST_BPS = 1_000_000;
+const STALL_MS = 500;
 
 interface Probe {
   id: number;
@@ -62,6 +65,18 @@ export class LinkEstimate {
 
   get inFlight(): number {
     return this.sent - this.acked;
+  }
+
+  /**
+   * A link measured to carry at least FAST_BPS, whose pongs keep coming: no media rate builds
+   * delay on it, so nothing is held back for it (and a server short of CPU, whose pongs are read
+   * late, does not mistake its own lag for the link's). A link that stops answering for STALL_MS
+   * is not fast, whatever it carried before.
+   */
+  fast(now: number): boolean {
+    if (this.rateBps < FAST_BPS) return false;
+    const oldest = this.probes[0];
+    return !oldest || now - oldest.at < STALL_MS;
   }
 
   /** Queueing on the link now: the round trip over its minimum (ms). */

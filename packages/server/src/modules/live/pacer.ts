@@ -138,10 +138,11 @@ export class ReceiverPacer {
   /**
    * Whether what is in flight leaves room for more. While the socket is not read, its pongs wait
    * unread and would hold its deliveries for as long as storage is behind: it is written to as if
-   * the link kept up (what it then takes in is measured once reading resumes).
+   * the link kept up (what it then takes in is measured once reading resumes). A fast link
+   * (LinkEstimate.fast) always has room.
    */
   private hasRoom(): boolean {
-    return !this.wire.reading || this.link.inFlight < this.link.window;
+    return !this.wire.reading || this.link.inFlight < this.link.window || this.link.fast(Date.now());
   }
 
   private write(data: Buffer | string, text: boolean): void {
@@ -159,7 +160,9 @@ export class ReceiverPacer {
    * taken in what is before it, not up to PROBE_MS later (on a fast link that would be the delay).
    */
   private scheduleProbe(): void {
-    const full = this.link.inFlight >= this.link.window;
+    const now = Date.now();
+    const fast = this.link.fast(now);
+    const full = !fast && this.link.inFlight >= this.link.window;
     if (full && this.probeTimer) {
       clearTimeout(this.probeTimer);
       this.probeTimer = null;
@@ -167,8 +170,8 @@ export class ReceiverPacer {
     if (this.probeTimer) return;
     // Probes come often only while the link is at least half full: a receiver far from its
     // window needs no close watch, and each probe is a write and a read more per receiver.
-    const every = this.link.inFlight * 2 >= this.link.window ? PROBE_MS : PROBE_IDLE_MS;
-    const wait = this.link.lastProbeAt + every - Date.now();
+    const every = !fast && this.link.inFlight * 2 >= this.link.window ? PROBE_MS : PROBE_IDLE_MS;
+    const wait = this.link.lastProbeAt + every - now;
     if (wait <= 0 || full) return this.probeNow();
     this.probeTimer = setTimeout(() => {
       this.probeTimer = null;
