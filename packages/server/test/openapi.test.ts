@@ -352,6 +352,8 @@ describe('the OpenAPI document', () => {
         'end',
         'error',
         'join',
+        'keyframe',
+        'layer',
         'leave',
         'reconnect',
         'replaced',
