@@ -253,4 +253,25 @@ describe('video layers', () => {
     for (const x of [pub, ...senders]) await leave(x);
     await t2.close();
   });
+
+  it('tells a receiver whose link is full why it is closed before closing it (replaced: control, then 4409)', async () => {
+    const s = await createSession(t, a.key);
+    const alice = await join(t, a.key, s.id, 'alice');
+    const bob = await join(t, a.key, s.id, 'bob');
+    const raw = (bob.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    raw.pause();
+    // Pictures bob does not read: what is in flight to him fills, and the rest waits at the server.
+    for (let i = 0; i < 12; i++)
+      alice.send(publish('media/alice/cam', jpeg(i, 30_000), { timestamp_ms: Date.now(), id: `p${i}` }));
+    await alice.waitForCount(isControl('ack'), 12);
+    const pacer = t.runtime.hub.connections().find((c) => c.userId === 'bob')!.pacer!;
+    await eventually(() => pacer.backlog > 0, 5000, "bob's backlog");
+    // Bob joins again elsewhere: the older connection is told, then closed with 4409.
+    const bob2 = await join(t, a.key, s.id, 'bob');
+    raw.resume();
+    const closed = await bob.closed;
+    expect(closed.code).toBe(4409);
+    expect(bob.received.text.filter(isControl('replaced'))).toHaveLength(1);
+    for (const x of [alice, bob2]) await leave(x);
+  });
 });

@@ -116,6 +116,18 @@ export class ReceiverPacer {
     this.probeTimer = null;
   }
 
+  /**
+   * Writes every control message still waiting, whatever is in flight: the connection is about
+   * to close, and what it was told last (`reconnect`, `replaced`, an error) must reach it before
+   * the close frame. Media still waiting is dropped.
+   */
+  flushControl(): void {
+    for (const item of this.control.splice(0)) {
+      this.queuedBytes -= item.bytes;
+      this.write(item.data, item.text);
+    }
+  }
+
   private push(lane: Item[], item: Item): void {
     lane.push(item);
     this.queuedBytes += item.bytes;

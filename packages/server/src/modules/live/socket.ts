@@ -112,6 +112,8 @@ export function socketConnection(
       pressure();
     },
     close: (code, reason) => {
+      // What the connection was told before its close goes out before the close frame.
+      pacer.flushControl();
       socket.resume(); // to read the client's answer to the close
       socket.close(code, reason);
     },
