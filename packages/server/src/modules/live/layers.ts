@@ -85,10 +85,12 @@ const FULL_MEMORY_MS = 10_000;
 /** Of a full link's measured rate, the share a step up may plan to use. */
 const HEADROOM = 0.85;
 /**
- * A worse layer with a picture this many pictures past the current layer's last means the current
- * layer stopped. More than one: a publisher's layers of one picture may arrive in any order.
+ * A worse layer with a picture this many pictures (and at least GONE_MS) past the current layer's
+ * last means the current layer stopped. Not one or two: a publisher's layers of one picture may
+ * arrive in any order, and an encoder short of bitrate drops a picture now and then.
  */
-const GONE_PICTURES = 1.5;
+const GONE_PICTURES = 4;
+const GONE_MS = 300;
 /** A key frame of a layer is asked for again if the switch has not happened after this long. */
 const ASK_AGAIN_MS = 1000;
 
@@ -167,7 +169,7 @@ export class LayerChooser {
       st.current !== null &&
       m.layer > st.current &&
       st.target <= st.current &&
-      m.ts - st.currentTs > GONE_PICTURES * st.intervalMs
+      m.ts - st.currentTs > Math.max(GONE_MS, GONE_PICTURES * st.intervalMs)
     ) {
       st.target = m.layer;
       st.changedAt = now;
