@@ -34,7 +34,7 @@ export function deliver(
   let text: Buffer | undefined;
   let binary: Buffer | undefined;
   const info = m.kind === 'message' ? mediaInfo(m) : null;
-  if (info && !info.audio) rates?.saw(info.track, info.layer, m.payload!.length, Date.now());
+  if (info && !info.audio) rates?.saw(info.track, info.layer, m.payload!.length, Date.now(), info.key);
   const build = (asBinary: boolean) =>
     asBinary ? (binary ??= binaryMessage(m)) : (text ??= Buffer.from(textFrame(m), 'utf8'));
   for (const { conn } of members) {

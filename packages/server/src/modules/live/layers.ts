@@ -19,19 +19,29 @@ const LAYER_GONE_MS = 2000;
 
 /** Which layers of each video track a session's publishers are sending, and at what rate. */
 export class LayerRates {
-  private readonly tracks = new Map<string, { bytes: number; since: number; bps: number; seen: number }[]>();
+  private readonly tracks = new Map<
+    string,
+    { bytes: number; since: number; bps: number; seen: number; keyBytes: number }[]
+  >();
 
   /** Counts a message of `track`'s `layer`. */
-  saw(track: string, layer: Layer, bytes: number, now: number): void {
+  saw(track: string, layer: Layer, bytes: number, now: number, key = false): void {
     let layers = this.tracks.get(track);
     if (!layers) {
-      layers = Array.from({ length: LAYER_COUNT }, () => ({ bytes: 0, since: now, bps: 0, seen: 0 }));
+      layers = Array.from({ length: LAYER_COUNT }, () => ({
+        bytes: 0,
+        since: now,
+        bps: 0,
+        seen: 0,
+        keyBytes: 0,
+      }));
       this.tracks.set(track, layers);
     }
     const l = layers[layer]!;
-    if (now - l.seen > LAYER_GONE_MS) Object.assign(l, { bytes: 0, since: now, bps: 0 });
+    if (now - l.seen > LAYER_GONE_MS) Object.assign(l, { bytes: 0, since: now, bps: 0, keyBytes: 0 });
     l.seen = now;
     l.bytes += bytes;
+    if (key) l.keyBytes = bytes;
     // A rate over the last second or so: start a new count each second, keep the last figure.
     if (now - l.since >= 1000) {
       l.bps = (l.bytes * 1000) / (now - l.since);
@@ -56,6 +66,11 @@ export class LayerRates {
     return this.tracks.get(track)?.[layer]?.bps ?? 0;
   }
 
+  /** The size of the latest key frame of `track`'s `layer` (0 when none was seen). */
+  keyBytes(track: string, layer: Layer): number {
+    return this.tracks.get(track)?.[layer]?.keyBytes ?? 0;
+  }
+
   /** Whether `track` has been sent recently at all. */
   has(track: string, now: number): boolean {
     return this.offered(track, now).length > 0;
@@ -77,13 +92,31 @@ const PROBE_MAX_MS = 8000;
 /** A step down this soon after a step up means the step up failed. */
 const PROBE_FAIL_MS = 3000;
 /**
- * A link that queued this recently is known to be full: a step up is tried there only when its
- * measured rate has room for the better layer (trying one that does not fit sends a key frame,
- * the largest picture, into a full link, and the receiver's audio waits behind it).
+ * A link never measured full (LinkEstimate.limitedBps) that queued this recently: a step up is
+ * tried there only when its best short burst has room for the better layer.
  */
 const FULL_MEMORY_MS = 10_000;
-/** Of a full link's measured rate, the share a step up may plan to use. */
+/**
+ * Of a link's capacity (or best short burst), the share a step up may plan to use: trying a layer
+ * that does not fit sends a key frame, the largest picture, into a full link, and the receiver's
+ * audio waits behind it.
+ */
 const HEADROOM = 0.85;
+/**
+ * A link measured full steps up only to a layer whose key frame crosses it in this long: a
+ * WebSocket message cannot be interleaved with others, so the receiver's audio waits behind the
+ * whole key frame the switch needs (9 KB of a 640x360 picture is 290 ms at 250 kbit/s); half of
+ * the 300 ms audio may wait at most leaves room for what is in flight with it.
+ */
+const KEY_FRAME_MAX_MS = 150;
+/**
+ * A link's capacity, measured when it was last full, is taken to grow by this factor a second
+ * since (8%: as WebRTC's congestion control raises its estimate): a link that got faster is
+ * stepped up within seconds, one that did not is measured full again by the layer that overloads
+ * it. Its short bursts are no guide: a link's burst allowance (a token bucket) lets kilobytes
+ * through at once, then only its rate.
+ */
+const CAPACITY_GROWTH = 1.08;
 /**
  * A worse layer with a picture this many pictures (and at least GONE_MS) past the current layer's
  * last means the current layer stopped. Not one or two: a publisher's layers of one picture may
@@ -135,6 +168,9 @@ export interface ChooserHooks {
 export class LayerChooser {
   private readonly tracks = new Map<string, TrackState>();
   private congestedAt = -Infinity;
+  /** what the link carried when it was last full (bytes per second), and when that was */
+  private capacityBps = 0;
+  private capacityAt = 0;
 
   constructor(
     private readonly rates: LayerRates,
@@ -203,24 +239,47 @@ export class LayerChooser {
 
   /**
    * Re-weighs every track against the link's queueing (ms), after each measurement; `link` is
-   * the link's measured rate and what this receiver is sent now (bytes per second).
+   * the link's measured rates and what this receiver is sent now (bytes per second);
+   * `overloaded`: the receiver is sent more than its link carries when full.
    */
-  update(queueMs: number, now: number, link: { rateBps: number; usedBps: number }): void {
-    if (queueMs > CONGESTED_MS) this.congestedAt = now;
+  update(
+    queueMs: number,
+    now: number,
+    link: {
+      rateBps: number;
+      usedBps: number;
+      limitedBps(now: number): number;
+    },
+    overloaded = false,
+  ): void {
+    const measured = link.limitedBps(now);
+    if (measured > 0) {
+      this.capacityBps = measured;
+      this.capacityAt = now;
+    }
+    // What the link carried when it was last full, allowed to grow CAPACITY_GROWTH a second since
+    // (the link may have got faster; a layer that then does not fit is measured again).
+    const capacity = this.capacityBps * CAPACITY_GROWTH ** ((now - this.capacityAt) / 1000);
+    const congested = queueMs > CONGESTED_MS;
+    if (congested || overloaded) this.congestedAt = now;
     for (const [track, st] of this.tracks) {
       const offered = this.rates.offered(track, now);
       if (offered.length === 0) continue;
       // A layer no longer sent (the publisher stepped down) is replaced by the nearest one sent.
       if (!offered.includes(st.target)) st.target = offered.find((l) => l > st.target) ?? offered.at(-1)!;
-      if (queueMs > CONGESTED_MS) {
+      // Overload is measured over a second: the rate sent after a step down shows a second later.
+      if (congested || (overloaded && now - st.changedAt >= 2 * HOLD_MS)) {
         st.clearSince = now;
         if (now - st.changedAt >= HOLD_MS) this.stepDown(st, now);
-      } else if (queueMs < CLEAR_MS) {
+      } else if (queueMs < CLEAR_MS && !overloaded) {
         const better = offered.filter((l) => l < st.target).at(-1);
         const extra =
           better === undefined ? 0 : this.rates.bps(track, better) - this.rates.bps(track, st.target);
         const fits =
-          now - this.congestedAt > FULL_MEMORY_MS || link.usedBps + extra <= link.rateBps * HEADROOM;
+          capacity > 0
+            ? link.usedBps + extra <= capacity * HEADROOM &&
+              this.rates.keyBytes(track, better ?? st.target) * 1000 <= capacity * KEY_FRAME_MAX_MS
+            : now - this.congestedAt > FULL_MEMORY_MS || link.usedBps + extra <= link.rateBps * HEADROOM;
         if (
           better !== undefined &&
           fits &&

@@ -32,6 +32,9 @@ const FIRST_WINDOW = 64 * 1024;
 const RATE_WINDOW_MS = 2000;
 /** The minimum round trip is forgotten after this long (the route may have changed). */
 const MIN_RTT_WINDOW_MS = 10_000;
+/** Throughput measured while the sender waited for room is kept this long (see limitedBps). */
+const LIMITED_WINDOW_MS = 5000;
+const LIMITED_MIN_SAMPLES = 3;
 const PROBE_MARK = 0x50; // 'P'
 /** 1 MB/s (8 Mbit/s): a link this fast is not paced (see `fast`). */
 const FAST_BPS = 1_000_000;
@@ -43,6 +46,8 @@ interface Probe {
   at: number;
   /** sent while the socket was not read: its pong waited unread, so its round trip says nothing */
   blind: boolean;
+  /** sent while something waited for room: what it measures is the link's pace, not the sender's */
+  limited: boolean;
 }
 
 export class LinkEstimate {
@@ -56,12 +61,13 @@ export class LinkEstimate {
   private readonly probes: Probe[] = [];
   private nextId = 1;
   lastProbeAt = 0;
-  private lastAck: { offset: number; at: number } | null = null;
+  private lastAck: { offset: number; at: number; limited: boolean } | null = null;
   private readonly samples: { at: number; bps: number }[] = [];
   /** bytes per second the link has been seen to deliver (windowed maximum) */
   rateBps = 0;
   /** bytes per second delivered over the last RATE_WINDOW_MS (what the receiver is sent now) */
   usedBps = 0;
+  private readonly limitedSamples: { at: number; bps: number }[] = [];
 
   get inFlight(): number {
     return this.sent - this.acked;
@@ -95,10 +101,28 @@ export class LinkEstimate {
     return Math.max(MIN_WINDOW, (this.rateBps * (rtt + QUEUE_TARGET_MS)) / 1000);
   }
 
-  /** A probe to ping with, covering everything written so far. */
-  probe(now: number, blind = false): Buffer {
+  /**
+   * What the link carries for long (bytes per second): the median of the throughput measured
+   * while something waited for room over the last LIMITED_WINDOW_MS, 0 when there are too few.
+   * `rateBps` is the best of short spans, which a link's burst allowance (a token bucket lets a
+   * few kilobytes through at once, then only its rate) can make two or three times what it
+   * carries for long; while the sender waits for room, the burst allowance is spent.
+   */
+  limitedBps(now: number): number {
+    while (this.limitedSamples.length > 0 && now - this.limitedSamples[0]!.at > LIMITED_WINDOW_MS)
+      this.limitedSamples.shift();
+    if (this.limitedSamples.length < LIMITED_MIN_SAMPLES) return 0;
+    const sorted = this.limitedSamples.map((s) => s.bps).sort((a, b) => a - b);
+    return sorted[sorted.length >> 1]!;
+  }
+
+  /**
+   * A probe to ping with, covering everything written so far; `limited` when something waits for
+   * room (the link sets the pace).
+   */
+  probe(now: number, blind = false, limited = false): Buffer {
     const id = this.nextId++ >>> 0;
-    this.probes.push({ id, offset: this.sent, at: now, blind });
+    this.probes.push({ id, offset: this.sent, at: now, blind, limited });
     // Pongs that never come (a client that drops them) must not keep probes for ever.
     if (this.probes.length > 256) this.probes.shift();
     this.lastProbeAt = now;
@@ -127,9 +151,14 @@ export class LinkEstimate {
     }
     const last = this.lastAck;
     if (last && now - last.at >= 20) {
-      this.samples.push({ at: now, bps: ((probe.offset - last.offset) * 1000) / (now - last.at) });
-      this.lastAck = { offset: probe.offset, at: now };
-    } else if (!last) this.lastAck = { offset: probe.offset, at: now };
+      const bps = ((probe.offset - last.offset) * 1000) / (now - last.at);
+      this.samples.push({ at: now, bps });
+      // Limited by the link throughout: the probes at both ends were sent while something waited
+      // for room, and the link queued (a window too small for a fast link limits the sender too).
+      if (probe.limited && last.limited && this.queueMs >= QUEUE_TARGET_MS / 2)
+        this.limitedSamples.push({ at: now, bps });
+      this.lastAck = { offset: probe.offset, at: now, limited: probe.limited };
+    } else if (!last) this.lastAck = { offset: probe.offset, at: now, limited: probe.limited };
     while (this.samples.length > 0 && now - this.samples[0]!.at > RATE_WINDOW_MS) this.samples.shift();
     this.rateBps = this.samples.reduce((m, s) => Math.max(m, s.bps), 0);
     this.usedBps =

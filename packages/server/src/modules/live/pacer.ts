@@ -6,6 +6,8 @@ import { LinkEstimate, PROBE_IDLE_MS, PROBE_MS } from './link.js';
 export const VIDEO_BUDGET_MS = 250;
 /** Audio the link could not carry for this long is stale: hearing it now would only add delay. */
 const AUDIO_STALE_MS = 2000;
+/** Sent more than this share of what the link carries when full, a receiver's layers step down. */
+const OVERLOAD = 0.9;
 
 /** The socket under a pacer. */
 export interface Wire {
@@ -58,6 +60,10 @@ export class ReceiverPacer {
   private queuedBytes = 0;
   private probeTimer: NodeJS.Timeout | null = null;
   private writtenSinceProbe = false;
+  /** media admitted for this receiver, per second (its demand on the link) */
+  private offeredBytes = 0;
+  private offeredSince = Date.now();
+  private offeredBps = 0;
 
   constructor(
     private readonly wire: Wire,
@@ -89,9 +95,10 @@ export class ReceiverPacer {
     const now = Date.now();
     if (!m.audio && !this.chooser.admit(m, now)) return;
     const data = build();
+    this.offeredBytes += data.length;
     // The fast path: nothing waiting and room in flight, as for every receiver on a fast link (no
     // queue entry is made: this runs once per receiver for every frame).
-    if (this.queuedBytes === 0 && this.hasRoom()) return this.write(data, text);
+    if (this.queuedBytes === 0 && this.hasRoom(m.audio ? 0 : data.length)) return this.write(data, text);
     const item: Item = {
       data,
       text,
@@ -99,15 +106,46 @@ export class ReceiverPacer {
       at: now,
       ...(m.audio ? {} : { track: m.track, key: m.key }),
     };
+    // A key frame makes what waits of its track before it useless: the receiver decodes from it.
+    if (m.key && !m.audio) this.dropVideo(m.track);
     this.push(m.audio ? this.audio : this.video, item);
+  }
+
+  private dropVideo(track: string): void {
+    for (let i = this.video.length - 1; i >= 0; i--) {
+      if (this.video[i]!.track !== track) continue;
+      this.queuedBytes -= this.video[i]!.bytes;
+      this.video.splice(i, 1);
+      this.stats.dropped += 1;
+    }
   }
 
   /** A pong: what the link took in. Writes what now fits. */
   onPong(payload: Buffer): void {
     const now = Date.now();
     if (!this.link.onPong(payload, now)) return;
-    this.chooser.update(Math.max(this.link.queueMs, this.oldestVideoMs(now)), now, this.link);
+    this.chooser.update(
+      Math.max(this.link.queueMs, this.oldestVideoMs(now)),
+      now,
+      this.link,
+      this.overloaded(now),
+    );
     this.flush();
+  }
+
+  /**
+   * Whether this receiver is sent more than its link was measured to carry while full
+   * (LinkEstimate.limitedBps). The pacer keeps the link's own queue short, so a layer that does
+   * not fit shows as video waiting and skipped here more than as queueing on the link.
+   */
+  private overloaded(now: number): boolean {
+    if (now - this.offeredSince >= 1000) {
+      this.offeredBps = (this.offeredBytes * 1000) / (now - this.offeredSince);
+      this.offeredBytes = 0;
+      this.offeredSince = now;
+    }
+    const capacity = this.link.limitedBps(now);
+    return capacity > 0 && this.offeredBps > capacity * OVERLOAD;
   }
 
   /** Stops the probe timer (the socket closed). */
@@ -140,21 +178,33 @@ export class ReceiverPacer {
   private flush(): void {
     const now = Date.now();
     while (this.wire.open && this.hasRoom()) {
-      const item = this.control.shift() ?? this.freshAudio(now) ?? this.freshVideo(now);
-      if (!item) break;
+      let item = this.control.shift() ?? this.freshAudio(now);
+      if (!item) {
+        this.pruneVideo(now);
+        if (this.video.length === 0 || !this.hasRoom(this.video[0]!.bytes)) break;
+        item = this.video.shift()!;
+      }
       this.queuedBytes -= item.bytes;
       this.write(item.data, item.text);
     }
+    // Something waits for room: ask at once what the receiver has taken in, rather than up to
+    // PROBE_MS later, so that it goes as soon as it fits.
+    if (this.queuedBytes > 0) this.probeNow();
   }
 
   /**
-   * Whether what is in flight leaves room for more. While the socket is not read, its pongs wait
-   * unread and would hold its deliveries for as long as storage is behind: it is written to as if
-   * the link kept up (what it then takes in is measured once reading resumes). A fast link
-   * (LinkEstimate.fast) always has room.
+   * Whether what is in flight leaves room for more. A video message of `video` bytes needs room
+   * for all of it: audio written after it waits behind every byte of it. One larger than the window
+   * (a key frame on a slow link) goes once what is in flight is down to a quarter of the window,
+   * not nothing: audio written meanwhile keeps some in flight all the time. While the socket is not read, its pongs wait unread and would hold its deliveries for
+   * as long as storage is behind: it is written to as if the link kept up (what it then takes in
+   * is measured once reading resumes). A fast link (LinkEstimate.fast) always has room.
    */
-  private hasRoom(): boolean {
-    return !this.wire.reading || this.link.inFlight < this.link.window || this.link.fast(Date.now());
+  private hasRoom(video = 0): boolean {
+    const inFlight = this.link.inFlight;
+    const window = this.link.window;
+    const room = video === 0 ? inFlight < window : inFlight + video <= window || inFlight <= window / 4;
+    return room || !this.wire.reading || this.link.fast(Date.now());
   }
 
   private write(data: Buffer | string, text: boolean): void {
@@ -195,7 +245,8 @@ export class ReceiverPacer {
   private probeNow(): void {
     if (!this.writtenSinceProbe || !this.wire.open) return;
     this.writtenSinceProbe = false;
-    this.wire.ping(this.link.probe(Date.now(), !this.wire.reading));
+    const limited = this.queuedBytes > 0 || this.link.inFlight >= this.link.window;
+    this.wire.ping(this.link.probe(Date.now(), !this.wire.reading, limited));
   }
 
   private freshAudio(now: number): Item | undefined {
@@ -207,15 +258,10 @@ export class ReceiverPacer {
   }
 
   /**
-   * The next video message. A track whose queued video is too old skips to its newest key frame
-   * still fresh in the queue; without one, its queue is dropped and it waits for the next key
-   * frame (`stalled`).
+   * Drops video that waited too long. A track whose queued video is too old skips to its newest
+   * key frame still fresh in the queue; without one, its queue is dropped and it waits for the
+   * next key frame (`stalled`).
    */
-  private freshVideo(now: number): Item | undefined {
-    this.pruneVideo(now);
-    return this.video.shift();
-  }
-
   private pruneVideo(now: number): void {
     while (this.video.length > 0 && now - this.video[0]!.at > VIDEO_BUDGET_MS) {
       const track = this.video[0]!.track!;
