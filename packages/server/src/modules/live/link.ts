@@ -67,6 +67,8 @@ export class LinkEstimate {
   rateBps = 0;
   /** bytes per second delivered over the last RATE_WINDOW_MS (what the receiver is sent now) */
   usedBps = 0;
+  /** see `window`: worked out once per pong, read for every message */
+  private windowBytes = FIRST_WINDOW;
   private readonly limitedSamples: { at: number; bps: number }[] = [];
 
   get inFlight(): number {
@@ -96,9 +98,7 @@ export class LinkEstimate {
    * round trip needs), so it grows until the link is full and queueing appears.
    */
   get window(): number {
-    if (this.rateBps === 0) return FIRST_WINDOW;
-    const rtt = this.minRttMs === Infinity ? 0 : this.minRttMs;
-    return Math.max(MIN_WINDOW, (this.rateBps * (rtt + QUEUE_TARGET_MS)) / 1000);
+    return this.windowBytes;
   }
 
   /**
@@ -161,6 +161,10 @@ export class LinkEstimate {
     } else if (!last) this.lastAck = { offset: probe.offset, at: now, limited: probe.limited };
     while (this.samples.length > 0 && now - this.samples[0]!.at > RATE_WINDOW_MS) this.samples.shift();
     this.rateBps = this.samples.reduce((m, s) => Math.max(m, s.bps), 0);
+    if (this.rateBps > 0) {
+      const rtt = this.minRttMs === Infinity ? 0 : this.minRttMs;
+      this.windowBytes = Math.max(MIN_WINDOW, (this.rateBps * (rtt + QUEUE_TARGET_MS)) / 1000);
+    }
     this.usedBps =
       this.samples.length > 0 ? this.samples.reduce((n, s) => n + s.bps, 0) / this.samples.length : 0;
     return true;

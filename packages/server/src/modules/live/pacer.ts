@@ -86,8 +86,9 @@ export class ReceiverPacer {
 
   /** A control or chat message (or a replay's message): never dropped, first in line. */
   sendControl(data: Buffer | string, text = true): void {
-    if (this.queuedBytes === 0 && this.hasRoom()) return this.write(data, text);
-    this.push(this.control, { data, text, bytes: data.length, at: Date.now() });
+    const now = Date.now();
+    if (this.queuedBytes === 0 && this.hasRoom(0, now)) return this.write(data, text, now);
+    this.push(this.control, { data, text, bytes: data.length, at: now });
   }
 
   /** A media message; `build` makes its wire form, called only when it is to be sent. */
@@ -98,7 +99,8 @@ export class ReceiverPacer {
     this.offeredBytes += data.length;
     // The fast path: nothing waiting and room in flight, as for every receiver on a fast link (no
     // queue entry is made: this runs once per receiver for every frame).
-    if (this.queuedBytes === 0 && this.hasRoom(m.audio ? 0 : data.length)) return this.write(data, text);
+    if (this.queuedBytes === 0 && this.hasRoom(m.audio ? 0 : data.length, now))
+      return this.write(data, text, now);
     const item: Item = {
       data,
       text,
@@ -162,7 +164,7 @@ export class ReceiverPacer {
   flushControl(): void {
     for (const item of this.control.splice(0)) {
       this.queuedBytes -= item.bytes;
-      this.write(item.data, item.text);
+      this.write(item.data, item.text, Date.now());
     }
   }
 
@@ -177,15 +179,15 @@ export class ReceiverPacer {
 
   private flush(): void {
     const now = Date.now();
-    while (this.wire.open && this.hasRoom()) {
+    while (this.wire.open && this.hasRoom(0, now)) {
       let item = this.control.shift() ?? this.freshAudio(now);
       if (!item) {
         this.pruneVideo(now);
-        if (this.video.length === 0 || !this.hasRoom(this.video[0]!.bytes)) break;
+        if (this.video.length === 0 || !this.hasRoom(this.video[0]!.bytes, now)) break;
         item = this.video.shift()!;
       }
       this.queuedBytes -= item.bytes;
-      this.write(item.data, item.text);
+      this.write(item.data, item.text, now);
     }
     // Something waits for room: ask at once what the receiver has taken in, rather than up to
     // PROBE_MS later, so that it goes as soon as it fits.
@@ -200,19 +202,19 @@ export class ReceiverPacer {
    * as long as storage is behind: it is written to as if the link kept up (what it then takes in
    * is measured once reading resumes). A fast link (LinkEstimate.fast) always has room.
    */
-  private hasRoom(video = 0): boolean {
+  private hasRoom(video: number, now: number): boolean {
     const inFlight = this.link.inFlight;
     const window = this.link.window;
     const room = video === 0 ? inFlight < window : inFlight + video <= window || inFlight <= window / 4;
-    return room || !this.wire.reading || this.link.fast(Date.now());
+    return room || !this.wire.reading || this.link.fast(now);
   }
 
-  private write(data: Buffer | string, text: boolean): void {
+  private write(data: Buffer | string, text: boolean, now: number): void {
     if (!this.wire.open) return;
     this.wire.write(data, text);
     this.link.sent += data.length;
     this.writtenSinceProbe = true;
-    this.scheduleProbe();
+    this.scheduleProbe(now);
   }
 
   /**
@@ -221,8 +223,7 @@ export class ReceiverPacer {
    * When what is in flight fills the window, at once: what waits goes as soon as the receiver has
    * taken in what is before it, not up to PROBE_MS later (on a fast link that would be the delay).
    */
-  private scheduleProbe(): void {
-    const now = Date.now();
+  private scheduleProbe(now: number): void {
     const fast = this.link.fast(now);
     const full = !fast && this.link.inFlight >= this.link.window;
     if (full && this.probeTimer) {
