@@ -117,6 +117,7 @@ export type BotEvent =
   /** totals over all bots, every statsEveryS */
   | {
       type: 'stats';
+      /** seconds since the bots started to join, a multiple of statsEveryS */
       elapsedS: number;
       /** bots whose connection is open right now */
       connected: number;
