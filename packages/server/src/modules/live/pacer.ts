@@ -113,8 +113,9 @@ export class ReceiverPacer {
     this.push(m.audio ? this.audio : this.video, item);
   }
 
-  private dropVideo(track: string): void {
-    for (let i = this.video.length - 1; i >= 0; i--) {
+  /** Drops the queued video of `track` that stands before index `before` (all of it by default). */
+  private dropVideo(track: string, before = this.video.length): void {
+    for (let i = before - 1; i >= 0; i--) {
       if (this.video[i]!.track !== track) continue;
       this.queuedBytes -= this.video[i]!.bytes;
       this.video.splice(i, 1);
@@ -198,8 +199,8 @@ export class ReceiverPacer {
    * Whether what is in flight leaves room for more. A video message of `video` bytes needs room
    * for all of it: audio written after it waits behind every byte of it. One larger than the window
    * (a key frame on a slow link) goes once what is in flight is down to a quarter of the window,
-   * not nothing: audio written meanwhile keeps some in flight all the time. While the socket is not read, its pongs wait unread and would hold its deliveries for
-   * as long as storage is behind: it is written to as if the link kept up (what it then takes in
+   * not nothing: audio written meanwhile keeps some in flight all the time. While the socket is
+   * not read, its pongs wait unread and would hold its deliveries for as long as storage is behind: it is written to as if the link kept up (what it then takes in
    * is measured once reading resumes). A fast link (LinkEstimate.fast) always has room.
    */
   private hasRoom(video: number, now: number): boolean {
@@ -269,12 +270,7 @@ export class ReceiverPacer {
       const from = this.video.findLastIndex(
         (v) => v.track === track && v.key && now - v.at <= VIDEO_BUDGET_MS,
       );
-      for (let i = (from < 0 ? this.video.length : from) - 1; i >= 0; i--) {
-        if (this.video[i]!.track !== track) continue;
-        this.queuedBytes -= this.video[i]!.bytes;
-        this.video.splice(i, 1);
-        this.stats.dropped += 1;
-      }
+      this.dropVideo(track, from < 0 ? this.video.length : from);
       if (from < 0) this.chooser.stall(track, now);
       else this.stats.keyframeSkips += 1;
     }
