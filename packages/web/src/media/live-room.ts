@@ -14,11 +14,14 @@ import {
 } from '@vss/protocol';
 import { errorMessage } from '../api';
 import { AudioOut } from './audio-out';
-import { capture } from './local-media';
+import { capture, type Devices } from './local-media';
 import { startPublishing, type Publishing } from './publishing';
 import { RateBudget } from './rate-budget';
 import { readEnvelope } from './envelope';
 import {
+  afterEnvelope,
+  afterLeave,
+  afterWelcome,
   initialState,
   sharingOrder,
   withChat,
@@ -43,6 +46,12 @@ const DEVICE: Record<TrackKind, string> = { cam: 'camera', mic: 'microphone', sc
 export interface RoomOptions {
   sessionId: string;
   userId: string;
+  /** the name this participant joined with */
+  displayName: string;
+  /** false: a guest who may only watch and chat (the welcome says so too) */
+  canPublish: boolean;
+  /** the camera and microphone chosen before joining */
+  devices: Devices;
   /** a fresh connection token; called for every (re)connect */
   token: () => Promise<string>;
   /** where the others' sound plays (created and resumed on a click); null: no sound */
@@ -64,7 +73,7 @@ export class LiveRoom {
   private left = false;
 
   constructor(private readonly opts: RoomOptions) {
-    this.state = initialState(opts.userId);
+    this.state = initialState(opts.userId, opts.displayName, opts.canPublish);
     this.out = opts.audio ? new AudioOut(opts.audio) : null;
     const origin = location.origin.replace(/^http/, 'ws');
     this.client = new LiveClient({
@@ -95,11 +104,10 @@ export class LiveRoom {
     this.client.on('close', (ev) => {
       if (this.left || ev.willReconnect) return;
       // This person opened the session again elsewhere (another tab, another device): that one
-      // is now the live one, so this one lets go of the camera and microphone as well.
-      if (ev.code === CLOSE.REPLACED) {
-        this.release();
-        return this.set({ status: 'closed', detail: 'replaced', local: {}, tracks: {} });
-      }
+      // is now the live one. Or the host removed them. Either is final, and this page lets go of
+      // the camera and microphone as well.
+      if (ev.code === CLOSE.REPLACED) return this.ended('replaced');
+      if (ev.code === CLOSE.REMOVED) return this.ended('removed');
       this.set({ status: 'closed', detail: `closed (code ${ev.code}${ev.reason ? `: ${ev.reason}` : ''})` });
     });
     this.client.on('error', (err) => {
@@ -152,10 +160,11 @@ export class LiveRoom {
   async setPublishing(kind: TrackKind, on: boolean): Promise<void> {
     if (this.left || this.state.switching || this.pubs.has(kind) === on) return;
     if (!on) return this.stopPublishing(kind);
+    if (!this.state.canPublish) return;
     this.set({ switching: kind, notice: null });
     let track: MediaStreamTrack | null = null;
     try {
-      const got = await capture(kind);
+      const got = await capture(kind, kind === 'screen' ? undefined : this.opts.devices[kind]);
       if ('error' in got) return this.set({ notice: got.error });
       track = got.track;
       if (this.left) return track.stop();
@@ -232,6 +241,13 @@ export class LiveRoom {
     this.set({ status: 'closed', detail: 'left', local: {} });
   }
 
+  /** Closed for good by the server: `replaced` (the person joined again elsewhere) or `removed`. */
+  private ended(detail: 'replaced' | 'removed'): void {
+    if (this.left) return;
+    this.release();
+    this.set({ status: 'closed', detail, local: {}, tracks: {} });
+  }
+
   /** Stops capturing, encoding, decoding and playing: the room is done. */
   private release(): void {
     this.left = true;
@@ -288,30 +304,20 @@ export class LiveRoom {
       state?: unknown;
     };
     switch (c.event) {
-      case 'welcome': {
-        const present = Array.isArray(d.participants) ? d.participants.map(String) : [];
-        const participants = [this.opts.userId, ...present.filter((u) => u !== this.opts.userId)];
-        const tracks = Object.fromEntries(Object.entries(s.tracks).filter(([u]) => participants.includes(u)));
-        return this.set({ status: 'live', detail: null, participants, tracks });
-      }
-      case 'join':
+      case 'welcome':
+        return this.set(afterWelcome(s, c.data));
+      case 'join': {
         // A newcomer can only start decoding at a key frame: send one now rather than in 2 s.
         this.keyFrames();
-        if (s.participants.includes(c.user_id)) return;
-        return this.set({ participants: [...s.participants, c.user_id] });
-      case 'leave': {
+        const name = typeof c.data.display_name === 'string' && c.data.display_name;
+        const names = name ? { ...s.names, [c.user_id]: name } : s.names;
+        if (s.participants.includes(c.user_id)) return this.set({ names });
+        return this.set({ participants: [...s.participants, c.user_id], names });
+      }
+      case 'leave':
         if (c.user_id === this.opts.userId) return;
         for (const kind of ['mic', 'cam', 'screen'] as const) this.dropTrack(c.user_id, kind);
-        const tracks = { ...s.tracks };
-        delete tracks[c.user_id];
-        const video = withVideoState(
-          withVideoState(s.video, c.user_id, 'cam', null),
-          c.user_id,
-          'screen',
-          null,
-        );
-        return this.set({ participants: s.participants.filter((u) => u !== c.user_id), tracks, video });
-      }
+        return this.set(afterLeave(s, c.user_id));
       case 'track.published':
       case 'track.unpublished': {
         const kind = String(d.kind) as TrackKind;
@@ -347,7 +353,8 @@ export class LiveRoom {
         if (d.code === LIVE_ERRORS.UNAVAILABLE) return;
         return this.set({ error: typeof d.message === 'string' ? d.message : String(d.code) });
       default:
-        return;
+        // The host removed this participant: the final close follows.
+        if (String(c.event) === 'removed') this.ended('removed');
     }
   }
 
@@ -374,18 +381,8 @@ export class LiveRoom {
       return;
     }
     const env = readEnvelope(m.payload);
-    if (!env) return;
-    if (m.streamType === 'chat' && env.type === 'chat.message' && typeof env.data.text === 'string') {
-      const line = { key: `m${m.seq}`, actor: env.actor, text: env.data.text, ts: env.ts, own: false };
-      this.set({ chat: withChat(this.state.chat, line) });
-    } else if (
-      env.type === 'director.layout' &&
-      (env.data.layout === 'grid' || env.data.layout === 'presenter')
-    ) {
-      this.set({ layout: env.data.layout });
-    } else if (env.type === 'director.focus' && typeof env.data.user_id === 'string') {
-      this.set({ focus: env.data.user_id });
-    }
+    const patch = env && afterEnvelope(this.state, m.streamType, m.seq, env);
+    if (patch) this.set(patch);
   }
 
   private set(patch: Partial<RoomState>): void {

@@ -22,18 +22,28 @@ function reason(kind: TrackKind, err: unknown): string {
 /** A capture track, or the reason there is none. */
 export type Capture = { track: MediaStreamTrack } | { error: string };
 
-/** Opens one capture device (cam and mic separately, so refusing one keeps the other). */
-export async function capture(kind: TrackKind): Promise<Capture> {
+/** The camera and microphone chosen before joining (device ids; absent: the browser's default). */
+export type Devices = Partial<Record<'cam' | 'mic', string>>;
+
+/** What is asked of the camera or the microphone: what the encoders expect, from `deviceId` if given. */
+function deviceConstraints(kind: 'cam' | 'mic', deviceId: string | undefined): MediaStreamConstraints {
+  const device = deviceId ? { deviceId: { exact: deviceId } } : {};
+  return kind === 'cam'
+    ? { video: { ...device, width: { ideal: 640 }, height: { ideal: 480 }, frameRate: { ideal: 15 } } }
+    : { audio: { ...device, echoCancellation: true, noiseSuppression: true, channelCount: 1 } };
+}
+
+/**
+ * Opens one capture device (cam and mic separately, so refusing one keeps the other); `deviceId`
+ * picks a camera or microphone.
+ */
+export async function capture(kind: TrackKind, deviceId?: string): Promise<Capture> {
   try {
     const md = navigator.mediaDevices;
     const stream =
       kind === 'screen'
         ? await md.getDisplayMedia({ video: { frameRate: { ideal: 8 } }, audio: false })
-        : await md.getUserMedia(
-            kind === 'cam'
-              ? { video: { width: { ideal: 640 }, height: { ideal: 480 }, frameRate: { ideal: 15 } } }
-              : { audio: { echoCancellation: true, noiseSuppression: true, channelCount: 1 } },
-          );
+        : await md.getUserMedia(deviceConstraints(kind, deviceId));
     const track = kind === 'mic' ? stream.getAudioTracks()[0] : stream.getVideoTracks()[0];
     if (!track) return { error: reason(kind, { name: 'NotFoundError' }) };
     return { track };

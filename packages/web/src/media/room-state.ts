@@ -1,5 +1,6 @@
 /** What a live room shows: its connection, participants, tracks, chat and director state. */
 import { shownFocus, type LayerState, type TrackKind } from '@vss/protocol';
+import type { EnvelopeBody } from './envelope';
 
 /** The connection, as a person sees it. */
 export type RoomStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
@@ -24,6 +25,10 @@ export interface RoomState {
   self: string;
   /** everybody present, the local participant first */
   participants: string[];
+  /** the names people joined with, by user_id (kept after they leave: the chat still names them) */
+  names: Record<string, string>;
+  /** false: this participant may watch and chat only (a guest invited so); their media would be refused */
+  canPublish: boolean;
   /** the tracks each participant publishes (the local one's too) */
   tracks: Record<string, TrackKind[]>;
   /** who shares a screen, in the order they started (the latest takes the presenter's large tile) */
@@ -46,13 +51,15 @@ export interface RoomState {
   notice: string | null;
 }
 
-/** The state of a room that is about to connect. */
-export function initialState(self: string): RoomState {
+/** The state of a room that is about to connect, as `self` named `name`. */
+export function initialState(self: string, name: string, canPublish: boolean): RoomState {
   return {
     status: 'connecting',
     detail: null,
     self,
     participants: [self],
+    names: { [self]: name },
+    canPublish,
     tracks: {},
     sharing: [],
     local: {},
@@ -113,4 +120,51 @@ export function withVideoState(
   if (state) next[key] = state;
   else delete next[key];
   return next;
+}
+
+/** The name to show for a participant: the one they joined with, else their user_id. */
+export function nameOf(s: Pick<RoomState, 'names'>, userId: string): string {
+  return s.names[userId] ?? userId;
+}
+
+/**
+ * The room as a `welcome` describes it: who is present (self first), their names, whether this
+ * participant may publish; tracks of those no longer present are forgotten.
+ */
+export function afterWelcome(s: RoomState, data: Record<string, unknown>): Partial<RoomState> {
+  const present = Array.isArray(data.participants) ? data.participants.map(String) : [];
+  const participants = [s.self, ...present.filter((u) => u !== s.self)];
+  const tracks = Object.fromEntries(Object.entries(s.tracks).filter(([u]) => participants.includes(u)));
+  const names = { ...s.names };
+  if (data.names && typeof data.names === 'object')
+    for (const [u, n] of Object.entries(data.names)) if (typeof n === 'string' && n) names[u] = n;
+  if (typeof data.display_name === 'string' && data.display_name) names[s.self] = data.display_name;
+  const canPublish = typeof data.can_publish === 'boolean' ? data.can_publish : s.canPublish;
+  return { status: 'live', detail: null, participants, tracks, names, canPublish };
+}
+
+/** The room once `userId` left: gone from the participants, their tracks and video states forgotten. */
+export function afterLeave(s: RoomState, userId: string): Partial<RoomState> {
+  const tracks = { ...s.tracks };
+  delete tracks[userId];
+  const video = withVideoState(withVideoState(s.video, userId, 'cam', null), userId, 'screen', null);
+  return { participants: s.participants.filter((u) => u !== userId), tracks, video };
+}
+
+/** What a chat or director message changes: a chat line, the layout or the focus (null: nothing). */
+export function afterEnvelope(
+  s: RoomState,
+  streamType: string,
+  seq: number,
+  env: EnvelopeBody,
+): Partial<RoomState> | null {
+  if (streamType === 'chat' && env.type === 'chat.message' && typeof env.data.text === 'string') {
+    const line = { key: `m${seq}`, actor: env.actor, text: env.data.text, ts: env.ts, own: false };
+    return { chat: withChat(s.chat, line) };
+  }
+  if (env.type === 'director.layout' && (env.data.layout === 'grid' || env.data.layout === 'presenter'))
+    return { layout: env.data.layout };
+  if (env.type === 'director.focus' && typeof env.data.user_id === 'string')
+    return { focus: env.data.user_id };
+  return null;
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api';
 import type { LiveRoom } from '../../media/live-room';
-import type { ChatLine } from '../../media/room-state';
+import { nameOf, type ChatLine } from '../../media/room-state';
 import { Empty, ErrorNote, Field } from '../../ui/kit';
 
 /** The server's limit on one chat message. */
@@ -12,7 +12,18 @@ function timeOf(ts: number): string {
 }
 
 /** The session's chat since joining, and a form to write to it. */
-export function ChatPanel({ room, chat, live }: { room: LiveRoom; chat: ChatLine[]; live: boolean }) {
+export function ChatPanel({
+  room,
+  chat,
+  names,
+  live,
+}: {
+  room: LiveRoom;
+  chat: ChatLine[];
+  /** the names people joined with, by user_id */
+  names: Record<string, string>;
+  live: boolean;
+}) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -47,7 +58,7 @@ export function ChatPanel({ room, chat, live }: { room: LiveRoom; chat: ChatLine
       <ol ref={list} aria-live="polite" aria-labelledby="chat-title" hidden={chat.length === 0}>
         {chat.map((m) => (
           <li key={m.key} className={m.own ? 'own' : undefined}>
-            <strong>{m.actor}</strong> <small className="muted">{timeOf(m.ts)}</small>
+            <strong>{nameOf({ names }, m.actor)}</strong> <small className="muted">{timeOf(m.ts)}</small>
             <div className="chat-text">{m.text}</div>
           </li>
         ))}

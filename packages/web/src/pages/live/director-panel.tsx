@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { errorMessage } from '../../api';
 import type { LiveRoom } from '../../media/live-room';
-import { focusOf, type Layout, type RoomState } from '../../media/room-state';
+import { focusOf, nameOf, type Layout, type RoomState } from '../../media/room-state';
 import { ErrorNote, Field } from '../../ui/kit';
 
 /** The director's controls: everybody's layout and who is shown large; recorded on the `director` stream. */
@@ -63,7 +63,7 @@ export function DirectorPanel({ room, state }: { room: LiveRoom; state: RoomStat
             >
               {state.participants.map((u) => (
                 <option key={u} value={u}>
-                  {u === state.self ? `${u} (you)` : u}
+                  {u === state.self ? `${nameOf(state, u)} (you)` : nameOf(state, u)}
                 </option>
               ))}
             </select>

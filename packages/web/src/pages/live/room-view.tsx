@@ -1,10 +1,11 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { TrackKind } from '@vss/protocol';
 import type { LiveRoom } from '../../media/live-room';
-import type { RoomState } from '../../media/room-state';
+import { nameOf, type RoomState } from '../../media/room-state';
 import { Badge, ErrorNote, PageHeader } from '../../ui/kit';
 import { ChatPanel } from './chat-panel';
 import { DirectorPanel } from './director-panel';
+import { PeoplePanel } from './people-panel';
 import { Tiles } from './tiles';
 
 const TOGGLES: { kind: TrackKind; label: string }[] = [
@@ -15,10 +16,11 @@ const TOGGLES: { kind: TrackKind; label: string }[] = [
 
 /** The connection's state in words. */
 function statusText(s: RoomState): string {
-  if (s.status === 'live') return `Connected as ${s.self}`;
+  if (s.status === 'live') return `Connected as ${nameOf(s, s.self)}`;
   if (s.status === 'connecting') return 'Connecting…';
   if (s.status === 'reconnecting') return `Connection lost, reconnecting (${s.detail ?? ''})…`;
   if (s.detail === 'left') return 'You left the session.';
+  if (s.detail === 'removed') return 'The host removed you from the call.';
   if (s.detail === 'replaced')
     return 'You joined this session again from another tab or device, so this one was disconnected. Carry on there, or reload this page to move the call back here.';
   return `Disconnected: ${s.detail ?? 'the connection closed'}`;
@@ -26,14 +28,38 @@ function statusText(s: RoomState): string {
 
 const TONE = { live: 'live', connecting: 'idle', reconnecting: 'warn', closed: 'idle' } as const;
 
-/** Inside a live session: tiles, device toggles, chat, director controls and Leave. */
+/** Said in place of the room once the host removed this participant; `children`: where to go from there. */
+function Removed({ children }: { children?: ReactNode }) {
+  return (
+    <div className="card removed" role="alert">
+      <h2>You were removed from the call</h2>
+      <p>
+        The host removed you from this session. Your camera and microphone are off, and nothing more of yours
+        is sent.
+      </p>
+      {children}
+    </div>
+  );
+}
+
+/**
+ * Inside a live session: tiles, device toggles, the people present, chat, director controls and
+ * Leave. `canRemove`: this person may remove others (the session's owner, an admin). `exit`: where
+ * to go once the call is over for them (shown when removed).
+ */
 export function RoomView({
   room,
   sessionId,
+  title = 'Live session',
+  canRemove = false,
+  exit,
   onLeave,
 }: {
   room: LiveRoom;
   sessionId: string;
+  title?: string;
+  canRemove?: boolean;
+  exit?: ReactNode;
   onLeave(): Promise<void>;
 }) {
   const state = useSyncExternalStore(room.subscribe, room.snapshot);
@@ -50,16 +76,21 @@ export function RoomView({
     };
   }, [sessionId]);
 
+  const sub = (
+    <>
+      <Badge tone={TONE[state.status]}>{state.status}</Badge> <span className="mono">{sessionId}</span>
+    </>
+  );
+  if (state.detail === 'removed')
+    return (
+      <div className="live-page">
+        <PageHeader title={title} sub={sub} />
+        <Removed>{exit}</Removed>
+      </div>
+    );
   return (
     <div className="live-page">
-      <PageHeader
-        title="Live session"
-        sub={
-          <>
-            <Badge tone={TONE[state.status]}>{state.status}</Badge> <span className="mono">{sessionId}</span>
-          </>
-        }
-      >
+      <PageHeader title={title} sub={sub}>
         <button
           type="button"
           className="danger"
@@ -81,7 +112,12 @@ export function RoomView({
           {state.notice}
         </p>
       ) : null}
-      <div className="live-toolbar" role="group" aria-label="Your devices">
+      {state.canPublish ? null : (
+        <p className="muted">
+          You can watch and chat: this invitation does not include a camera or microphone.
+        </p>
+      )}
+      <div className="live-toolbar" role="group" aria-label="Your devices" hidden={!state.canPublish}>
         {TOGGLES.filter((t) => t.kind !== 'screen' || screenShare).map((t) => (
           <button
             key={t.kind}
@@ -98,7 +134,8 @@ export function RoomView({
       <div className="live-layout">
         <Tiles room={room} state={state} />
         <div className="live-side">
-          <ChatPanel room={room} chat={state.chat} live={live} />
+          <PeoplePanel sessionId={sessionId} state={state} canRemove={canRemove} />
+          <ChatPanel room={room} chat={state.chat} names={state.names} live={live} />
           <DirectorPanel room={room} state={state} />
         </div>
       </div>

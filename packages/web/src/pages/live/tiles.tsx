@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import type { LayerState } from '@vss/protocol';
 import type { LiveRoom } from '../../media/live-room';
 import { presenterTile } from '../../media/presenter';
-import type { RoomState } from '../../media/room-state';
+import { nameOf, type RoomState } from '../../media/room-state';
 import '../../player/tiles.css';
 
 const KIND_NAME = { cam: 'camera', screen: 'screen' } as const;
@@ -40,6 +40,8 @@ const VIDEO_MARK: Partial<Record<LayerState, string>> = {
 function RemoteTile(props: {
   room: LiveRoom;
   userId: string;
+  /** the name they joined with */
+  name: string;
   kind: 'cam' | 'screen';
   on: boolean;
   mic: boolean;
@@ -55,7 +57,7 @@ function RemoteTile(props: {
   const cls = ['tile', props.main ? 'main' : '', speaking ? 'speaking' : ''].filter(Boolean).join(' ');
   return (
     <figure className={cls} data-user={userId} data-kind={kind} data-video-state={props.video ?? 'full'}>
-      <canvas ref={ref} role="img" aria-label={`${userId}'s ${KIND_NAME[kind]}`} />
+      <canvas ref={ref} role="img" aria-label={`${props.name}'s ${KIND_NAME[kind]}`} />
       {props.on ? null : <div className="tile-off">Camera off</div>}
       {mark ? (
         <p className={`tile-quality ${props.video}`} aria-live="polite">
@@ -63,7 +65,7 @@ function RemoteTile(props: {
         </p>
       ) : null}
       <figcaption>
-        <span className="label">{kind === 'cam' ? userId : `${userId} · screen`}</span>
+        <span className="label">{kind === 'cam' ? props.name : `${props.name} · screen`}</span>
         {kind === 'cam' && !props.mic ? <span className="tile-muted">muted</span> : null}
       </figcaption>
     </figure>
@@ -73,6 +75,7 @@ function RemoteTile(props: {
 /** The local camera or screen, straight from the capture (not through the server). */
 function OwnTile(props: {
   userId: string;
+  name: string;
   kind: 'cam' | 'screen';
   stream: MediaStream | undefined;
   mic: boolean;
@@ -95,7 +98,7 @@ function OwnTile(props: {
       <video ref={ref} muted playsInline aria-label={`your ${KIND_NAME[props.kind]}`} />
       {props.stream ? null : <div className="tile-off">Camera off</div>}
       <figcaption>
-        <span className="label">{props.kind === 'cam' ? props.userId : `${props.userId} · screen`}</span>
+        <span className="label">{props.kind === 'cam' ? props.name : `${props.name} · screen`}</span>
         <span className="tile-you">you</span>
         {props.kind === 'cam' && !props.mic ? <span className="tile-muted">muted</span> : null}
       </figcaption>
@@ -138,6 +141,7 @@ export function Tiles({ room, state }: { room: LiveRoom; state: RoomState }) {
           <OwnTile
             key={t.key}
             userId={t.userId}
+            name={nameOf(state, t.userId)}
             kind={t.kind}
             stream={state.local[t.kind]}
             mic={tracks.includes('mic')}
@@ -148,6 +152,7 @@ export function Tiles({ room, state }: { room: LiveRoom; state: RoomState }) {
             key={t.key}
             room={room}
             userId={t.userId}
+            name={nameOf(state, t.userId)}
             kind={t.kind}
             on={tracks.includes(t.kind)}
             mic={tracks.includes('mic')}
