@@ -112,6 +112,8 @@ const FIELD_WORDS: Record<string, string> = {
   expires_in_minutes: 'The expiry in minutes',
   expires_in_days: 'The expiry in days',
   user_id: 'The name',
+  display_name: 'The name',
+  max_uses: 'The number of uses',
   description: 'The description',
   role: 'The role',
   return_url: 'The return address',

@@ -35,6 +35,7 @@ const UsagePage = page(() => import('./pages/usage'), 'UsagePage');
 const MembersPage = page(() => import('./pages/members'), 'MembersPage');
 const ProjectsPage = page(() => import('./pages/projects'), 'ProjectsPage');
 const InvitePage = page(() => import('./pages/invite'), 'InvitePage');
+const JoinPage = page(() => import('./pages/join'), 'JoinPage');
 
 /** Pages of a signed-in user; signed-out visitors are sent to sign in and brought back. */
 function SignedIn() {
@@ -66,7 +67,7 @@ function SignedIn() {
   );
 }
 
-/** The dashboard. Public pages (catalog, public replay, replay link) need no account. */
+/** The dashboard. Public pages (catalog, public replay, replay link, join link) need no account. */
 export function App() {
   return (
     <ErrorBoundary>
@@ -76,6 +77,7 @@ export function App() {
             <Route path="/login">{() => <AuthPage mode="login" />}</Route>
             <Route path="/signup">{() => <AuthPage mode="signup" />}</Route>
             <Route path="/invite" component={InvitePage} />
+            <Route path="/join/:token" component={JoinPage} />
             <Route path="/watch" component={WatchListPage} />
             <Route path="/watch/:sessionId" component={WatchPage} />
             <Route path="/v1/public/sessions/:sessionId/replay" component={ReplayLinkPage} />

@@ -1,10 +1,10 @@
-import { useMemo, type ReactNode } from 'react';
+import { useMemo } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
 import { api } from '../api';
-import { useAuth } from '../auth';
 import { Player } from '../player/player';
 import { linkSource, publicSource } from '../player/source';
 import { Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { PublicFrame } from '../ui/public-frame';
 import { useLoad, usePagedList } from '../ui/hooks';
 import { formatTime } from '../ui/format';
 import './watch.css';
@@ -16,46 +16,6 @@ interface PublicSession {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
-}
-
-/**
- * The frame of the pages anybody may open: the brand, and a way to sign in (or, for someone
- * signed in, back to their dashboard); no account needed.
- */
-function PublicFrame({ children }: { children: ReactNode }) {
-  const { me } = useAuth();
-  return (
-    <div>
-      <a className="skip" href="#main">
-        Skip to content
-      </a>
-      <header className="topbar public-header">
-        <Link href="/watch" className="brand" aria-label="vss public sessions">
-          <img src="/favicon.svg" alt="" width={24} height={24} /> vss
-        </Link>
-        <nav aria-label="Account">
-          {me ? (
-            <>
-              <span className="muted">{me.email}</span>{' '}
-              <Link href="/sessions" className="button secondary">
-                Dashboard
-              </Link>
-            </>
-          ) : me === null ? (
-            <Link
-              href={`/login?next=${encodeURIComponent(location.pathname + location.search)}`}
-              className="button secondary"
-            >
-              Sign in
-            </Link>
-          ) : null}
-        </nav>
-      </header>
-      <main id="main" tabIndex={-1} className="public-main">
-        {children}
-      </main>
-    </div>
-  );
 }
 
 /** `/watch`: the catalog of public sessions, each opening its replay. */

@@ -30,6 +30,7 @@ export const PAGE_PATHS = [
   '/projects',
   '/watch',
   '/watch/:sessionId',
+  '/join/:token',
 ] as const;
 
 /** What the dashboard routes need. */
