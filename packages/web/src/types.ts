@@ -54,7 +54,19 @@ export interface Manifest {
   epoch: number;
   start_ts: number;
   end_ts: number;
-  participants: Array<{ user_id: string; tracks: ManifestTrack[] }>;
+  /** `display_name`: the name they last joined with (their user_id when they gave none) */
+  participants: Array<{ user_id: string; display_name?: string; tracks: ManifestTrack[] }>;
   streams: { events: string; chat: string; director: string };
   capabilities: string[];
+}
+
+/** The names a recording's participants joined with, by user_id. */
+export function manifestNames(m: Pick<Manifest, 'participants'> | undefined): Record<string, string> {
+  return Object.fromEntries((m?.participants ?? []).map((p) => [p.user_id, p.display_name || p.user_id]));
+}
+
+/** A participant in a list to pick from: their name, and their id too when it says something else. */
+export function pickLabel(names: Record<string, string>, userId: string): string {
+  const name = names[userId] ?? userId;
+  return name === userId ? userId : `${name} (${userId})`;
 }

@@ -31,6 +31,8 @@ const TICK_MS = 30;
 /** The page is redrawn when the playhead moved at least this much (or anything else changed). */
 const REDRAW_MS = 100;
 
+const NO_NAMES: Record<string, string> = {};
+
 /** The speeds offered. Audio is heard at 1× only: other speeds mute it (see setSpeed). */
 export const SPEEDS = [0.5, 1, 1.5, 2, 4] as const;
 
@@ -207,7 +209,8 @@ export class ReplayEngine {
     if (!media || media.kind === 'mic') return null;
     let tile = this.tiles.get(streamId);
     if (!tile) {
-      tile = { streamId, userId: media.userId, kind: media.kind };
+      const name = this.info?.names[media.userId] ?? media.userId;
+      tile = { streamId, userId: media.userId, name, kind: media.kind };
       this.tiles.set(streamId, tile);
     }
     return tile;
@@ -361,6 +364,7 @@ export class ReplayEngine {
           ? old.markers
           : [...this.transcript.markers],
       error: this.error ?? this.reader.error,
+      names: info?.names ?? NO_NAMES,
     };
   }
 
@@ -381,6 +385,7 @@ export class ReplayEngine {
       next.chat !== old.chat ||
       next.markers !== old.markers ||
       next.error !== old.error ||
+      next.names !== old.names ||
       next.start !== old.start;
     if (!changed) return;
     this.snap = next;

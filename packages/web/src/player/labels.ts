@@ -1,9 +1,12 @@
 /** Words for what the timeline records. */
 import type { Envelope, TileInfo } from './types';
 
-function who(e: Envelope): string {
+/** Who an event is about, by the name they joined with. */
+function who(e: Envelope, names: Record<string, string>): string {
   const id = typeof e.data.user_id === 'string' ? e.data.user_id : e.actor;
-  return id === 'system' ? 'The session' : id;
+  if (id === 'system') return 'The session';
+  if (typeof e.data.display_name === 'string' && e.data.display_name) return e.data.display_name;
+  return names[id] ?? id;
 }
 
 const KINDS: Record<string, string> = { cam: 'camera', mic: 'microphone', screen: 'screen share' };
@@ -13,23 +16,25 @@ function kindOf(e: Envelope): string {
   return KINDS[kind] ?? 'a track';
 }
 
-/** A timeline event as a short sentence: "alice joined", "bob started the camera". */
-export function describeEvent(e: Envelope): string {
+/** A timeline event as a short sentence: "alice joined", "bob started the camera"; `names` by user_id. */
+export function describeEvent(e: Envelope, names: Record<string, string> = {}): string {
   switch (e.type) {
     case 'session.started':
       return 'Session started';
     case 'session.ended':
       return 'Session ended';
     case 'participant.joined':
-      return `${who(e)} joined`;
+      return `${who(e, names)} joined`;
     case 'participant.left':
-      return `${who(e)} left`;
+      return `${who(e, names)} left`;
+    case 'participant.removed':
+      return `${who(e, names)} was removed by the host`;
     case 'participant.redacted':
-      return `${who(e)} was redacted`;
+      return `${who(e, names)} was redacted`;
     case 'track.published':
-      return `${who(e)} started the ${kindOf(e)}`;
+      return `${who(e, names)} started the ${kindOf(e)}`;
     case 'track.unpublished':
-      return `${who(e)} stopped the ${kindOf(e)}`;
+      return `${who(e, names)} stopped the ${kindOf(e)}`;
     default:
       return e.type;
   }
@@ -37,5 +42,5 @@ export function describeEvent(e: Envelope): string {
 
 /** A tile's caption: the participant, and "screen" for a screen share. */
 export function tileLabel(t: TileInfo): string {
-  return t.kind === 'screen' ? `${t.userId} (screen)` : t.userId;
+  return t.kind === 'screen' ? `${t.name} (screen)` : t.name;
 }

@@ -69,6 +69,7 @@ function PlayerView({ engine, snap }: { engine: ReplayEngine; snap: PlayerSnapsh
             position={snap.position}
             bufferedUntil={snap.bufferedUntil}
             markers={snap.markers}
+            names={snap.names}
             disabled={nothing}
             onSeek={seek}
           />
@@ -94,8 +95,8 @@ function PlayerView({ engine, snap }: { engine: ReplayEngine; snap: PlayerSnapsh
         <PlayerStatus snap={snap} onRetry={() => seek(snap.position)} />
       </div>
       <div className="player-side">
-        <ChatLog chat={snap.chat} start={snap.start} />
-        <EventList markers={snap.markers} start={snap.start} onSeek={seek} />
+        <ChatLog chat={snap.chat} start={snap.start} names={snap.names} />
+        <EventList markers={snap.markers} start={snap.start} names={snap.names} onSeek={seek} />
       </div>
     </section>
   );

@@ -3,7 +3,15 @@ import { describeEvent } from './labels';
 import type { Envelope } from './types';
 
 /** The chat as it stood at the playhead: earlier messages only, newest last. */
-export function ChatLog({ chat, start }: { chat: Envelope[]; start: number }) {
+export function ChatLog({
+  chat,
+  start,
+  names,
+}: {
+  chat: Envelope[];
+  start: number;
+  names: Record<string, string>;
+}) {
   return (
     <section className="chat player-chat" aria-labelledby="player-chat-title">
       <h2 id="player-chat-title">Chat</h2>
@@ -13,7 +21,8 @@ export function ChatLog({ chat, start }: { chat: Envelope[]; start: number }) {
         <ol role="log" aria-label="Chat messages">
           {chat.map((m) => (
             <li key={m.seq}>
-              <span className="muted mono">{formatDuration(m.ts - start)}</span> <strong>{m.actor}</strong>{' '}
+              <span className="muted mono">{formatDuration(m.ts - start)}</span>{' '}
+              <strong>{names[m.actor] ?? m.actor}</strong>{' '}
               {typeof m.data.text === 'string' ? m.data.text : <em className="muted">(removed)</em>}
             </li>
           ))}
@@ -27,10 +36,12 @@ export function ChatLog({ chat, start }: { chat: Envelope[]; start: number }) {
 export function EventList({
   markers,
   start,
+  names,
   onSeek,
 }: {
   markers: Envelope[];
   start: number;
+  names: Record<string, string>;
   onSeek(ts: number): void;
 }) {
   return (
@@ -43,7 +54,7 @@ export function EventList({
           {markers.map((m) => (
             <li key={m.seq}>
               <button type="button" className="secondary event-jump" onClick={() => onSeek(m.ts)}>
-                <span className="mono">{formatDuration(m.ts - start)}</span> {describeEvent(m)}
+                <span className="mono">{formatDuration(m.ts - start)}</span> {describeEvent(m, names)}
               </button>
             </li>
           ))}

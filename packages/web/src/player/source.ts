@@ -4,6 +4,7 @@
  */
 import { parseMediaStream } from '@vss/protocol';
 import { api, ApiError } from '../api';
+import { manifestNames } from '../types';
 import type { Envelope, Manifest, PlaybackWindow } from './types';
 
 /** One playback request: the window grid starts at `fromTs`; `baseSeq` continues a read. */
@@ -22,6 +23,8 @@ export interface SourceInfo {
   streams: string[];
   /** timeline events known up front (more are collected while reading) */
   markers: Envelope[];
+  /** the names participants joined with, by user_id */
+  names: Record<string, string>;
 }
 
 /** A recording the player can read. */
@@ -49,6 +52,17 @@ function streamsOf(manifest: Manifest): string[] {
   );
 }
 
+/** What a manifest alone tells (the timeline's markers are collected from the windows as they are read). */
+function infoOf(manifest: Manifest): SourceInfo {
+  return {
+    start: manifest.start_ts,
+    end: manifest.end_ts,
+    streams: streamsOf(manifest),
+    markers: [],
+    names: manifestNames(manifest),
+  };
+}
+
 function windowQuery(q: WindowQuery) {
   return { from_ts: q.fromTs, window_size: q.windowSize, base_seq: q.baseSeq };
 }
@@ -67,6 +81,7 @@ export function userSource(sessionId: string): PlaybackSource {
         end: manifest.end_ts,
         streams: streamsOf(manifest),
         markers: timeline,
+        names: manifestNames(manifest),
       };
     },
     window: (q, signal) => api<PlaybackWindow>('GET', `${base}/playback`, { query: windowQuery(q), signal }),
@@ -83,7 +98,7 @@ export function publicSource(sessionId: string): PlaybackSource {
   return {
     async info(signal) {
       const manifest = await api<Manifest>('GET', `${base}/manifest`, { signal }).catch(notPublic);
-      return { start: manifest.start_ts, end: manifest.end_ts, streams: streamsOf(manifest), markers: [] };
+      return infoOf(manifest);
     },
     window: (q, signal) =>
       api<PlaybackWindow>('GET', `${base}/playback`, { query: windowQuery(q), signal }).catch(notPublic),
@@ -105,7 +120,7 @@ export function linkSource(sessionId: string, token: string | null): PlaybackSou
       const manifest = await api<Manifest>('GET', `${base}/manifest`, { query: tokenQuery, signal }).catch(
         why,
       );
-      return { start: manifest.start_ts, end: manifest.end_ts, streams: streamsOf(manifest), markers: [] };
+      return infoOf(manifest);
     },
     window: (q, signal) =>
       api<PlaybackWindow>('GET', `${base}/replay`, {

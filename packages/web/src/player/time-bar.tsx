@@ -18,6 +18,8 @@ export function TimeBar(props: {
   position: number;
   bufferedUntil: number;
   markers: Envelope[];
+  /** the names participants joined with, by user_id */
+  names: Record<string, string>;
   disabled: boolean;
   onSeek(ts: number): void;
 }) {
@@ -69,7 +71,7 @@ export function TimeBar(props: {
             key={m.seq}
             className={`timebar-marker ${m.type.replace('.', '-')}`}
             style={{ left: pct(m.ts - start) }}
-            title={`${formatDuration(m.ts - start)} ${describeEvent(m)}`}
+            title={`${formatDuration(m.ts - start)} ${describeEvent(m, props.names)}`}
           />
         ))}
       </div>

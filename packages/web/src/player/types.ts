@@ -37,6 +37,8 @@ export interface MediaEvent {
 export interface TileInfo {
   streamId: string;
   userId: string;
+  /** the name they joined with */
+  name: string;
   kind: 'cam' | 'screen';
 }
 
@@ -64,5 +66,7 @@ export interface PlayerSnapshot {
   chat: Envelope[];
   /** timeline events (joins, leaves, tracks) known so far, for markers */
   markers: Envelope[];
+  /** the names participants joined with, by user_id */
+  names: Record<string, string>;
   error: string | null;
 }
