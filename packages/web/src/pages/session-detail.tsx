@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Link, useParams } from 'wouter';
 import { ApiError, api } from '../api';
-import { sessionState, type Manifest, type Session } from '../types';
+import { manifestNames, sessionState, type Manifest, type Session } from '../types';
 import { formatTime } from '../ui/format';
 import { useLoad } from '../ui/hooks';
 import { ErrorNote, Loading, PageHeader } from '../ui/kit';
@@ -9,6 +9,7 @@ import { SessionStateBadge } from '../ui/session-badge';
 import { DeleteSession, RedactPanel } from './session-detail/danger-zone';
 import { useExportJobs } from './session-detail/export-jobs';
 import { ExportPanel } from './session-detail/export-panel';
+import { JoinLinks } from './session-detail/join-links';
 import { ManifestSummary } from './session-detail/manifest-summary';
 import { ReplayLinks, Visibility } from './session-detail/sharing';
 import './session-detail/session-detail.css';
@@ -71,6 +72,7 @@ export function SessionDetailPage() {
   const s = session.data;
   const st = sessionState(s);
   const participants = manifest.data?.participants.map((p) => p.user_id) ?? [];
+  const names = manifestNames(manifest.data);
   const recorded = participants.length > 0;
   return (
     <div className="session-page">
@@ -112,6 +114,8 @@ export function SessionDetailPage() {
         </div>
       </dl>
 
+      {st !== 'ended' ? <JoinLinks sessionId={s.id} /> : null}
+
       <section aria-labelledby="recording-title">
         <h2 id="recording-title">Recording</h2>
         <ErrorNote error={manifest.error} />
@@ -120,10 +124,13 @@ export function SessionDetailPage() {
 
       <Visibility session={s} onChange={() => reloadSession()} />
       <ReplayLinks sessionId={s.id} />
-      {recorded ? <ExportPanel sessionId={s.id} participants={participants} exports={exports} /> : null}
+      {recorded ? (
+        <ExportPanel sessionId={s.id} participants={participants} names={names} exports={exports} />
+      ) : null}
       <RedactPanel
         sessionId={s.id}
         participants={participants}
+        names={names}
         onDone={() => {
           reloadManifest();
           exports.refresh();

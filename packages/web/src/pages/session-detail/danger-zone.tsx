@@ -1,11 +1,18 @@
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { api } from '../../api';
+import { pickLabel } from '../../types';
 import { useAction } from '../../ui/hooks';
 import { ConfirmDialog, ErrorNote, Field } from '../../ui/kit';
 
 /** Deletes one participant's media from the recording, after saying what goes. */
-export function RedactPanel(props: { sessionId: string; participants: string[]; onDone(): void }) {
+export function RedactPanel(props: {
+  sessionId: string;
+  participants: string[];
+  /** the names they joined with, by user_id */
+  names: Record<string, string>;
+  onDone(): void;
+}) {
   const [who, setWho] = useState('');
   const [includeChat, setIncludeChat] = useState(false);
   const [open, setOpen] = useState(false);
@@ -19,7 +26,7 @@ export function RedactPanel(props: { sessionId: string; participants: string[]; 
     setOpen(false);
     setWho('');
     setResult(
-      `${r.redacted} redacted: ${r.deletedStreams} ${r.deletedStreams === 1 ? 'stream' : 'streams'} deleted.`,
+      `${props.names[r.redacted] ?? r.redacted} redacted: ${r.deletedStreams} ${r.deletedStreams === 1 ? 'stream' : 'streams'} deleted.`,
     );
     props.onDone();
   });
@@ -36,7 +43,7 @@ export function RedactPanel(props: { sessionId: string; participants: string[]; 
               <select id={id} value={selected} onChange={(e) => setWho(e.target.value)}>
                 {props.participants.map((p) => (
                   <option key={p} value={p}>
-                    {p}
+                    {pickLabel(props.names, p)}
                   </option>
                 ))}
               </select>
@@ -62,7 +69,7 @@ export function RedactPanel(props: { sessionId: string; participants: string[]; 
       {result ? <p role="status">{result}</p> : null}
       {open ? (
         <ConfirmDialog
-          title={`Redact ${who}?`}
+          title={`Redact ${props.names[who] ?? who}?`}
           confirmLabel="Delete their media"
           busy={redact.busy}
           error={redact.error}
@@ -70,9 +77,9 @@ export function RedactPanel(props: { sessionId: string; participants: string[]; 
           onCancel={() => setOpen(false)}
         >
           <p>
-            Every camera, microphone and screen-share stream of <strong>{who}</strong> is deleted from
-            storage: replays and new exports no longer show or play them, and exports made before are
-            withdrawn.
+            Every camera, microphone and screen-share stream of <strong>{props.names[who] ?? who}</strong> is
+            deleted from storage: replays and new exports no longer show or play them, and exports made before
+            are withdrawn.
             {includeChat
               ? ' Their chat messages are replaced by a redaction marker.'
               : ' Their chat stays.'}{' '}

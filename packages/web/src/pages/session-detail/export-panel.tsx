@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, apiUrl } from '../../api';
 import { formatBytes, formatDuration, formatTime } from '../../ui/format';
+import { pickLabel } from '../../types';
 import { useAction } from '../../ui/hooks';
 import { Badge, ErrorNote, Field, Progress } from '../../ui/kit';
 import type { ExportJob, Layout, Orientation } from './types';
@@ -14,9 +15,9 @@ const STATUS_LABEL = {
 } as const;
 
 /** One export job: its progress while rendering, its download once done, its error if it failed. */
-function JobItem({ job }: { job: ExportJob }) {
+function JobItem({ job, names }: { job: ExportJob; names: Record<string, string> }) {
   const what = `${job.layout === 'presenter' ? 'Presenter' : 'Grid'}, ${job.orientation}${
-    job.focus ? `, focus ${job.focus}` : ''
+    job.focus ? `, focus ${names[job.focus] ?? job.focus}` : ''
   }`;
   return (
     <li className="card export-job">
@@ -62,6 +63,8 @@ function JobItem({ job }: { job: ExportJob }) {
 export function ExportPanel(props: {
   sessionId: string;
   participants: string[];
+  /** the names they joined with, by user_id */
+  names: Record<string, string>;
   exports: ReturnType<typeof useExportJobs>;
 }) {
   const [layout, setLayout] = useState<Layout>('grid');
@@ -118,7 +121,7 @@ export function ExportPanel(props: {
               <option value="">Follow the recording’s director</option>
               {props.participants.map((p) => (
                 <option key={p} value={p}>
-                  {p}
+                  {pickLabel(props.names, p)}
                 </option>
               ))}
             </select>
@@ -132,7 +135,7 @@ export function ExportPanel(props: {
       {props.exports.jobs.length > 0 ? (
         <ul className="export-jobs" aria-label="Exports">
           {props.exports.jobs.map((j) => (
-            <JobItem key={j.job_id} job={j} />
+            <JobItem key={j.job_id} job={j} names={props.names} />
           ))}
         </ul>
       ) : (

@@ -24,7 +24,10 @@ export function ManifestSummary({ manifest }: { manifest: Manifest }) {
           {manifest.participants.map((p) => (
             <tr key={p.user_id}>
               <th scope="row" className="participant">
-                {p.user_id}
+                {p.display_name || p.user_id}
+                {p.display_name && p.display_name !== p.user_id ? (
+                  <small className="muted mono participant-id">{p.user_id}</small>
+                ) : null}
               </th>
               <td>
                 <ul className="tracks">

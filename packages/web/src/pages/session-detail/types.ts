@@ -33,3 +33,21 @@ export interface ExportJob {
   error: string | null;
   created_at: string;
 }
+
+/** `GET /v1/sessions/{id}/join-links`: a join link as listed, without its token. */
+export interface ListedJoinLink {
+  id: string;
+  session_id: string;
+  expires_at: string;
+  /** null: as many times as anyone likes until it expires */
+  max_uses: number | null;
+  uses: number;
+  can_publish: boolean;
+  created_at: string;
+}
+
+/** `POST /v1/sessions/{id}/join-links`: the new link, with its address (shown this once). */
+export interface JoinLink extends ListedJoinLink {
+  url: string;
+  token: string;
+}
