@@ -1491,11 +1491,11 @@ export interface paths {
         };
         /**
          * Live WebSocket
-         * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409.
+         * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session: 403.
          *
          *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
          *
-         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4409 replaced: a newer connection with the same `user_id` joined the session (in any server process; a `replaced` control comes first; do not reconnect). One `user_id` has one live connection in a session. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
+         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4403 removed: the session's host removed the participant (`removeParticipant`; a `removed` control comes first; do not reconnect), 4409 replaced: a newer connection with the same `user_id` joined the session (in any server process; a `replaced` control comes first; do not reconnect). One `user_id` has one live connection in a session. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
          */
         get: operations["connectLive"];
         put?: never;
@@ -5930,6 +5930,15 @@ export interface operations {
             };
             /** @description Before the upgrade: a missing, expired, forged or foreign token, or another `user_id`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Before the upgrade: a live token issued before its participant was removed from the session (`removeParticipant`). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
