@@ -562,7 +562,7 @@ describe('LiveClient: reconnecting', () => {
 
   it.each([
     [4000, 'session ended'],
-    [4001, 'removed'],
+    [4403, 'removed'],
     [1008, 'policy'],
     [1000, 'bye'],
   ])('does not reconnect after a server close %i', async (code, reason) => {

@@ -19,7 +19,11 @@ export type ControlEvent =
   /** to a receiver: which layer of a publisher's video track it now gets (LayerData) */
   | 'layer'
   /** to a publisher: encode a key frame on this track and layer now (KeyframeData) */
-  | 'keyframe';
+  | 'keyframe'
+  /** to the older connection of a user who joined again: close 4409 follows */
+  | 'replaced'
+  /** to a participant the session's host removed: close 4403 follows */
+  | 'removed';
 
 /**
  * Video layers. A publisher may send each camera or screen picture in up to three layers, each
@@ -169,8 +173,11 @@ export const CLOSE = {
   SERVICE_RESTART: 1012,
   /** reserved (the session ended): this server does not send it; clients treat it as final */
   SESSION_ENDED: 4000,
-  /** reserved (the participant was removed): this server does not send it; clients treat it as final */
-  REMOVED: 4001,
+  /**
+   * the session's host removed the participant (a `removed` control comes first): final, a client
+   * must not reconnect; its tokens issued before the removal are refused (403)
+   */
+  REMOVED: 4403,
   /**
    * a newer connection of the same user_id joined the session (another tab, another device) and
    * took this one's place: final, a client must not reconnect (it would replace the newer one)

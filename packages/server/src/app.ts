@@ -19,6 +19,7 @@ import { installRequestMetrics } from './http/metrics.js';
 import { installStorageGuard } from './http/storage-guard.js';
 import { liveRoutes } from './modules/live/routes.js';
 import { recordingsRoutes } from './modules/recordings/routes.js';
+import { guestsRoutes } from './modules/guests/routes.js';
 import { installOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
@@ -150,6 +151,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     live: services.live,
     streams: runtime.streams,
   });
+  await app.register(guestsRoutes, { baseUrl, idempotency, guests: services.guests });
   await app.register(recordingsRoutes, { baseUrl, idempotency, recordings: services.recordings, page });
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
   await app.register(exportsRoutes, { idempotency, exports: services.exports });

@@ -17,6 +17,8 @@ import { Metrics, serveMetrics } from './lib/metrics.js';
 import { metricSources, readiness } from './operations.js';
 import { SessionHub } from './modules/live/hub.js';
 import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
+import { guestsService, type GuestsService } from './modules/guests/service.js';
+import { guestsStore } from './modules/guests/store.js';
 import { liveService, type LiveService } from './modules/live/service.js';
 import { recordingsService, type RecordingsService } from './modules/recordings/service.js';
 import { recordingsStore } from './modules/recordings/store.js';
@@ -83,6 +85,7 @@ export interface Services {
   sessions: SessionsService;
   invitations: InvitationsService;
   live: LiveService;
+  guests: GuestsService;
   recordings: RecordingsService;
   webhooks: WebhooksService;
   exports: ExportsService;
@@ -257,6 +260,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   });
   exportBytes = (sessionId, q) => exports.storedBytes(sessionId, q);
   const webhooks = webhooksStore(db);
+  const live = liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate, hub });
   const accounts = accountsService({ config, db, store: accountsSql, counters, projects });
   const services: Services = {
     projects,
@@ -278,7 +282,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       accounts,
       projects,
     }),
-    live: liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate }),
+    live,
+    guests: guestsService({ config, db, store: guestsStore(db), sessions, live, counters }),
     recordings: recordingsService({
       config,
       db,

@@ -71,7 +71,7 @@ function scanOf(users: string[], presence: Scan['presence'], focus: Scan['focus'
     lastUs: 10 * S,
     on: [[0, 10 * S]],
   }));
-  return { epochMs: 0, spanUs: 10 * S, tracks, focus, presence };
+  return { epochMs: 0, spanUs: 10 * S, tracks, focus, presence, names: new Map() };
 }
 
 /** Whose tile is large (the presenter's main area) at `t`, in each second of the export. */

@@ -239,6 +239,10 @@ describe('live sessions', () => {
     expect(events.filter((e) => e.sessionId === s.id).map((e) => e.type)).toEqual([
       'session.created',
       'session.started',
+      'participant.joined',
+      'participant.joined',
+      'participant.left',
+      'participant.left',
       'session.ended',
       'recording.ready',
     ]);

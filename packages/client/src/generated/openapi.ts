@@ -543,6 +543,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/join/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a join link opens
+         * @description No credential: the token is the credential. The session's name and whether it has ended, for the join page to show before a guest types a name; takes no use. A token that is unknown, revoked or expired: 404, with one message for all three.
+         */
+        get: operations["describeJoinLink"];
+        put?: never;
+        /**
+         * Join a session as a guest
+         * @description No credential: the token is the credential. Takes one use of the link and answers a live connection token for a new guest id, valid 300 seconds: open `/ws?session={session}&user_id={user_id}&access_token={access_token}`. `display_name` is 1 to 64 characters of any script once trimmed (spaces allowed, no control character). Refused: a token that is unknown, revoked or expired, 404 with one message for all three; a link whose uses are spent, or a session that has ended, 409 `CONFLICT`; a session that has not started while the organisation is over its free tier without a subscription, 503 `USAGE_LIMITS_EXCEEDED` (no use is taken). At most 30 attempts per client address per minute, whatever their outcome; past it, 429 `RATE_LIMITED` with `Retry-After`.
+         */
+        post: operations["joinWithLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -1078,6 +1102,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/join-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the join links of a session
+         * @description Newest first, expired and used-up ones included (until revoked), never with their token.
+         */
+        get: operations["listJoinLinks"];
+        put?: never;
+        /**
+         * Create a join link
+         * @description A link that lets people without an account join the live session as guests: `{base_url}/join/{token}` is the page they open (session name, their name, camera and microphone, then the call). Each guest gets a new id (`guest-…`) and the name they typed. The link works until `expires_in_minutes` (1 to 43200, default 1440) have passed, it is revoked, or `max_uses` guests have joined with it; with `can_publish: false` its guests watch and chat only. The token is stored hashed: it is in this answer and nowhere else. A session that has ended: 409.
+         */
+        post: operations["createJoinLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/join-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a join link
+         * @description At once: its token answers 404 from now on. Guests already in the call stay (remove one with `removeParticipant`). A link this session does not have: 404.
+         */
+        delete: operations["revokeJoinLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{sessionId}/manifest": {
         parameters: {
             query?: never;
@@ -1113,6 +1181,26 @@ export interface paths {
          * @description Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.
          */
         delete: operations["redactParticipant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/participants/{userId}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a participant from a live session
+         * @description Closes every live connection of the participant, in every server process: each gets `control` `removed`, then close code 4403 (final: clients do not reconnect). Their live tokens issued before the removal are refused with 403 at `/ws`; a token issued after it lets them in again (a removal is not a ban: stop issuing tokens, or revoke the join link, to keep someone out). The timeline records `participant.removed`. API keys, the session's creator and the organisation's admins and owner may remove (others: 403). A participant not in the live session: 404. Their recording so far is kept (see `redactParticipant` to delete it).
+         */
+        post: operations["removeParticipant"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1403,11 +1491,11 @@ export interface paths {
         };
         /**
          * Live WebSocket
-         * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409.
+         * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session: 403.
          *
          *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
          *
-         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4409 replaced: a newer connection with the same `user_id` joined the session (in any server process; a `replaced` control comes first; do not reconnect). One `user_id` has one live connection in a session. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
+         *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4403 removed: the session's host removed the participant (`removeParticipant`; a `removed` control comes first; do not reconnect), 4409 replaced: a newer connection with the same `user_id` joined the session (in any server process; a `replaced` control comes first; do not reconnect). One `user_id` has one live connection in a session. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
          */
         get: operations["connectLive"];
         put?: never;
@@ -1434,6 +1522,46 @@ export interface webhooks {
          * @description Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing. Delivered only to active webhooks of the project that list `export.completed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
          */
         post: operations["deliverExportCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participant.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A participant joined a live session
+         * @description Sent for each live connection that joins (a participant who reconnects, or opens a second tab, joins again). `data` is `{ user_id, display_name }`. Delivered only to active webhooks of the project that list `participant.joined` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverParticipantJoined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participant.left": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A participant left a live session
+         * @description Sent for each live connection that leaves: it closed, was cut, was replaced by a newer one of the same user, or the participant was removed. `data` is `{ user_id, display_name }`. Delivered only to active webhooks of the project that list `participant.left` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverParticipantLeft"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1789,6 +1917,19 @@ export interface components {
              */
             status: "queued" | "processing" | "completed" | "failed";
         };
+        /** GuestToken */
+        GuestToken: {
+            /** @description JWT for /ws, valid 300 seconds */
+            access_token: string;
+            can_publish: boolean;
+            /** @description the name as others see it (trimmed) */
+            display_name: string;
+            /** @description seconds until expiry: 300 */
+            expires_in: number;
+            session: string;
+            /** @description the guest's new id, `guest-` and random letters and digits: use it as `/ws`'s `user_id` */
+            user_id: string;
+        };
         /** Invitation */
         Invitation: {
             /** Format: date-time */
@@ -1803,6 +1944,42 @@ export interface components {
             id: string;
             org_id: string;
             role: string;
+        };
+        /** JoinLink */
+        JoinLink: {
+            can_publish: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description in the past once it has expired
+             */
+            expires_at: string;
+            /** @description names the link to revoke it (`DELETE …/join-links/{linkId}`) */
+            id: string;
+            /** @description null: no limit */
+            max_uses: number | null;
+            session_id: string;
+            /** @description shown this once: it is stored only as a hash */
+            token: string;
+            /** @description {base_url}/join/{token}: the page a guest opens */
+            url: string;
+            /** @description guests who joined with it so far */
+            uses: number;
+        };
+        /** JoinLinkInfo */
+        JoinLinkInfo: {
+            can_publish: boolean;
+            /** Format: date-time */
+            expires_at: string;
+            session: {
+                /** @description true: nobody can join any more */
+                ended: boolean;
+                id: string;
+                /** @description true: its replay is public (`/watch/{id}`) */
+                is_public: boolean;
+                name: string;
+            };
         };
         /** JsonRpcError */
         JsonRpcError: {
@@ -1819,6 +1996,24 @@ export interface components {
             result?: {
                 [key: string]: unknown;
             };
+        };
+        /** ListedJoinLink */
+        ListedJoinLink: {
+            can_publish: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description in the past once it has expired
+             */
+            expires_at: string;
+            /** @description names the link to revoke it (`DELETE …/join-links/{linkId}`) */
+            id: string;
+            /** @description null: no limit */
+            max_uses: number | null;
+            session_id: string;
+            /** @description guests who joined with it so far */
+            uses: number;
         };
         /** ListedReplayLink */
         ListedReplayLink: {
@@ -2161,6 +2356,8 @@ export interface components {
         };
         /** ManifestParticipant */
         ManifestParticipant: {
+            /** @description the name they last joined with, or their user_id when they gave none */
+            display_name: string;
             tracks: components["schemas"]["ManifestTrack"][];
             user_id: string;
         };
@@ -2289,6 +2486,53 @@ export interface components {
             /** @enum {string} */
             token_type: "Bearer";
         };
+        /** ParticipantEventData */
+        ParticipantEventData: {
+            /** @description the name they joined with, or their user_id when they gave none */
+            display_name: string;
+            /** @description the participant (`guest-…` for a guest let in by a join link) */
+            user_id: string;
+        };
+        /** ParticipantJoinedEvent */
+        ParticipantJoinedEvent: {
+            data: components["schemas"]["ParticipantEventData"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "participant.joined";
+        };
+        /** ParticipantLeftEvent */
+        ParticipantLeftEvent: {
+            data: components["schemas"]["ParticipantEventData"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "participant.left";
+        };
         /** PlaybackEvent */
         PlaybackEvent: {
             body_base64: string;
@@ -2386,6 +2630,13 @@ export interface components {
             /** @description the project created with the account, named "Default" */
             project_id: string;
             role: components["schemas"]["Role"];
+        };
+        /** RemovedParticipant */
+        RemovedParticipant: {
+            /** @enum {boolean} */
+            removed: true;
+            session_id: string;
+            user_id: string;
         };
         /** ReplayLink */
         ReplayLink: {
@@ -2595,7 +2846,7 @@ export interface components {
          * WebhookEventType
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed";
+        WebhookEventType: "session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed" | "participant.joined" | "participant.left";
         /** WebhookTestQueued */
         WebhookTestQueued: {
             event_id: string;
@@ -2652,6 +2903,8 @@ export interface components {
         ConnectionRequest: {
             content: {
                 "application/json": {
+                    /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed; spaces allowed, no control character (e.g. "Ana María", "山田 太郎") */
+                    display_name?: string;
                     /** @description replay only this stream (e.g. media/u1/cam) or this user's media */
                     focus?: string;
                     /** @description replay start, ms since 1970 */
@@ -2699,6 +2952,18 @@ export interface components {
                     email: string;
                     /** @enum {string} */
                     role: "admin" | "member";
+                };
+            };
+        };
+        CreateJoinLinkRequest: {
+            content: {
+                "application/json": {
+                    /** @description default true; false: its guests watch and chat, and their camera, microphone, screen and director commands are refused (`FORBIDDEN_STREAM`) */
+                    can_publish?: boolean;
+                    /** @description 1 to 43200 (30 days); default 1440 (one day) */
+                    expires_in_minutes?: number;
+                    /** @description how many guests may join with it, 1 to 10000; default: no limit until it expires */
+                    max_uses?: number;
                 };
             };
         };
@@ -2755,6 +3020,14 @@ export interface components {
                     is_active?: boolean;
                     /** @description receiver address: `https://…`; no user name or password in it. Unless the server runs with `WEBHOOK_ALLOW_PRIVATE_URLS=true` (which also allows plain `http`), a host may not be, or resolve to, an address that is not globally reachable: every special-purpose range of the IANA IPv4 and IPv6 registries (loopback, private, shared, link-local with the cloud metadata addresses, unspecified, documentation, benchmarking, reserved), multicast, and IPv6 outside 2000::/3. The IPv6 ranges that embed an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo in `2001::/23`) are refused whole, whatever the IPv4 address inside. A literal address or a `localhost` name is refused here with 400; a name is resolved and checked at every delivery attempt, and an attempt to a refused address fails without connecting. */
                     url: string;
+                };
+            };
+        };
+        JoinRequest: {
+            content: {
+                "application/json": {
+                    /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed; spaces allowed, no control character (e.g. "Ana María", "山田 太郎") */
+                    display_name: string;
                 };
             };
         };
@@ -3833,6 +4106,62 @@ export interface operations {
             };
         };
     };
+    describeJoinLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the join link's token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The session the link opens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["JoinLinkInfo"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    joinWithLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the join link's token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JoinRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A live connection token for the guest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GuestToken"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
     getCurrentUser: {
         parameters: {
             query?: never;
@@ -4842,6 +5171,100 @@ export interface operations {
             };
         };
     };
+    listJoinLinks: {
+        parameters: {
+            query?: {
+                /** @description opaque; copy it from the `Link: rel="next"` header of the previous page */
+                cursor?: string;
+                /** @description page size, 1 to 200 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A page of join links, newest first. */
+            200: {
+                headers: {
+                    /** @description present when there is a next page: `<{base_url}{path}?limit=…&cursor=…>; rel="next"`, the same query with the next cursor */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListedJoinLink"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createJoinLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreateJoinLinkRequest"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The link with its token (shown this once). */
+            201: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["JoinLink"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    revokeJoinLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                linkId: string;
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The link was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
     getManifest: {
         parameters: {
             query?: never;
@@ -4894,6 +5317,35 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RedactedParticipant"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    removeParticipant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+                /** @description the participant; 1 to 128 characters, no "/", white space or control character, and not "." or ".." (it names media streams and is a path segment of the API) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The participant was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RemovedParticipant"];
                         error: null;
                     };
                 };
@@ -5485,6 +5937,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Before the upgrade: a live token issued before its participant was removed from the session (`removeParticipant`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A valid request that does not ask for a WebSocket upgrade. */
             404: {
                 headers: {
@@ -5536,6 +5997,106 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ExportCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverParticipantJoined: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ParticipantJoinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverParticipantLeft: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ParticipantLeftEvent"];
             };
         };
         responses: {
@@ -5773,6 +6334,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   "POST /v1/projects/{projectId}/sessions",
   "POST /v1/restricted-keys",
   "POST /v1/sessions",
+  "POST /v1/sessions/{sessionId}/join-links",
   "POST /v1/sessions/{sessionId}/replay-links",
   "POST /v1/webhooks",
 ]);

@@ -87,6 +87,29 @@ export interface SessionMembersTable {
   joined_at: number;
   heartbeat_at: number;
   left_at: number | null;
+  /** the name the connection joined with (null: none given, the user_id is shown) */
+  display_name: string | null;
+}
+
+/** A session's invitation to people without an account; its token is kept only as a hash. */
+export interface JoinLinksTable {
+  id: string;
+  session_id: string;
+  project_id: string;
+  token_hash: string;
+  /** 1: guests may publish media; 0: they watch and chat */
+  can_publish: number;
+  max_uses: number | null;
+  uses: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A participant removed from a live session: their tokens issued before `removed_at` are refused. */
+export interface RemovalsTable {
+  session_id: string;
+  user_id: string;
+  removed_at: number;
 }
 
 /** A replay link: its token is kept only as an HMAC. */
@@ -321,6 +344,8 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   session_members: SessionMembersTable;
   replay_links: ReplayLinksTable;
+  join_links: JoinLinksTable;
+  removals: RemovalsTable;
   redactions: RedactionsTable;
   jobs: JobsTable;
   webhooks: WebhooksTable;

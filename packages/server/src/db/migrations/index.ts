@@ -9,6 +9,7 @@ import { usageMigration } from './006-usage.js';
 import { agentsMigration } from './007-agents.js';
 import { segmentsMigration } from './008-segments.js';
 import { oauthSpentCodesMigration } from './009-oauth-spent-codes.js';
+import { guestsMigration } from './010-guests.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -22,6 +23,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '007-agents': agentsMigration(),
     '008-segments': segmentsMigration(engine),
     '009-oauth-spent-codes': oauthSpentCodesMigration(),
+    '010-guests': guestsMigration(),
   };
   return { getMigrations: async () => all };
 }

@@ -110,12 +110,13 @@ export function subjectsOf(scan: Scan): Subject[] {
     if (!people.includes(u)) people.push(u);
     return people.indexOf(u);
   };
+  const name = (u: string) => scan.names.get(u) ?? u;
   const videos = scan.tracks.map((t, i) => ({ t, i })).filter(({ t }) => t.kind !== 'mic');
   if (videos.length > 0)
     return videos.map(({ t, i }) => ({
       userId: t.userId,
       kind: t.kind === 'screen' ? ('screen' as const) : ('cam' as const),
-      label: t.kind === 'screen' ? `${t.userId} (screen)` : t.userId,
+      label: t.kind === 'screen' ? `${name(t.userId)} (screen)` : name(t.userId),
       track: i,
       on: t.on,
       person: person(t.userId),
@@ -124,7 +125,7 @@ export function subjectsOf(scan: Scan): Subject[] {
   return users.map((u) => ({
     userId: u,
     kind: 'name' as const,
-    label: u,
+    label: name(u),
     track: null,
     on: [],
     person: person(u),

@@ -42,6 +42,8 @@ export interface Scan {
   focus: FocusChange[];
   /** joins and leaves in the order they happened */
   presence: PresenceChange[];
+  /** the name each participant last joined with (the timeline's `participant.joined`), where one was given */
+  names: Map<string, string>;
 }
 
 /** A camera that sends nothing for this long is off (its tile shows the name, not a frozen frame). */
@@ -100,6 +102,7 @@ export async function scanRecording(
   const states = new Map<string, State>();
   const focus: FocusChange[] = [];
   const presence: PresenceChange[] = [];
+  const names = new Map<string, string>();
   /** the latest media time read so far: where a join or leave is placed */
   let mediaUs = 0;
 
@@ -160,6 +163,9 @@ export async function scanRecording(
       typeof env.data?.user_id === 'string'
     ) {
       presence.push({ atUs: mediaUs, userId: env.data.user_id, present: env.type === 'participant.joined' });
+      const name = env.data.display_name;
+      if (env.type === 'participant.joined' && typeof name === 'string' && name.length > 0)
+        names.set(env.data.user_id, name);
     } else if (e.streamId === 'director' && env.type === 'director.focus') {
       const userId = env.data?.user_id;
       if (typeof userId === 'string' && typeof env.ts === 'number')
@@ -194,5 +200,6 @@ export async function scanRecording(
     tracks,
     focus,
     presence,
+    names,
   };
 }

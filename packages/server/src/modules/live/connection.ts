@@ -7,6 +7,10 @@ import type { ReceiverPacer } from './pacer.js';
 export interface LiveConnection {
   id: string;
   userId: string;
+  /** the name others see (null: none was given, the user_id is shown) */
+  displayName: string | null;
+  /** false for a watch-and-chat guest: its media and director commands are refused */
+  canPublish: boolean;
   /** media goes out as binary frames */
   binary: boolean;
   /**

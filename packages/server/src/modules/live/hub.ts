@@ -22,6 +22,7 @@ import { OneConnectionPerUser } from './identity.js';
 import { StorageBudget, type Allowance } from './storage-budget.js';
 import { SessionLifecycle } from './lifecycle.js';
 import type { ConnectionMeter } from './service.js';
+import { announceJoin, publishParticipant, shownName, type Announcing } from './participants.js';
 
 /**
  * Owns the live sessions of this process and their members: joins and leaves, the session
@@ -48,6 +49,7 @@ export class SessionHub {
   private readonly store: LiveStore;
   private readonly lifecycle: SessionLifecycle;
   private readonly events: Timeline;
+  private readonly announcing: Announcing;
 
   constructor(
     private readonly deps: {
@@ -86,6 +88,13 @@ export class SessionHub {
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.events = new Timeline(deps);
     this.identity = new OneConnectionPerUser({ ...deps, store: this.store, leave: (c) => this.leave(c) });
+    this.announcing = {
+      ...deps,
+      store: this.store,
+      lifecycle: this.lifecycle,
+      events: this.events,
+      control: (...args) => this.control(...args),
+    };
     this.ending = new SessionEnding({
       ...deps,
       lifecycle: this.lifecycle,
@@ -142,7 +151,7 @@ export class SessionHub {
       live.members.set(conn.id, { conn, tracks: new Set() });
       this.byConn.set(conn.id, live);
       try {
-        await this.announceJoin(live, conn, session, orgId);
+        await announceJoin(this.announcing, live, conn, session, orgId);
       } catch (err) {
         // Why: a member that storage never recorded would receive and publish unseen; and its
         // presence row, if it was written, would be heartbeated as present for ever.
@@ -155,39 +164,6 @@ export class SessionHub {
     });
   }
 
-  private async announceJoin(
-    live: LiveSession,
-    conn: LiveConnection,
-    session: SessionsTable,
-    orgId: string,
-  ): Promise<void> {
-    const now = Date.now();
-    await this.store.addMember({
-      connId: conn.id,
-      sessionId: session.id,
-      userId: conn.userId,
-      nodeId: this.deps.nodeId,
-      at: now,
-    });
-    // The first join anywhere starts the session: exactly one process wins.
-    const won = await this.lifecycle.start(session, orgId, now);
-    if (won) {
-      live.session = { ...live.session, started_at: now };
-      await this.events.append(live, 'session.started', 'system', {}, now);
-    }
-    await this.events.append(live, 'participant.joined', conn.userId, { user_id: conn.userId }, now);
-    const participants = await this.store.present(session.id, now);
-    sendControl(conn, 'welcome', conn.userId, {
-      session_id: session.id,
-      user_id: conn.userId,
-      mode: 'live',
-      participants,
-    });
-    this.control(live, conn.id, 'join', conn.userId, {}, now);
-    // Last: a join that failed on the way is never metered (its leave would not be told).
-    this.deps.meter?.joined(conn.id, session, orgId, now);
-  }
-
   /** Removes a connection: its tracks end, the others are told, and the end of the session is scheduled. */
   async leave(conn: LiveConnection): Promise<void> {
     const live = this.byConn.get(conn.id);
@@ -198,7 +174,9 @@ export class SessionHub {
     const now = Date.now();
     this.deps.meter?.left(conn.id, now);
     for (const kind of member.tracks) await this.endTrack(live, conn, kind, now);
-    await this.events.append(live, 'participant.left', conn.userId, { user_id: conn.userId }, now);
+    const left = { user_id: conn.userId, display_name: shownName(conn) };
+    await this.events.append(live, 'participant.left', conn.userId, left, now);
+    await publishParticipant(this.deps, 'participant.left', live, conn, now);
     this.control(live, conn.id, 'leave', conn.userId, {}, now);
     await this.store.markLeft(conn.id, now);
 
@@ -220,7 +198,7 @@ export class SessionHub {
         msg.id,
       );
     const live = this.byConn.get(conn.id);
-    if (!live) return this.identity.refuseIfReplaced(conn, msg.id);
+    if (!live) return this.identity.refuseIfAway(conn, msg.id);
     const member = live.members.get(conn.id)!;
     const received = this.deps.metrics ? performance.now() : 0;
     this.inFlight.enter();
@@ -232,7 +210,7 @@ export class SessionHub {
         skewMs: this.deps.clockSkewMs,
         store: (n: number) => this.storage.take(live.orgId, n),
       };
-      const { streamId, body, ts, isMedia } = acceptPublish(conn.userId, live.redacted, msg, may);
+      const { streamId, body, ts, isMedia } = acceptPublish(conn, live.redacted, msg, may);
       if (msg.layer)
         return await relayLayer(live, conn, { ...msg, streamId, body, ts }, this.deps.fanout, this.stats);
       const run = live.chain.then(async () => {
@@ -336,7 +314,11 @@ export class SessionHub {
     // Another process redacted a participant: refuse their media here too. Not for clients.
     if (m.kind === 'control' && m.event === 'redacted') return void live.redacted.add(m.userId!);
     // A newer connection of this user joined in another process: this process's one goes.
-    if (m.kind === 'control' && m.event === 'replace') return this.identity.replaceHere(live, m.userId!);
+    if (m.kind === 'control' && m.event === 'replace')
+      return this.identity.sendAwayHere(live, m.userId!, 'replaced');
+    // A participant was removed (in whichever process the request came): their connections here go.
+    if (m.kind === 'control' && m.event === 'remove')
+      return this.identity.sendAwayHere(live, m.userId!, 'removed');
     // A key-frame request for a publisher: for its connection alone, if it is here.
     if (m.kind === 'control' && m.event === 'keyframe') return this.keyframes.onRemote(live, m);
     deliver(live.members.values(), m, live.rates);
@@ -347,6 +329,8 @@ export class SessionHub {
     return this.store.deleteMembers(sessionId);
   }
 
+  displayNames = (sessionId: string): Promise<Map<string, string>> => this.store.displayNames(sessionId);
+
   /** Refuses a participant's further media in this session, in every process. */
   redact(sessionId: string, userId: string): void {
     this.sessions.get(sessionId)?.redacted.add(userId);
@@ -354,6 +338,19 @@ export class SessionHub {
       kind: 'control',
       fromConn: '',
       event: 'redacted',
+      userId,
+      timestampMs: Date.now(),
+    });
+  }
+
+  /** Closes a participant's connections (`removed`, then 4403), here and in every other process. */
+  remove(sessionId: string, userId: string): void {
+    const live = this.sessions.get(sessionId);
+    if (live) this.identity.sendAwayHere(live, userId, 'removed');
+    this.deps.fanout.publish(sessionId, {
+      kind: 'control',
+      fromConn: '',
+      event: 'remove',
       userId,
       timestampMs: Date.now(),
     });

@@ -5,6 +5,23 @@ import type { LiveConnection, LiveSession } from './connection.js';
 import { sendControl, sendError } from './delivery.js';
 import type { LiveStore } from './store.js';
 
+/** Why a connection is sent away: the control event it gets, its close code, what it is told. */
+const AWAY = {
+  replaced: {
+    code: CLOSE.REPLACED,
+    error: LIVE_ERRORS.REPLACED,
+    message: 'a newer connection of this user joined the session',
+    reason: 'replaced by a newer connection',
+  },
+  removed: {
+    code: CLOSE.REMOVED,
+    error: LIVE_ERRORS.FORBIDDEN_STREAM,
+    message: 'you were removed from the session by its host',
+    reason: 'removed from the session',
+  },
+} as const;
+type Away = keyof typeof AWAY;
+
 /** How long a join waits for a replaced connection in another process to leave. */
 const REPLACE_WAIT_MS = 3_000;
 const POLL_MS = 20;
@@ -20,8 +37,8 @@ const POLL_MS = 20;
 export class OneConnectionPerUser {
   /** the joins under way of each (session, user), so that they run one at a time */
   private readonly joining = new Map<string, Promise<void>>();
-  /** connections a newer one of the same user replaced: what they still send is refused */
-  private readonly replaced = new WeakSet<LiveConnection>();
+  /** connections sent away (replaced by a newer one of the same user, or removed): what they still send is refused */
+  private readonly away = new WeakMap<LiveConnection, Away>();
 
   constructor(
     private readonly deps: {
@@ -73,28 +90,33 @@ export class OneConnectionPerUser {
     );
   }
 
-  /** Another process took a newer connection of `userId`: this process's ones go. */
-  replaceHere(live: LiveSession, userId: string): void {
+  /**
+   * Sends `userId`'s connections in this process away: `replaced` (another process took a newer
+   * connection of theirs) or `removed` (the session's host removed them).
+   */
+  sendAwayHere(live: LiveSession, userId: string, how: Away): void {
     for (const m of [...live.members.values()])
       if (m.conn.userId === userId)
-        void this.replace(m.conn).catch((err) =>
-          this.deps.log.error({ err }, 'replacing an older connection failed'),
+        void this.sendAway(m.conn, how).catch((err) =>
+          this.deps.log.error({ err, how }, 'closing a connection sent away failed'),
         );
   }
 
-  /** Refuses a publish still arriving from a connection a newer one replaced (before its socket closed). */
-  refuseIfReplaced(conn: LiveConnection, id?: string): void {
-    if (this.replaced.has(conn))
-      sendError(conn, LIVE_ERRORS.REPLACED, 'a newer connection of this user joined the session', id);
+  /** Refuses a publish still arriving from a connection sent away (before its socket closed). */
+  refuseIfAway(conn: LiveConnection, id?: string): void {
+    const how = this.away.get(conn);
+    if (how) sendError(conn, AWAY[how].error, AWAY[how].message, id);
   }
 
-  private async replace(old: LiveConnection): Promise<void> {
-    if (this.replaced.has(old)) return;
-    this.replaced.add(old);
-    sendControl(old, 'replaced', old.userId, {
-      message: 'a newer connection of this user joined the session',
-    });
-    old.close(CLOSE.REPLACED, 'replaced by a newer connection');
-    await this.deps.leave(old);
+  private replace(old: LiveConnection): Promise<void> {
+    return this.sendAway(old, 'replaced');
+  }
+
+  private async sendAway(conn: LiveConnection, how: Away): Promise<void> {
+    if (this.away.has(conn)) return;
+    this.away.set(conn, how);
+    sendControl(conn, how, conn.userId, { message: AWAY[how].message });
+    conn.close(AWAY[how].code, AWAY[how].reason);
+    await this.deps.leave(conn);
   }
 }

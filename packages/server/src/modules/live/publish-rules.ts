@@ -41,7 +41,7 @@ export class Refusal extends Error {
  * two kinds; a video layer 0 to 2 (reduced layers, 1 and 2, on cam and screen only). Chat and director payloads are recorded in the timeline envelope. Throws a Refusal.
  */
 export function acceptPublish(
-  userId: string,
+  publisher: { userId: string; canPublish: boolean },
   redacted: ReadonlySet<string>,
   msg: IncomingPublish,
   may: {
@@ -52,6 +52,13 @@ export function acceptPublish(
   },
 ): Accepted {
   const { now, skewMs } = may;
+  const { userId } = publisher;
+  // A watch-and-chat guest (a join link with can_publish false) may chat, and nothing else.
+  if (!publisher.canPublish && msg.streamType !== 'chat')
+    throw new Refusal(
+      LIVE_ERRORS.FORBIDDEN_STREAM,
+      'this connection may watch and chat only: its join link does not allow publishing',
+    );
   const ts = msg.timestampMs ?? now;
   if (!Number.isSafeInteger(ts) || ts < 0)
     throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'timestamp_ms must be a non-negative integer');

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { ErrorEnvelope, ok } from '../../http/envelope.js';
 import { emptyDoc, jsonDoc, okResponse } from '../../http/openapi-docs.js';
 import { ApiError } from '../../http/errors.js';
-import { KEY_USER_OR_RESTRICTED } from '../../http/principal.js';
+import { KEY_OR_USER, KEY_USER_OR_RESTRICTED } from '../../http/principal.js';
 import type { LiveService } from './service.js';
 import type { SessionHub } from './hub.js';
 import type { StreamStore } from '../../streams/store.js';
@@ -25,6 +25,8 @@ import {
   LiveQuery,
   LiveRecordedPayload,
   LiveServerMessage,
+  ParticipantParams,
+  Removed,
 } from './schemas.js';
 import type { Ticket } from './service.js';
 import { SessionParams } from '../../http/shared-schemas.js';
@@ -35,14 +37,18 @@ declare module 'fastify' {
   }
 }
 
-const WS_DESCRIPTION = `Upgrade with \`?session=<id>&access_token=<token>&user_id=<id>\` (token from \`createConnectionToken\`; add \`&format=binary\` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409.
+const WS_DESCRIPTION = `Upgrade with \`?session=<id>&access_token=<token>&user_id=<id>\` (token from \`createConnectionToken\`; add \`&format=binary\` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session: 403.
 
 Messages are JSON text frames: the client sends \`LiveClientMessage\` (\`publish\`, \`unpublish\`), the server \`LiveServerMessage\` (\`message\`, and \`control\` with the events \`welcome\`, \`join\`, \`leave\`, \`track.published\`, \`track.unpublished\`, \`ack\`, \`error\`, \`end\`); \`x-messages\` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with \`format=binary\` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (\`EVC1\`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
 
-Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a \`reconnect\` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4409 replaced: a newer connection with the same \`user_id\` joined the session (in any server process; a \`replaced\` control comes first; do not reconnect). One \`user_id\` has one live connection in a session. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
+Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a \`reconnect\` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4403 removed: the session's host removed the participant (\`removeParticipant\`; a \`removed\` control comes first; do not reconnect), 4409 replaced: a newer connection with the same \`user_id\` joined the session (in any server process; a \`replaced\` control comes first; do not reconnect). One \`user_id\` has one live connection in a session. A replay token plays the recording from \`from_ts\` at \`speed\`, then sends \`end\`. Full protocol: docs/protocol.md in the repository.`;
 
 /** The error code of each refusal before the upgrade. */
-const ADMIT_CODES: Record<number, string> = { 409: 'CONFLICT', 503: 'USAGE_LIMITS_EXCEEDED' };
+const ADMIT_CODES: Record<number, string> = {
+  403: 'FORBIDDEN',
+  409: 'CONFLICT',
+  503: 'USAGE_LIMITS_EXCEEDED',
+};
 
 /** What the live routes need. */
 export interface LiveRoutesOptions {
@@ -97,6 +103,24 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
     async (request) => ok(await live.connect(request.principal!, request.params.sessionId, request.body)),
   );
 
+  app.post(
+    '/v1/sessions/:sessionId/participants/:userId/remove',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags: ['Live'],
+        operationId: 'removeParticipant',
+        summary: 'Remove a participant from a live session',
+        description:
+          "Closes every live connection of the participant, in every server process: each gets `control` `removed`, then close code 4403 (final: clients do not reconnect). Their live tokens issued before the removal are refused with 403 at `/ws`; a token issued after it lets them in again (a removal is not a ban: stop issuing tokens, or revoke the join link, to keep someone out). The timeline records `participant.removed`. API keys, the session's creator and the organisation's admins and owner may remove (others: 403). A participant not in the live session: 404. Their recording so far is kept (see `redactParticipant` to delete it).",
+        params: ParticipantParams,
+        response: { 200: okResponse('The participant was removed.', Removed) },
+      },
+    },
+    async (request) =>
+      ok(await live.remove(request.principal!, request.params.sessionId, request.params.userId)),
+  );
+
   const heartbeat = new Heartbeat(deps.heartbeatS * 1000);
   app.addHook('onClose', async () => heartbeat.stop());
 
@@ -126,6 +150,10 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
               ErrorEnvelope,
             ),
             404: emptyDoc('A valid request that does not ask for a WebSocket upgrade.'),
+            403: jsonDoc(
+              'Before the upgrade: a live token issued before its participant was removed from the session (`removeParticipant`).',
+              ErrorEnvelope,
+            ),
             409: jsonDoc('Before the upgrade: a live token for a session that has ended.', ErrorEnvelope),
             503: jsonDoc(
               'Before the upgrade: `USAGE_LIMITS_EXCEEDED`, a live token for a session that has not started while the organisation is over its free tier without a subscription (a session under way may still be joined).',
@@ -164,7 +192,12 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
       const liveness = heartbeat.watch(socket);
       const conn = socketConnection(
         socket,
-        { userId: ticket.claims.sub, binary },
+        {
+          userId: ticket.claims.sub,
+          displayName: ticket.claims.display_name,
+          canPublish: ticket.claims.can_publish,
+          binary,
+        },
         hub.stats,
         // A replay has no live publishers: its pacer only paces what the replay sends.
         ticket.claims.mode === 'replay' ? replayReceiving() : hub.receiving(ticket.session.id),

@@ -1,6 +1,7 @@
 import { LIVE_ERRORS } from '@vss/protocol';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from '../../http/schema-types.js';
+import { BadRequest } from '../../http/errors.js';
 
 /**
  * A participant's id names media streams (`media/<user_id>/cam`) and is a path segment of the API
@@ -23,9 +24,34 @@ export const UserId = userIdSchema(
   'the participant; 1 to 128 characters, no "/", white space or control character, and not "." or ".." (it names media streams and is a path segment of the API)',
 );
 
+/** The longest display name, in characters (Unicode code points) once trimmed. */
+export const DISPLAY_NAME_MAX = 64;
+const DISPLAY_NAME_RULE = `1 to ${DISPLAY_NAME_MAX} characters of any script once trimmed; spaces allowed, no control character`;
+// Any control character (C0, DEL and C1), and the line and paragraph separators.
+const NOT_A_NAME = /[\p{Cc}\u2028\u2029]/u;
+
+/** The name a person is shown by, as requests carry it (the length is checked after trimming). */
+export const DisplayName = Type.String({
+  maxLength: 256,
+  description: `the name shown for the participant: ${DISPLAY_NAME_RULE} (e.g. "Ana María", "山田 太郎")`,
+});
+
+/**
+ * A display name trimmed and checked, or the refusal naming `field`. Checked here rather than by
+ * the schema: the length counts what is left once trimmed, in characters rather than UTF-16 units.
+ */
+export function displayName(raw: string, field: string): string {
+  const name = raw.trim();
+  const length = [...name].length;
+  if (length === 0 || length > DISPLAY_NAME_MAX || NOT_A_NAME.test(name))
+    throw new BadRequest(`${field} must be ${DISPLAY_NAME_RULE}`);
+  return name;
+}
+
 export const ConnectionRequest = Type.Object(
   {
     user_id: UserId,
+    display_name: Type.Optional(DisplayName),
     replay: Type.Optional(Type.Boolean({ description: 'true for replay mode; omitted or false for live' })),
     from_ts: Type.Optional(Type.Integer({ minimum: 0, description: 'replay start, ms since 1970' })),
     speed: Type.Optional(
@@ -40,6 +66,16 @@ export const ConnectionRequest = Type.Object(
     ),
   },
   { additionalProperties: false, title: 'ConnectionRequest' },
+);
+
+export const ParticipantParams = Type.Object({
+  sessionId: Type.String({ format: 'uuid' }),
+  userId: UserId,
+});
+
+export const Removed = Type.Object(
+  { session_id: Type.String(), user_id: Type.String(), removed: Type.Literal(true) },
+  { title: 'RemovedParticipant' },
 );
 
 export const ConnectionToken = Type.Object(

@@ -3,10 +3,15 @@ import { Conflict, UsageLimitsExceeded } from '../../http/errors.js';
 import type { UsageGate } from '../billing/service.js';
 import type { Principal } from '../../http/principal.js';
 import type { SessionsService } from '../sessions/service.js';
-import { TOKEN_TTL_S, type ConnectionClaims, type ConnectionTokens } from './token.js';
+import { TOKEN_TTL_S, type ConnectionTokens, type VerifiedClaims } from './token.js';
+import { displayName } from './schemas.js';
+import { isRemovedSince, removeParticipant, type Removing } from './removal.js';
+import { liveStore } from './store.js';
 
 /** The rule of a participant's id, for the other ways in than the connection route (MCP). */
 export { USER_ID, USER_ID_MAX } from './schemas.js';
+/** The rule of a display name, for the other ways in (join links). */
+export { DisplayName, displayName } from './schemas.js';
 
 /** What a verified `/ws` request is allowed to do. */
 /**
@@ -24,6 +29,8 @@ export interface LiveEvents {
   redact(sessionId: string, userId: string): void;
   /** Forgets the presence rows of a deleted session. */
   forgetSession(sessionId: string): Promise<void>;
+  /** The name each participant of a session last joined with (those who gave one). */
+  displayNames(sessionId: string): Promise<Map<string, string>>;
 }
 
 /** Told of every live connection's join and leave: billing meters streaming minutes with it. */
@@ -33,7 +40,7 @@ export interface ConnectionMeter {
 }
 
 export interface Ticket {
-  claims: ConnectionClaims;
+  claims: VerifiedClaims;
   session: SessionsTable;
   orgId: string;
 }
@@ -44,8 +51,11 @@ export function liveService(deps: {
   sessions: SessionsService;
   tokens: ConnectionTokens;
   gate: UsageGate;
+  /** the hub: closes a removed participant's connections */
+  hub: Removing;
 }) {
   const { db } = deps;
+  const store = liveStore(db);
   /**
    * A session that has not started is a new meeting: refused (503) while the organisation is over
    * its free tier without a subscription. One under way may still be joined and rejoined, so that
@@ -60,8 +70,17 @@ export function liveService(deps: {
     async connect(
       principal: Principal,
       sessionId: string,
-      input: { user_id: string; replay?: boolean; from_ts?: number; speed?: number; focus?: string },
+      input: {
+        user_id: string;
+        display_name?: string;
+        replay?: boolean;
+        from_ts?: number;
+        speed?: number;
+        focus?: string;
+      },
     ) {
+      const name =
+        input.display_name === undefined ? null : displayName(input.display_name, 'body.display_name');
       const session = await deps.sessions.get(principal, sessionId);
       const mode = input.replay ? 'replay' : 'live';
       if (mode === 'live') {
@@ -77,9 +96,43 @@ export function liveService(deps: {
         from_ts: input.from_ts ?? null,
         speed: input.speed ?? 1,
         focus: input.focus ?? null,
+        display_name: name,
+        can_publish: true,
       });
       return { access_token, expires_in: TOKEN_TTL_S, session: session.id };
     },
+
+    /**
+     * A live token for a guest let in by a join link: 409 once the session ended, 503 while the
+     * organisation may not start a meeting (as for any participant).
+     */
+    async connectGuest(
+      session: SessionsTable,
+      orgId: string,
+      guest: { user_id: string; display_name: string; can_publish: boolean },
+      /** takes the link's use, once the session may be joined (409 when none is left) */
+      take: () => Promise<void>,
+    ) {
+      if (session.ended_at !== null) throw new Conflict('the session has ended');
+      await mayStart(orgId, session);
+      await take();
+      const access_token = await deps.tokens.issue({
+        sub: guest.user_id,
+        sid: session.id,
+        pid: session.project_id,
+        mode: 'live',
+        from_ts: null,
+        speed: 1,
+        focus: null,
+        display_name: guest.display_name,
+        can_publish: guest.can_publish,
+      });
+      return { access_token, expires_in: TOKEN_TTL_S, session: session.id, ...guest };
+    },
+
+    /** Removes a participant from the live session (see removeParticipant). */
+    remove: (principal: Principal, sessionId: string, userId: string) =>
+      removeParticipant({ db, store, sessions: deps.sessions, hub: deps.hub }, principal, sessionId, userId),
 
     /** Checks a `/ws` request: a valid token for this session and this user; why not, otherwise. */
     async admit(query: {
@@ -107,6 +160,11 @@ export function liveService(deps: {
       const { org_id, ...session } = row;
       if (claims.mode === 'live' && session.ended_at !== null)
         return { problem: 'the session has ended', status: 409 };
+      if (claims.mode === 'live' && (await isRemovedSince(db, session.id, claims.sub, claims.issued_at)))
+        return {
+          problem: 'the participant was removed from the session; ask its host for a new invitation',
+          status: 403,
+        };
       // Checked again here: the token may have been issued before the organisation went over.
       if (claims.mode === 'live')
         try {

@@ -56,7 +56,7 @@ export function liveStats(): LiveStats {
  */
 export function socketConnection(
   socket: WebSocket,
-  who: { userId: string; binary: boolean },
+  who: { userId: string; displayName: string | null; canPublish: boolean; binary: boolean },
   stats: SocketStats,
   session: { rates: LayerRates; hooks: PacerHooks },
 ): LiveConnection {
@@ -94,6 +94,8 @@ export function socketConnection(
   return {
     id: newId(),
     userId: who.userId,
+    displayName: who.displayName,
+    canPublish: who.canPublish,
     binary: who.binary,
     pacer,
     sendText(text) {

@@ -22,13 +22,21 @@ export function liveStore(db: Db) {
       return rows.map((r) => r.user_id);
     },
 
-    async addMember(m: { connId: string; sessionId: string; userId: string; nodeId: string; at: number }) {
+    async addMember(m: {
+      connId: string;
+      sessionId: string;
+      userId: string;
+      displayName: string | null;
+      nodeId: string;
+      at: number;
+    }) {
       await db
         .insertInto('session_members')
         .values({
           conn_id: m.connId,
           session_id: m.sessionId,
           user_id: m.userId,
+          display_name: m.displayName,
           node_id: m.nodeId,
           joined_at: m.at,
           heartbeat_at: m.at,
@@ -37,9 +45,11 @@ export function liveStore(db: Db) {
         .execute();
     },
 
-    /** Forgets a deleted session's presence rows. */
+    /** Forgets a deleted session's presence rows, join links and removals. */
     async deleteMembers(sessionId: string): Promise<void> {
       await db.deleteFrom('session_members').where('session_id', '=', sessionId).execute();
+      await db.deleteFrom('join_links').where('session_id', '=', sessionId).execute();
+      await db.deleteFrom('removals').where('session_id', '=', sessionId).execute();
     },
 
     async markLeft(connId: string, at: number): Promise<void> {
@@ -59,17 +69,35 @@ export function liveStore(db: Db) {
       return rows.map((r) => r.conn_id);
     },
 
-    /** The user ids present in a session now, in any process. */
-    async present(sessionId: string, now: number): Promise<string[]> {
+    /**
+     * The participants present in a session now, in any process, each once, with the name of its
+     * latest connection.
+     */
+    async present(
+      sessionId: string,
+      now: number,
+    ): Promise<Array<{ user_id: string; display_name: string | null }>> {
       const rows = await db
         .selectFrom('session_members')
-        .select('user_id')
-        .distinct()
+        .select(['user_id', 'display_name'])
         .where('session_id', '=', sessionId)
         .where('left_at', 'is', null)
         .where('heartbeat_at', '>', now - STALE_MS)
+        .orderBy('joined_at')
         .execute();
-      return rows.map((r) => r.user_id);
+      return [...new Map(rows.map((r) => [r.user_id, r])).values()];
+    },
+
+    /** The name each participant of a session last joined with (those who gave one). */
+    async displayNames(sessionId: string): Promise<Map<string, string>> {
+      const rows = await db
+        .selectFrom('session_members')
+        .select(['user_id', 'display_name'])
+        .where('session_id', '=', sessionId)
+        .where('display_name', 'is not', null)
+        .orderBy('joined_at')
+        .execute();
+      return new Map(rows.map((r) => [r.user_id, r.display_name!]));
     },
 
     /** Starts the session unless it was started already; true for the one caller that did. */

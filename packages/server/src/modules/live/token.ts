@@ -15,6 +15,15 @@ export interface ConnectionClaims {
   from_ts: number | null;
   speed: number;
   focus: string | null;
+  /** the name shown for the participant (null: the user_id is shown) */
+  display_name: string | null;
+  /** false for a watch-and-chat guest: media publishes are refused */
+  can_publish: boolean;
+}
+
+/** The claims of a verified token, with when it was issued (ms since 1970). */
+export interface VerifiedClaims extends ConnectionClaims {
+  issued_at: number;
 }
 
 /** Signs and checks connection tokens: HS256 pinned, `kid` naming the key, audience `ws`. */
@@ -29,6 +38,11 @@ export function connectionTokens(key: Buffer) {
         from_ts: claims.from_ts,
         speed: claims.speed,
         focus: claims.focus,
+        name: claims.display_name,
+        pub: claims.can_publish,
+        // Milliseconds, where `iat` has seconds: a removal refuses the tokens issued before it,
+        // and one issued in the same second after it must still be let in.
+        iat_ms: Date.now(),
       })
         .setProtectedHeader({ alg: 'HS256', kid, typ: 'JWT' })
         .setSubject(claims.sub)
@@ -39,7 +53,7 @@ export function connectionTokens(key: Buffer) {
         .sign(key);
     },
     /** The claims of a valid token, or a reason it is not valid. */
-    async verify(token: string): Promise<{ claims: ConnectionClaims } | { problem: string }> {
+    async verify(token: string): Promise<{ claims: VerifiedClaims } | { problem: string }> {
       try {
         const { payload, protectedHeader } = await jwtVerify(token, key, {
           algorithms: ['HS256'],
@@ -59,6 +73,9 @@ export function connectionTokens(key: Buffer) {
             from_ts: typeof payload.from_ts === 'number' ? payload.from_ts : null,
             speed: typeof payload.speed === 'number' ? payload.speed : 1,
             focus: typeof payload.focus === 'string' ? payload.focus : null,
+            display_name: typeof payload.name === 'string' ? payload.name : null,
+            can_publish: payload.pub !== false,
+            issued_at: typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat ?? 0) * 1000,
           },
         };
       } catch (err) {

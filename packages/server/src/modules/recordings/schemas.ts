@@ -96,7 +96,16 @@ export const Manifest = Type.Object(
         'the last recorded timestamp, ms since 1970; timeline events written after the session ended (recording.ready, export.completed, a redaction) do not extend it',
     }),
     participants: Type.Array(
-      Type.Object({ user_id: Type.String(), tracks: Type.Array(Track) }, { title: 'ManifestParticipant' }),
+      Type.Object(
+        {
+          user_id: Type.String(),
+          display_name: Type.String({
+            description: 'the name they last joined with, or their user_id when they gave none',
+          }),
+          tracks: Type.Array(Track),
+        },
+        { title: 'ManifestParticipant' },
+      ),
     ),
     streams: Type.Object({ events: Type.String(), chat: Type.String(), director: Type.String() }),
     capabilities: Type.Array(Type.String()),

@@ -80,9 +80,11 @@ export function recordingsService(deps: {
       tracks.push({ kind: media.kind, stream_id: s.streamId, start_ts: s.minTs, end_ts: s.maxTs });
       byUser.set(media.userId, tracks);
     }
+    const names = await deps.live.displayNames(session.id);
     const participants = [...byUser.entries()]
       .map(([user_id, tracks]) => ({
         user_id,
+        display_name: names.get(user_id) ?? user_id,
         tracks: tracks.sort((a, b) => a.start_ts - b.start_ts || a.kind.localeCompare(b.kind)),
       }))
       .sort((a, b) => a.tracks[0]!.start_ts - b.tracks[0]!.start_ts || a.user_id.localeCompare(b.user_id));

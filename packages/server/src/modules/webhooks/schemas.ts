@@ -9,6 +9,8 @@ export const EVENT_TYPES = [
   'session.ended',
   'recording.ready',
   'export.completed',
+  'participant.joined',
+  'participant.left',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -187,6 +189,16 @@ const DELIVERY_RESPONSES = {
   ),
 };
 
+const ParticipantData = Type.Object(
+  {
+    user_id: Type.String({ description: 'the participant (`guest-…` for a guest let in by a join link)' }),
+    display_name: Type.String({
+      description: 'the name they joined with, or their user_id when they gave none',
+    }),
+  },
+  { title: 'ParticipantEventData' },
+);
+
 const EVENTS: Record<
   EventType,
   { title: string; operationId: string; summary: string; description: string; data: TSchema }
@@ -230,6 +242,22 @@ const EVENTS: Record<
     description:
       'Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing.',
     data: Named('ExportJob'),
+  },
+  'participant.joined': {
+    title: 'ParticipantJoinedEvent',
+    operationId: 'deliverParticipantJoined',
+    summary: 'A participant joined a live session',
+    description:
+      'Sent for each live connection that joins (a participant who reconnects, or opens a second tab, joins again). `data` is `{ user_id, display_name }`.',
+    data: ParticipantData,
+  },
+  'participant.left': {
+    title: 'ParticipantLeftEvent',
+    operationId: 'deliverParticipantLeft',
+    summary: 'A participant left a live session',
+    description:
+      'Sent for each live connection that leaves: it closed, was cut, was replaced by a newer one of the same user, or the participant was removed. `data` is `{ user_id, display_name }`.',
+    data: ParticipantData,
   },
 };
 
