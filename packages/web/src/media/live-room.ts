@@ -20,6 +20,7 @@ import { RateBudget } from './rate-budget';
 import { readEnvelope } from './envelope';
 import {
   afterEnvelope,
+  afterLayer,
   afterLeave,
   afterWelcome,
   initialState,
@@ -71,6 +72,8 @@ export class LiveRoom {
   private readonly listeners = new Set<() => void>();
   private state: RoomState;
   private left = false;
+  /** who left (and has not joined again): their media still on its way is dropped, not a new tile */
+  private readonly departed = new Set<string>();
 
   constructor(private readonly opts: RoomOptions) {
     this.state = initialState(opts.userId, opts.displayName, opts.canPublish);
@@ -293,20 +296,13 @@ export class LiveRoom {
 
   private onControl(c: ControlFrame): void {
     const s = this.state;
-    const d = c.data as {
-      participants?: unknown;
-      kind?: unknown;
-      code?: unknown;
-      message?: unknown;
-      id?: unknown;
-      track?: unknown;
-      layer?: unknown;
-      state?: unknown;
-    };
+    const d = c.data;
     switch (c.event) {
       case 'welcome':
+        this.departed.clear();
         return this.set(afterWelcome(s, c.data));
       case 'join': {
+        this.departed.delete(c.user_id);
         // A newcomer can only start decoding at a key frame: send one now rather than in 2 s.
         this.keyFrames();
         const name = typeof c.data.display_name === 'string' && c.data.display_name;
@@ -316,6 +312,7 @@ export class LiveRoom {
       }
       case 'leave':
         if (c.user_id === this.opts.userId) return;
+        this.departed.add(c.user_id);
         for (const kind of ['mic', 'cam', 'screen'] as const) this.dropTrack(c.user_id, kind);
         return this.set(afterLeave(s, c.user_id));
       case 'track.published':
@@ -335,10 +332,8 @@ export class LiveRoom {
       }
       case 'layer': {
         // What this page now gets of someone's video: shown on their tile (reduced, paused).
-        const track = String(d.track);
-        if (c.user_id === this.opts.userId || (track !== 'cam' && track !== 'screen')) return;
-        if (d.state !== 'full' && d.state !== 'reduced' && d.state !== 'stalled') return;
-        return this.set({ video: withVideoState(s.video, c.user_id, track, d.state) });
+        const patch = c.user_id === this.opts.userId ? null : afterLayer(s, c.user_id, c.data);
+        return patch ? this.set(patch) : undefined;
       }
       case 'reconnect':
         // The server is stopping (a restart, a deploy): the client connects again by itself.
@@ -368,6 +363,7 @@ export class LiveRoom {
     const media = parseMediaStream(m.streamType);
     if (media) {
       const s = this.state;
+      if (this.departed.has(media.userId)) return;
       // Who published before we joined announced it before us: their media tells us.
       if (!s.tracks[media.userId]?.includes(media.kind) || !s.participants.includes(media.userId))
         this.set({

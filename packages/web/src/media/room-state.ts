@@ -168,3 +168,15 @@ export function afterEnvelope(
     return { focus: env.data.user_id };
   return null;
 }
+
+/** What a `layer` control says of `userId`'s video (what this page gets of it), or null if nothing usable. */
+export function afterLayer(
+  s: RoomState,
+  userId: string,
+  data: Record<string, unknown>,
+): Partial<RoomState> | null {
+  const track = String(data.track);
+  if (track !== 'cam' && track !== 'screen') return null;
+  if (data.state !== 'full' && data.state !== 'reduced' && data.state !== 'stalled') return null;
+  return { video: withVideoState(s.video, userId, track, data.state) };
+}
