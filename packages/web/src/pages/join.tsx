@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
 import { ApiError, api, errorMessage } from '../api';
 import { Loading, PageHeader } from '../ui/kit';
@@ -100,8 +100,8 @@ export function JoinPage() {
       gone = true;
     };
   }, [token]);
-  // Leaving the page (a link, the back button) leaves the call too.
-  useEffect(
+  // Leaving the page (a link, the back button) leaves the call too, at once (see useJoin).
+  useLayoutEffect(
     () => () => {
       if (current.current) release(current.current);
     },

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { ApiError, api } from '../api';
 import { useAuth } from '../auth';
@@ -47,8 +47,9 @@ export function LivePage() {
   const session = useLoad((signal) => readSession(sessionId, signal), [sessionId]);
   const [joined, setJoined] = useState<Joined | null>(null);
   const current = useRef<Joined | null>(null);
-  // Leaving the page any other way than Leave (a link, the back button) leaves the room too.
-  useEffect(
+  // Leaving the page any other way than Leave (a link, the back button) leaves the room too; at
+  // once, even while the next page loads (see useJoin).
+  useLayoutEffect(
     () => () => {
       const j = current.current;
       if (j) release(j);

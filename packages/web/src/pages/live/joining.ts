@@ -1,5 +1,5 @@
 /** Joining a live room, for members and guests: a first token, the connection, then the chosen devices. */
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useLayoutEffect, useRef } from 'react';
 import { LiveRoom } from '../../media/live-room';
 import type { JoinChoice } from './pre-join';
 
@@ -44,7 +44,9 @@ export interface Credential {
 export function useJoin(sessionId: string, onJoined: (j: Joined) => void) {
   /** undoes the join under way, if the page goes away first */
   const abandon = useRef<(() => void) | null>(null);
-  useEffect(() => () => abandon.current?.(), []);
+  // A layout effect: when the next page is still loading, React hides this one and keeps it
+  // mounted (its plain effects run on) until that page is ready; a join must stop at once.
+  useLayoutEffect(() => () => abandon.current?.(), []);
 
   return useCallback(
     async (choice: JoinChoice, step: (words: string) => void, credential: () => Promise<Credential>) => {
