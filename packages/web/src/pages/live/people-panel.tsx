@@ -28,8 +28,8 @@ export function PeoplePanel({
     try {
       await api('POST', `/v1/sessions/${sessionId}/participants/${encodeURIComponent(userId)}/remove`);
     } catch (err) {
-      // Already gone: nothing left to do.
-      if (err instanceof ApiError && err.status === 404) return setAsking(null);
+      if (err instanceof ApiError && err.status === 404)
+        throw new Error(`${nameOf(state, userId)} is not in the call any more.`);
       if (err instanceof ApiError && err.status === 403)
         throw new Error("Only the session's owner or an admin of the organisation can remove people.");
       throw err;

@@ -165,7 +165,10 @@ export function PreJoin(props: {
               maxLength={NAME_MAX}
               autoComplete="name"
               aria-describedby={hint}
-              onChange={(e) => setName(e.target.value)}
+              onChange={(e) => {
+                setName(e.target.value);
+                setError(null);
+              }}
             />
           )}
         </Field>

@@ -117,20 +117,22 @@ export function RoomView({
           You can watch and chat: this invitation does not include a camera or microphone.
         </p>
       )}
-      <div className="live-toolbar" role="group" aria-label="Your devices" hidden={!state.canPublish}>
-        {TOGGLES.filter((t) => t.kind !== 'screen' || screenShare).map((t) => (
-          <button
-            key={t.kind}
-            type="button"
-            className="secondary"
-            aria-pressed={publishing.has(t.kind)}
-            disabled={!live || state.switching !== null}
-            onClick={() => void room.setPublishing(t.kind, !publishing.has(t.kind))}
-          >
-            {state.switching === t.kind ? `${t.label}…` : t.label}
-          </button>
-        ))}
-      </div>
+      {state.canPublish ? (
+        <div className="live-toolbar" role="group" aria-label="Your devices">
+          {TOGGLES.filter((t) => t.kind !== 'screen' || screenShare).map((t) => (
+            <button
+              key={t.kind}
+              type="button"
+              className="secondary"
+              aria-pressed={publishing.has(t.kind)}
+              disabled={!live || state.switching !== null}
+              onClick={() => void room.setPublishing(t.kind, !publishing.has(t.kind))}
+            >
+              {state.switching === t.kind ? `${t.label}…` : t.label}
+            </button>
+          ))}
+        </div>
+      ) : null}
       <div className="live-layout">
         <Tiles room={room} state={state} />
         <div className="live-side">

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api } from '../../api';
 import { formatTime } from '../../ui/format';
-import { useAction, useLoad } from '../../ui/hooks';
-import { CopyButton, ErrorNote, Field } from '../../ui/kit';
+import { useAction, usePagedList } from '../../ui/hooks';
+import { CopyButton, ErrorNote, Field, LoadMore } from '../../ui/kit';
 import type { JoinLink, ListedJoinLink } from './types';
 
 /** How a link's uses read: "Used 2 of 5 times", "Not used yet". */
@@ -38,7 +38,7 @@ function NewLink({ url, onDone }: { url: string; onDone(): void }) {
  */
 export function JoinLinks({ sessionId }: { sessionId: string }) {
   const path = `/v1/sessions/${sessionId}/join-links`;
-  const list = useLoad((signal) => api<ListedJoinLink[]>('GET', path, { signal }), [path]);
+  const list = usePagedList<ListedJoinLink>(path, { query: { limit: 50 } });
   const [minutes, setMinutes] = useState('1440');
   const [uses, setUses] = useState('');
   const [canPublish, setCanPublish] = useState(true);
@@ -67,7 +67,7 @@ export function JoinLinks({ sessionId }: { sessionId: string }) {
     e.preventDefault();
     void create.run();
   };
-  const links = list.data ?? [];
+  const links = list.items;
   const now = Date.now();
   return (
     <section className="card join-links" aria-labelledby="join-links-title">
@@ -149,6 +149,7 @@ export function JoinLinks({ sessionId }: { sessionId: string }) {
       ) : list.loading ? null : (
         <p className="muted">No join links yet.</p>
       )}
+      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
       {said ? <p role="status">{said}</p> : null}
     </section>
   );
