@@ -2065,7 +2065,7 @@ export interface components {
          * LiveControl
          * @description Server → client: lifecycle and protocol signals, by `event`.
          */
-        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveRemoved"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
         /**
          * LiveDirectorCommand
          * @description What a `director` publish carries in `body` (UTF-8 JSON).
@@ -2198,7 +2198,10 @@ export interface components {
          * @description Someone joined or left; sent to everybody else.
          */
         LivePresence: {
-            data: Record<string, never>;
+            data: {
+                /** @description `join` only: the name to show (the user_id when none was given) */
+                display_name?: string;
+            };
             /** @enum {string} */
             event: "join" | "leave";
             /** @description ms since 1970, the server's clock */
@@ -2263,6 +2266,23 @@ export interface components {
             v: 1;
         };
         /**
+         * LiveRemoved
+         * @description The session's host (or the API) removed this participant (`removeParticipant`). The connection has left (the others saw `leave`), and closes with 4403 next. Final: do not reconnect; tokens issued before the removal are refused with 403.
+         */
+        LiveRemoved: {
+            data: {
+                message: string;
+            };
+            /** @enum {string} */
+            event: "removed";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the participant removed */
+            user_id: string;
+        };
+        /**
          * LiveReplaced
          * @description A newer connection with the same `user_id` joined the session (another tab or device, in any server process) and took this one's place: one identity has one live connection, so that two sources never publish into one track. This connection has left (the others saw `leave`, then the newer one's `join`); its further publishes are refused with `REPLACED`, and it closes with 4409. Final: do not reconnect, or the newer one would be replaced in turn.
          */
@@ -2319,7 +2339,15 @@ export interface components {
          */
         LiveWelcome: {
             data: {
+                /** @description live: false for a guest of a watch-only join link (media refused, chat allowed) */
+                can_publish?: boolean;
+                /** @description live: the name others see for this connection (its user_id when none was given) */
+                display_name?: string;
                 mode: "live" | "replay";
+                /** @description live: the name to show for each user id present (`{ user_id: display_name }`) */
+                names?: {
+                    [key: string]: string;
+                };
                 /** @description user ids present in every process (empty on a replay connection) */
                 participants: string[];
                 session_id: string;
