@@ -558,7 +558,7 @@ export interface paths {
         put?: never;
         /**
          * Join a session as a guest
-         * @description No credential: the token is the credential. Takes one use of the link and answers a live connection token for a new guest id, valid 300 seconds: open `/ws?session={session}&user_id={user_id}&access_token={access_token}`. `display_name` is 1 to 64 characters of any script once trimmed (spaces allowed, no control character). Refused: a token that is unknown, revoked or expired, 404 with one message for all three; a link whose uses are spent, or a session that has ended, 409 `CONFLICT`; a session that has not started while the organisation is over its free tier without a subscription, 503 `USAGE_LIMITS_EXCEEDED` (no use is taken). At most 30 attempts per client address per minute, whatever their outcome; past it, 429 `RATE_LIMITED` with `Retry-After`.
+         * @description No credential: the token is the credential. Takes one use of the link and answers a live connection token for a new guest id, valid 300 seconds: open `/ws?session={session}&user_id={user_id}&access_token={access_token}`. `display_name` is 1 to 64 characters of any script once trimmed (spaces allowed, no control character). Refused: a token that is unknown, revoked or expired, 404 with one message for all three; a link whose uses are spent, or a session that has ended, 409 `CONFLICT`; a session that has not started while the organisation is over its free tier without a subscription, 503 `USAGE_LIMITS_EXCEEDED` (no use is taken). A guest who comes back with its `rejoin_token` (a reconnect once its token expired, a reload) keeps its `user_id` and takes no use, even from a link whose uses are spent; once removed from the session (`removeParticipant`), it is refused with 403. At most 30 attempts per client address per minute, whatever their outcome; past it, 429 `RATE_LIMITED` with `Retry-After`.
          */
         post: operations["joinWithLink"];
         delete?: never;
@@ -1926,6 +1926,8 @@ export interface components {
             display_name: string;
             /** @description seconds until expiry: 300 */
             expires_in: number;
+            /** @description send it back with `POST /v1/join/{token}` to come back as the same guest (a reconnect, a reload) while the link is valid */
+            rejoin_token: string;
             session: string;
             /** @description the guest's new id, `guest-` and random letters and digits: use it as `/ws`'s `user_id` */
             user_id: string;
@@ -3056,6 +3058,8 @@ export interface components {
                 "application/json": {
                     /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed; spaces allowed, no control character (e.g. "Ana María", "山田 太郎") */
                     display_name: string;
+                    /** @description the `rejoin_token` of this link's earlier answer: the same guest comes back (same `user_id`, no use taken), e.g. to reconnect once its 300-second connection token expired; refused with 403 once the guest was removed */
+                    rejoin_token?: string;
                 };
             };
         };
