@@ -35,8 +35,16 @@ export function program(): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      // Commander's own errors ("unknown option", "missing required argument") as one line.
-      outputError: (text, write) => write(`vss: ${text.replace(/^error: /, '').trim()}\n`),
+      // Commander's own errors ("unknown option", "missing required argument") as one line, and its
+      // suggestion on the next. They quote the command line's values, whose control characters
+      // (a newline too) are shown escaped, not acted on.
+      outputError: (text, write) => {
+        const [line, ...hints] = text
+          .replace(/^error: /, '')
+          .trim()
+          .split(/\n(?=\(Did you mean )/);
+        write(`vss: ${[line!, ...hints].map(printable).join('\n')}\n`);
+      },
     });
   login(vss);
   projects(vss);
