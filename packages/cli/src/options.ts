@@ -32,6 +32,23 @@ export function oneOf<const T extends readonly string[]>(values: T): (value: str
   };
 }
 
+/**
+ * `--expires-in` of a link (replay, join): a number of seconds, or a number with a unit (`90m`,
+ * `12h`, `7d`), from one minute to 30 days. Links expire on whole minutes, so seconds past a minute
+ * are rounded up to the next one; less than a minute is refused rather than silently made one.
+ */
+export function expiresIn(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$/i.exec(value);
+  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[(m?.[2] ?? 's').toLowerCase() as 's'];
+  const seconds = m ? Number(m[1]) * unit : NaN;
+  const minutes = Math.ceil(seconds / 60);
+  if (!Number.isFinite(seconds) || seconds < 60 || minutes > 43_200)
+    throw new InvalidArgumentError(
+      `expected seconds, or a duration such as 90m, 12h or 7d, from 1 minute to 30 days; got "${value}"`,
+    );
+  return minutes;
+}
+
 /** Adds --limit, --cursor and --all to a list command. */
 export function paged(cmd: Command): Command {
   return cmd

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { useCliServer, vss, vssJson } from './support.js';
+
+const server = useCliServer();
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const NOT_FOUND = /^vss: NOT_FOUND \(HTTP 404\): .+\n$/;
+
+const run = (args: string[]) => vss(args, { env: server.env });
+
+/** Redeems a join link's token as a guest's browser does: no credential, a name. */
+async function join(token: string, displayName: string): Promise<{ status: number; data: any }> {
+  const res = await fetch(`${server.baseUrl}/v1/join/${token}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ display_name: displayName }),
+  });
+  const body = (await res.json()) as { data: any; error: { code: string } | null };
+  return { status: res.status, data: body.data ?? body.error };
+}
+
+describe('vss join-links', () => {
+  it('creates a link: its address on stdout, what it allows on stderr; a guest joins with it', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create', '--name', 'with guests'])).id;
+    const r = await run(['join-links', 'create', sessionId]);
+    expect(r.code, r.stderr).toBe(0);
+    const url = r.stdout.trim();
+    expect(r.stdout).toBe(`${url}\n`);
+    expect(url).toMatch(new RegExp(`^${server.baseUrl}/join/[A-Za-z0-9_-]+$`));
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^expires \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ; any number of guests; camera, microphone and screen allowed$/,
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(`^shown this once; revoke it with: vss join-links revoke ${sessionId} [0-9a-f-]{36}$`),
+    );
+    expect(lines).toHaveLength(2);
+
+    const guest = await join(url.split('/').at(-1)!, 'Ana María');
+    expect(guest.status).toBe(200);
+    expect(guest.data).toMatchObject({ session: sessionId, display_name: 'Ana María', can_publish: true });
+    expect(guest.data.user_id).toMatch(/^guest-/);
+  });
+
+  it('--expires-in, --max-uses and --watch-only reach the link; --json prints the API answer', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create'])).id;
+    const before = Date.now();
+    const link = await vssJson(server, [
+      'join-links',
+      'create',
+      sessionId,
+      '--expires-in',
+      '2h',
+      '--max-uses',
+      '1',
+      '--watch-only',
+    ]);
+    expect(Object.keys(link).sort()).toEqual([
+      'can_publish',
+      'created_at',
+      'expires_at',
+      'id',
+      'max_uses',
+      'session_id',
+      'token',
+      'url',
+      'uses',
+    ]);
+    expect(link).toMatchObject({ session_id: sessionId, max_uses: 1, uses: 0, can_publish: false });
+    expect(link.url).toBe(`${server.baseUrl}/join/${link.token}`);
+    expect(Date.parse(link.expires_at) - before).toBeGreaterThan(2 * 3600_000 - 60_000);
+    expect(Date.parse(link.expires_at) - before).toBeLessThan(2 * 3600_000 + 60_000);
+
+    const watcher = await join(link.token, 'Watcher');
+    expect(watcher).toMatchObject({ status: 200, data: { can_publish: false } });
+    // Its one use is taken.
+    expect(await join(link.token, 'Second')).toMatchObject({ status: 409, data: { code: 'CONFLICT' } });
+
+    const limited = await run(['join-links', 'create', sessionId, '--max-uses', '3']);
+    expect(limited.code).toBe(0);
+    expect(limited.stderr).toMatch(/; up to 3 guests; camera, microphone and screen allowed\n/);
+    const short = await run(['join-links', 'create', sessionId, '--expires-in', '90', '--watch-only']);
+    expect(short.stderr).toMatch(/; any number of guests; watch and chat only\n/);
+  });
+
+  it('lists links newest first, in a table or as JSON, never with a token; revokes one at once', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create'])).id;
+    expect((await run(['join-links', 'list', sessionId])).stdout).toBe('(no join links)\n');
+    const open = await vssJson(server, ['join-links', 'create', sessionId]);
+    const used = await vssJson(server, [
+      'join-links',
+      'create',
+      sessionId,
+      '--max-uses',
+      '1',
+      '--watch-only',
+    ]);
+    expect((await join(used.token, 'Only one')).status).toBe(200);
+
+    const table = await run(['join-links', 'list', sessionId]);
+    expect(table.code, table.stderr).toBe(0);
+    const rows = table.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^ID\s+STATE\s+USES\s+GUESTS\s+CREATED\s+EXPIRES$/);
+    expect(rows).toHaveLength(3);
+    // Newest first.
+    expect(rows[1]).toMatch(new RegExp(`^${used.id}\\s+used up\\s+1 of 1\\s+watch only\\s+\\d{4}-`));
+    expect(rows[2]).toMatch(new RegExp(`^${open.id}\\s+open\\s+0\\s+publish\\s+\\d{4}-`));
+    expect(table.stdout).not.toContain(open.token);
+
+    const listed = await vssJson(server, ['join-links', 'list', sessionId]);
+    expect(listed.map((l: any) => l.id)).toEqual([used.id, open.id]);
+    expect(listed[0]).toMatchObject({ uses: 1, max_uses: 1, can_publish: false });
+    expect(listed.every((l: any) => !('token' in l) && !('url' in l))).toBe(true);
+    const page = await vss(['--json', 'join-links', 'list', sessionId, '--limit', '1'], { env: server.env });
+    expect(JSON.parse(page.stdout).map((l: any) => l.id)).toEqual([used.id]);
+    expect(page.stderr).toMatch(/^more: add --cursor \S+ \(or --all\)\n$/);
+
+    const revoked = await run(['join-links', 'revoke', sessionId, open.id]);
+    expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${open.id}\n` });
+    expect(await join(open.token, 'Too late')).toMatchObject({ status: 404, data: { code: 'NOT_FOUND' } });
+    expect((await vssJson(server, ['join-links', 'list', sessionId])).map((l: any) => l.id)).toEqual([
+      used.id,
+    ]);
+    const again = await run(['join-links', 'revoke', sessionId, open.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(NOT_FOUND);
+    expect(await vssJson(server, ['join-links', 'revoke', sessionId, used.id])).toEqual({
+      id: used.id,
+      deleted: true,
+    });
+  });
+
+  it('refuses bad values naming the flag, a missing argument, and an unknown session', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create'])).id;
+    for (const bad of ['0', '10001', '1.5', 'many']) {
+      const r = await run(['join-links', 'create', sessionId, '--max-uses', bad]);
+      expect(r.code, bad).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `vss: option '--max-uses <n>' argument '${bad}' is invalid. expected a whole number from 1 to 10000, got "${bad}"\n`,
+      );
+    }
+    for (const bad of ['30', '0.5m', '31d', 'soon']) {
+      const r = await run(['join-links', 'create', sessionId, '--expires-in', bad]);
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr).toMatch(
+        new RegExp(`^vss: option '--expires-in <duration>' argument '${bad}' is invalid\\.`),
+      );
+    }
+    for (const [args, missing] of [
+      [['join-links', 'create'], 'sessionId'],
+      [['join-links', 'list'], 'sessionId'],
+      [['join-links', 'revoke', sessionId], 'linkId'],
+    ] as const) {
+      const r = await run([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toBe(`vss: missing required argument '${missing}'\n`);
+    }
+    // Nothing was made by the refusals.
+    expect(await vssJson(server, ['join-links', 'list', sessionId])).toEqual([]);
+    for (const args of [
+      ['join-links', 'create', UNKNOWN],
+      ['join-links', 'list', UNKNOWN],
+      ['join-links', 'revoke', sessionId, UNKNOWN],
+    ]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(NOT_FOUND);
+    }
+  });
+});
