@@ -49,6 +49,30 @@ export function expiresIn(value: string): number {
   return minutes;
 }
 
+/** The longest display name the API takes: characters (code points) once trimmed. */
+export const DISPLAY_NAME_MAX = 64;
+/** What the API refuses in a name: control characters (C0, DEL, C1) and the line and paragraph separators. */
+const NOT_A_NAME = /[\p{Cc}\u2028\u2029]/u;
+
+/** The length of a name as the API counts it: in characters, not UTF-16 units. */
+export const nameLength = (name: string): number => [...name].length;
+
+/**
+ * A commander parser for a display name, by the API's rule: trimmed, then 1 to 64 characters of
+ * any script (spaces allowed), no control character. Refused here, before anything runs.
+ */
+export function displayName(value: string): string {
+  const name = value.trim();
+  if (NOT_A_NAME.test(name))
+    throw new InvalidArgumentError('expected a name without control characters (newlines, tabs, escapes)');
+  const length = nameLength(name);
+  if (length === 0 || length > DISPLAY_NAME_MAX)
+    throw new InvalidArgumentError(
+      `expected 1 to ${DISPLAY_NAME_MAX} characters once trimmed, got ${length}`,
+    );
+  return name;
+}
+
 /** Adds --limit, --cursor and --all to a list command. */
 export function paged(cmd: Command): Command {
   return cmd

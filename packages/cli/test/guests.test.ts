@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { call } from '../../server/test/support/app.js';
+import { leave, openSocket } from '../../server/test/support/live.js';
+import { findFfmpeg } from '../src/bot/ffmpeg.js';
 import { useCliServer, vss, vssJson } from './support.js';
 
 const server = useCliServer();
@@ -6,7 +9,30 @@ const server = useCliServer();
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const NOT_FOUND = /^vss: NOT_FOUND \(HTTP 404\): .+\n$/;
 
-const run = (args: string[]) => vss(args, { env: server.env });
+const run = (args: string[], timeoutMs?: number) =>
+  vss(args, { env: server.env, ...(timeoutMs ? { timeoutMs } : {}) });
+
+/** Why the tests that run bots are skipped here, or null when there is an ffmpeg. */
+const noFfmpeg = ((): string | null => {
+  try {
+    findFfmpeg();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+})();
+if (noFfmpeg) console.error(`[vss] vss bot --name tests skipped: ${noFfmpeg}`);
+
+/** Joins live as `userId` with a token the command line printed, and waits for the welcome. */
+async function joinWith(sessionId: string, userId: string, accessToken: string) {
+  const socket = await openSocket(server.baseUrl.replace(/^http/, 'ws'), {
+    session: sessionId,
+    user_id: userId,
+    access_token: accessToken,
+  });
+  const welcome = await socket.waitFor((m) => m.type === 'control' && m.event === 'welcome');
+  return { socket, welcome };
+}
 
 /** Redeems a join link's token as a guest's browser does: no credential, a name. */
 async function join(token: string, displayName: string): Promise<{ status: number; data: any }> {
@@ -168,5 +194,91 @@ describe('vss join-links', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(NOT_FOUND);
     }
+  });
+});
+
+describe('vss sessions token --name', () => {
+  it('a token with a name joins under it, trimmed', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create', '--name', 'named'])).id;
+    const t = await vssJson(server, [
+      'sessions',
+      'token',
+      sessionId,
+      '--user',
+      'alice',
+      '--name',
+      '  山田 太郎 ',
+    ]);
+    const { socket, welcome } = await joinWith(sessionId, 'alice', t.access_token);
+    expect(welcome.data).toMatchObject({ user_id: 'alice', display_name: '山田 太郎' });
+    await leave(socket);
+  });
+
+  it('refuses a name the API would refuse, naming --name, before asking the server', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create'])).id;
+    for (const [bad, why] of [
+      ['', 'expected 1 to 64 characters once trimmed, got 0'],
+      ['   ', 'expected 1 to 64 characters once trimmed, got 0'],
+      ['é'.repeat(65), 'expected 1 to 64 characters once trimmed, got 65'],
+      ['two\nlines', 'expected a name without control characters (newlines, tabs, escapes)'],
+    ]) {
+      const r = await run(['sessions', 'token', sessionId, '--user', 'alice', '--name', bad!]);
+      expect(r.code, bad).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `vss: option '--name <name>' argument '${bad!.replace('\n', '\\n')}' is invalid. ${why}\n`,
+      );
+    }
+    // 64 characters of any script are one name.
+    const longest = await vssJson(server, [
+      'sessions',
+      'token',
+      sessionId,
+      '--user',
+      'alice',
+      '--name',
+      '名'.repeat(64),
+    ]);
+    expect(longest.access_token).toMatch(/^ey/);
+  });
+});
+
+describe.skipIf(noFfmpeg !== null)('vss bot --name', () => {
+  it('each bot joins under the name, numbered when there are several; the manifest shows them', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create', '--name', 'named bots'])).id;
+    const r = await run(['bot', sessionId, '--count', '2', '--duration', '1', '--name', 'Ana María'], 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    for (const n of [1, 2])
+      expect(r.stderr).toMatch(new RegExp(`^bot-${n} joined as "Ana María ${n}" \\(\\d present\\)$`, 'm'));
+    const manifest = (
+      await call(server.app, 'GET', `/v1/sessions/${sessionId}/manifest`, { key: server.key })
+    ).body.data;
+    expect(manifest.participants.map((p: any) => [p.user_id, p.display_name]).sort()).toEqual([
+      ['bot-1', 'Ana María 1'],
+      ['bot-2', 'Ana María 2'],
+    ]);
+
+    const one = (await vssJson(server, ['sessions', 'create'])).id;
+    const single = await run(['bot', one, '--duration', '1', '--name', 'Demo bot'], 60_000);
+    expect(single.code, single.stderr).toBe(0);
+    expect(single.stderr).toMatch(/^bot-1 joined as "Demo bot" \(1 present\)$/m);
+  });
+
+  it('refuses a name too long for the bots it numbers, naming --name, before anyone joins', async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create'])).id;
+    const bad = await run(['bot', sessionId, '--name', 'x'.repeat(65)]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      `vss: option '--name <name>' argument '${'x'.repeat(65)}' is invalid. expected 1 to 64 characters once trimmed, got 65\n`,
+    );
+    // "<name> 10" must fit in 64 characters too.
+    const numbered = await run(['bot', sessionId, '--count', '10', '--name', 'x'.repeat(62)]);
+    expect(numbered.code).toBe(2);
+    expect(numbered.stderr).toBe(
+      'vss: --name: at most 61 characters with --count 10 (names are "<name> <n>", at most 64), got 62\n',
+    );
+    expect(
+      (await call(server.app, 'GET', `/v1/sessions/${sessionId}`, { key: server.key })).body.data.started_at,
+    ).toBeNull();
   });
 });
