@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { call } from '../../server/test/support/app.js';
 import { leave, openSocket } from '../../server/test/support/live.js';
+import { eventually } from '../../server/test/support/wait.js';
 import { findFfmpeg } from '../src/bot/ffmpeg.js';
-import { useCliServer, vss, vssJson } from './support.js';
+import { useCliServer, vss, VSS_BIN, vssJson } from './support.js';
 
 const server = useCliServer();
 
@@ -177,6 +180,7 @@ describe('vss join-links', () => {
       [['join-links', 'create'], 'sessionId'],
       [['join-links', 'list'], 'sessionId'],
       [['join-links', 'revoke', sessionId], 'linkId'],
+      [['remove', sessionId], 'userId'],
     ] as const) {
       const r = await run([...args]);
       expect(r.code, args.join(' ')).toBe(2);
@@ -188,6 +192,7 @@ describe('vss join-links', () => {
       ['join-links', 'create', UNKNOWN],
       ['join-links', 'list', UNKNOWN],
       ['join-links', 'revoke', sessionId, UNKNOWN],
+      ['remove', UNKNOWN, 'alice'],
     ]) {
       const r = await run(args);
       expect(r.code, args.join(' ')).toBe(1);
@@ -281,4 +286,76 @@ describe.skipIf(noFfmpeg !== null)('vss bot --name', () => {
       (await call(server.app, 'GET', `/v1/sessions/${sessionId}`, { key: server.key })).body.data.started_at,
     ).toBeNull();
   });
+});
+
+describe('vss remove', () => {
+  it("closes the participant's connections with 4403; a token issued afterwards lets them in again", async () => {
+    const sessionId = (await vssJson(server, ['sessions', 'create', '--name', 'remove'])).id;
+    const t = await vssJson(server, ['sessions', 'token', sessionId, '--user', 'alice']);
+    const { socket } = await joinWith(sessionId, 'alice', t.access_token);
+
+    const r = await run(['remove', sessionId, 'alice']);
+    expect(r).toMatchObject({ code: 0, stdout: `removed alice from ${sessionId}\n`, stderr: '' });
+    await socket.waitFor((m) => m.type === 'control' && m.event === 'removed');
+    expect((await socket.closed).code).toBe(4403);
+    // Gone from the session, once its leave is recorded: a second removal has nobody to remove.
+    await eventually(
+      async () =>
+        (
+          await call(server.app, 'GET', `/v1/sessions/${sessionId}/timeline`, { key: server.key })
+        ).body.data.some((e: any) => e.type === 'participant.left' && e.actor === 'alice'),
+      10_000,
+      'alice to leave',
+    );
+    const again = await run(['remove', sessionId, 'alice']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(NOT_FOUND);
+
+    // A removal is not a ban; --json prints the API answer.
+    const back = await vssJson(server, ['sessions', 'token', sessionId, '--user', 'alice']);
+    const rejoined = await joinWith(sessionId, 'alice', back.access_token);
+    expect(await vssJson(server, ['remove', sessionId, 'alice'])).toEqual({
+      session_id: sessionId,
+      user_id: 'alice',
+      removed: true,
+    });
+    expect((await rejoined.socket.closed).code).toBe(4403);
+  });
+
+  it.skipIf(noFfmpeg !== null)(
+    'a bot removed with vss remove leaves for good rather than joining again',
+    async () => {
+      const sessionId = (await vssJson(server, ['sessions', 'create'])).id;
+      const child = spawn(process.execPath, [VSS_BIN, 'bot', sessionId, '--duration', '60'], {
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...server.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+      try {
+        await eventually(() => /^bot-1 joined/m.test(stderr), 20_000, 'the bot to join');
+        const r = await run(['remove', sessionId, 'bot-1']);
+        expect(r.code, r.stderr).toBe(0);
+        const [code] = await exited;
+        expect(code, stderr).toBe(0);
+        expect(stderr).toMatch(/^bot-1: connection lost for good: code 4403 \(removed from the session\)$/m);
+        expect(stderr).toMatch(/^bot-1 left: disconnected /m);
+        expect(stderr).not.toMatch(/reconnect/);
+        expect(stdout).toMatch(/^bot-1\s+yes\s+/m);
+        const timeline = (
+          await call(server.app, 'GET', `/v1/sessions/${sessionId}/timeline`, { key: server.key })
+        ).body.data as Array<{ type: string }>;
+        expect(timeline.filter((e) => e.type === 'participant.joined')).toHaveLength(1);
+        expect(timeline.some((e) => e.type === 'participant.removed')).toBe(true);
+      } finally {
+        clearTimeout(killer);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    },
+    60_000,
+  );
 });

@@ -94,11 +94,27 @@ export function register(program: Command): void {
 
   links
     .command('revoke <sessionId> <linkId>')
-    .description('revoke a join link at once: guests already in stay')
+    .description('revoke a join link at once: guests already in stay (see vss remove)')
     .action(async (sessionId: string, linkId: string, _o, cmd: Command) => {
       const d = await client(cmd).delete('/v1/sessions/{sessionId}/join-links/{linkId}', {
         params: { path: { sessionId, linkId } },
       });
       printDone(cmd, `revoked ${linkId}`, d);
+    });
+
+  program
+    .command('remove <sessionId> <userId>')
+    .description(
+      'remove a participant from a live session: their connection closes (their recording so far is kept)',
+    )
+    .addHelpText(
+      'after',
+      '\nA removal is not a ban: a connection token issued afterwards lets them in again. To keep a guest\nout, revoke their join link too; to delete what they recorded, see vss redact.',
+    )
+    .action(async (sessionId: string, userId: string, _o, cmd: Command) => {
+      const r = await client(cmd).post('/v1/sessions/{sessionId}/participants/{userId}/remove', {
+        params: { path: { sessionId, userId } },
+      });
+      printDone(cmd, `removed ${r.user_id} from ${r.session_id}`, r);
     });
 }
