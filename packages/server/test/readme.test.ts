@@ -185,7 +185,7 @@ describe('the README walkthrough', () => {
           requestInit: { headers: { Authorization: config.headers.Authorization.replace('sat_…', secret) } },
         }),
       );
-      expect((await client.listTools()).tools).toHaveLength(16);
+      expect((await client.listTools()).tools).toHaveLength(17);
       await client.close();
     } finally {
       release();
