@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { register as account } from './commands/account.js';
 import { register as bot } from './commands/bot.js';
 import { register as exportsCommands } from './commands/exports.js';
+import { register as guests } from './commands/guests.js';
 import { register as invitations } from './commands/invitations.js';
 import { register as keys } from './commands/keys.js';
 import { register as login } from './commands/login.js';
@@ -19,7 +20,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 export function program(): Command {
   const vss = new Command('vss')
     .description(
-      'vss on the command line: sessions, recordings, exports, webhooks, keys and test participants',
+      'vss on the command line: sessions, guests, recordings, exports, webhooks, keys and test participants',
     )
     .version(version, '-V, --version')
     .option('--profile <name>', 'the profile `vss login` saved (default "default", or VSS_PROFILE)')
@@ -35,12 +36,21 @@ export function program(): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      // Commander's own errors ("unknown option", "missing required argument") as one line.
-      outputError: (text, write) => write(`vss: ${text.replace(/^error: /, '').trim()}\n`),
+      // Commander's own errors ("unknown option", "missing required argument") as one line, and its
+      // suggestion on the next. They quote the command line's values, whose control characters
+      // (a newline too) are shown escaped, not acted on.
+      outputError: (text, write) => {
+        const [line, ...hints] = text
+          .replace(/^error: /, '')
+          .trim()
+          .split(/\n(?=\(Did you mean )/);
+        write(`vss: ${[line!, ...hints].map(printable).join('\n')}\n`);
+      },
     });
   login(vss);
   projects(vss);
   sessions(vss);
+  guests(vss);
   recordings(vss);
   exportsCommands(vss);
   webhooks(vss);

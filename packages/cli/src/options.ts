@@ -32,6 +32,47 @@ export function oneOf<const T extends readonly string[]>(values: T): (value: str
   };
 }
 
+/**
+ * `--expires-in` of a link (replay, join): a number of seconds, or a number with a unit (`90m`,
+ * `12h`, `7d`), from one minute to 30 days. Links expire on whole minutes, so seconds past a minute
+ * are rounded up to the next one; less than a minute is refused rather than silently made one.
+ */
+export function expiresIn(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$/i.exec(value);
+  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[(m?.[2] ?? 's').toLowerCase() as 's'];
+  const seconds = m ? Number(m[1]) * unit : NaN;
+  const minutes = Math.ceil(seconds / 60);
+  if (!Number.isFinite(seconds) || seconds < 60 || minutes > 43_200)
+    throw new InvalidArgumentError(
+      `expected seconds, or a duration such as 90m, 12h or 7d, from 1 minute to 30 days; got "${value}"`,
+    );
+  return minutes;
+}
+
+/** The longest display name the API takes: characters (code points) once trimmed. */
+export const DISPLAY_NAME_MAX = 64;
+/** What the API refuses in a name: control characters (C0, DEL, C1) and the line and paragraph separators. */
+const NOT_A_NAME = /[\p{Cc}\u2028\u2029]/u;
+
+/** The length of a name as the API counts it: in characters, not UTF-16 units. */
+export const nameLength = (name: string): number => [...name].length;
+
+/**
+ * A commander parser for a display name, by the API's rule: trimmed, then 1 to 64 characters of
+ * any script (spaces allowed), no control character. Refused here, before anything runs.
+ */
+export function displayName(value: string): string {
+  const name = value.trim();
+  if (NOT_A_NAME.test(name))
+    throw new InvalidArgumentError('expected a name without control characters (newlines, tabs, escapes)');
+  const length = nameLength(name);
+  if (length === 0 || length > DISPLAY_NAME_MAX)
+    throw new InvalidArgumentError(
+      `expected 1 to ${DISPLAY_NAME_MAX} characters once trimmed, got ${length}`,
+    );
+  return name;
+}
+
 /** Adds --limit, --cursor and --all to a list command. */
 export function paged(cmd: Command): Command {
   return cmd

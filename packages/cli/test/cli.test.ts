@@ -237,6 +237,17 @@ describe('usage errors: exit code 2 and one line', () => {
     expect(r.stderr).toMatch(stderr);
   });
 
+  it("a bad value's control characters are shown escaped, never acted on by the terminal", async () => {
+    const r = await vss(['sessions', 'list', '--limit', '\u001b[2J\u009b31m\n5'], { env: server.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "vss: option '--limit <n>' argument '\\u001b[2J\\u009b31m\\n5' is invalid. expected a whole number from 1 to 200, got \"\\u001b[2J\\u009b31m\\n5\"\n",
+    );
+    // The suggestion stays on a line of its own.
+    const typo = await vss(['sessions', 'list', '--limt\u0007', '2'], { env: server.env });
+    expect(typo.stderr).toBe("vss: unknown option '--limt\\u0007'\n(Did you mean --limit?)\n");
+  });
+
   it('a missing key says how to get one', async () => {
     const r = await vss(['sessions', 'list'], { env: { VSS_CONFIG: `${server.configFile}.empty` } });
     expect(r.code).toBe(2);
@@ -259,7 +270,7 @@ describe('usage errors: exit code 2 and one line', () => {
     const help = await vss(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: vss [options] [command]');
-    for (const family of ['login', 'projects', 'sessions', 'export', 'webhooks', 'keys', 'bot'])
+    for (const family of ['login', 'projects', 'sessions', 'join-links', 'export', 'webhooks', 'keys', 'bot'])
       expect(help.stdout).toMatch(new RegExp(`^  ${family}\\b`, 'm'));
     const version = await vss(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });

@@ -166,6 +166,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       recordings: services.recordings,
       exports: services.exports,
       live: services.live,
+      guests: services.guests,
       billing: services.billing,
     },
   });

@@ -33,6 +33,7 @@ describe('the MCP endpoint with agent tokens', () => {
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([
       'create_connection_token',
+      'create_join_link',
       'create_replay_link',
       'create_session',
       'get_chat',

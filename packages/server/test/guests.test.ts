@@ -181,6 +181,36 @@ describe('join links', () => {
     );
   });
 
+  it('lets a guest come back as the same guest with its rejoin token, taking no use', async () => {
+    const s = await createSession(t, a.key);
+    const link = await createLink(t, a.key, s.id, { max_uses: 1 });
+    const other = await createLink(t, a.key, s.id);
+    const first = (await redeem(t, link.token)).body.data;
+    expect(first.rejoin_token).toMatch(new RegExp(`^${first.user_id}\\.`));
+    const back = await call(t, 'POST', `/v1/join/${link.token}`, {
+      body: { display_name: 'Ana M.', rejoin_token: first.rejoin_token },
+    });
+    expect(back.body.data).toMatchObject({ user_id: first.user_id, display_name: 'Ana M.' });
+    expect((await call(t, 'GET', `/v1/sessions/${s.id}/join-links`, { key: a.key })).body.data[1].uses).toBe(
+      1,
+    );
+    for (const forged of [
+      `${first.user_id}.${'0'.repeat(64)}`,
+      first.rejoin_token.replace(/^guest-/, 'guest-x'),
+      'nonsense',
+    ]) {
+      const res = await call(t, 'POST', `/v1/join/${link.token}`, {
+        body: { display_name: 'Eve', rejoin_token: forged },
+      });
+      expect(expectError(res, 400, 'BAD_REQUEST')).toBe('body.rejoin_token is not one this join link gave');
+    }
+    // Another link's guest is not this link's.
+    const elsewhere = await call(t, 'POST', `/v1/join/${other.token}`, {
+      body: { display_name: 'Ana', rejoin_token: first.rejoin_token },
+    });
+    expectError(elsewhere, 400, 'BAD_REQUEST');
+  });
+
   it('lets a guest of a can_publish:false link chat, and refuses its media', async () => {
     const s = await createSession(t, a.key);
     const link = await createLink(t, a.key, s.id, { can_publish: false });
@@ -305,6 +335,11 @@ describe('removing a participant', () => {
     expect(timeline.find((e: any) => e.type === 'participant.removed')).toMatchObject({
       data: { user_id: guest.user_id },
     });
+    // Removed is removed: coming back with the link's rejoin token is refused.
+    const rejoin = await call(t, 'POST', `/v1/join/${link.token}`, {
+      body: { display_name: 'Ana María', rejoin_token: guest.rejoin_token },
+    });
+    expect(expectError(rejoin, 403, 'FORBIDDEN')).toMatch(/removed from this session/);
     // Not in the session (any more): 404.
     const twice = await call(t, 'POST', `/v1/sessions/${s.id}/participants/${guest.user_id}/remove`, {
       key: a.key,

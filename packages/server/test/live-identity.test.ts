@@ -176,6 +176,27 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)('the same user on two serve
     second.ws.close();
     bob.ws.close();
   });
+
+  it('removes a participant held by the other process, and names who is present in either', async () => {
+    const s = await createSession(one, a.key);
+    const carol = await openSocket(await listen(two), {
+      session: s.id,
+      user_id: 'carol',
+      access_token: await token(two, a.key, s.id, 'carol', { display_name: 'Carol Ng' }),
+    });
+    await carol.waitFor(isControl('welcome'));
+    const bob = await join(one, a.key, s.id, 'bob');
+    expect(bob.received.text.find(isControl('welcome'))!.data.names).toEqual({
+      bob: 'bob',
+      carol: 'Carol Ng',
+    });
+    const removed = await call(one, 'POST', `/v1/sessions/${s.id}/participants/carol/remove`, { key: a.key });
+    expect(removed.status).toBe(200);
+    await carol.waitFor(isControl('removed'));
+    expect(await carol.closed).toMatchObject({ code: CLOSE.REMOVED });
+    await bob.waitFor((m) => isControl('leave')(m) && m.user_id === 'carol');
+    bob.ws.close();
+  });
 });
 
 // The rendering does not depend on the engine: once, on the embedded default.

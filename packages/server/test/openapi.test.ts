@@ -356,6 +356,7 @@ describe('the OpenAPI document', () => {
         'layer',
         'leave',
         'reconnect',
+        'removed',
         'replaced',
         'track.published',
         'track.unpublished',

@@ -194,9 +194,12 @@ export class Bot {
     this.t0 = Date.now();
     this.counters.joined = true;
     const present = welcome.data.participants;
+    // The name the server shows the bot by (the welcome carries it; @vss/protocol's type does not yet).
+    const name = (welcome.data as { display_name?: unknown }).display_name;
     setup.emit({
       type: 'joined',
       userId: this.userId,
+      ...(typeof name === 'string' ? { displayName: name } : {}),
       participants: Array.isArray(present) ? present.length : 0,
     });
     this.chat(`hello from ${this.userId}`);

@@ -103,8 +103,11 @@ export interface BotReport {
 export type BotEvent =
   /** an ffmpeg process started: the one-frame probe of the input, the video encoder, an audio encoder */
   | { type: 'ffmpeg'; role: 'probe' | 'encoder' | 'audio'; pid: number; args: string[] }
-  /** a bot got its welcome; `participants` counts who was present then, itself included */
-  | { type: 'joined'; userId: string; participants: number }
+  /**
+   * a bot got its welcome; `participants` counts who was present then, itself included;
+   * `displayName` is the name the server shows it by (its user id when it gave none)
+   */
+  | { type: 'joined'; userId: string; displayName?: string; participants: number }
   | { type: 'reconnecting'; userId: string; attempt: number; delayMs: number }
   | { type: 'reconnected'; userId: string; attempt: number }
   /**

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { BotEvent, BotStats } from '../bot/index.js';
 import { client, settings, globals } from '../context.js';
 import { UsageError } from '../errors.js';
-import { integer, seconds } from '../options.js';
+import { DISPLAY_NAME_MAX, displayName, integer, nameLength, seconds } from '../options.js';
 import { note, printJson, printList, type Column } from '../output.js';
 
 /** The longest user id the API takes. */
@@ -17,6 +17,7 @@ interface BotCommandOptions {
   duration: number;
   video?: string;
   userPrefix: string;
+  name?: string;
   chatEvery: number;
   layers: number;
 }
@@ -25,7 +26,10 @@ interface BotCommandOptions {
 export function describeEvent(e: BotEvent): string | null {
   switch (e.type) {
     case 'joined':
-      return `${e.userId} joined (${e.participants} present)`;
+      // The name the server welcomed it by, when it is not just the user id.
+      return e.displayName && e.displayName !== e.userId
+        ? `${e.userId} joined as "${e.displayName}" (${e.participants} present)`
+        : `${e.userId} joined (${e.participants} present)`;
     case 'reconnecting':
       return `${e.userId} lost its connection: reconnecting in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})`;
     case 'reconnected':
@@ -78,6 +82,11 @@ export function register(program: Command): void {
     )
     .option('--user-prefix <prefix>', 'user ids are <prefix>-1, <prefix>-2, …', 'bot')
     .option(
+      '--name <name>',
+      'the name others see, 1 to 64 characters of any script; with --count 2 or more, "<name> 1", "<name> 2", … (default: the user ids)',
+      displayName,
+    )
+    .option(
       '--chat-every <s>',
       'seconds between chat messages; 0: only a hello on joining',
       seconds(0, 86_400),
@@ -96,6 +105,12 @@ export function register(program: Command): void {
       if (o.userPrefix.length > longest)
         throw new UsageError(
           `--user-prefix: at most ${longest} characters with --count ${o.count} (user ids are <prefix>-<n>, at most ${MAX_USER_ID}), got ${o.userPrefix.length}`,
+        );
+      // With several bots each name ends in the bot's number, and a name is at most 64 characters.
+      const longestName = DISPLAY_NAME_MAX - (o.count > 1 ? String(o.count).length + 1 : 0);
+      if (o.name !== undefined && nameLength(o.name) > longestName)
+        throw new UsageError(
+          `--name: at most ${longestName} characters with --count ${o.count} (names are "<name> <n>", at most ${DISPLAY_NAME_MAX}), got ${nameLength(o.name)}`,
         );
       if (o.video !== undefined) {
         let isFile = false;
@@ -120,13 +135,18 @@ export function register(program: Command): void {
         throw err;
       }
       const vss = client(cmd);
-      const connectionToken = async (userId: string) =>
-        (
+      // User ids are <prefix>-<n>: bot n is "<name> <n>" when there are several.
+      const nameOf = (userId: string): string | undefined =>
+        o.name === undefined || o.count === 1 ? o.name : `${o.name} ${userId.slice(o.userPrefix.length + 1)}`;
+      const connectionToken = async (userId: string) => {
+        const name = nameOf(userId);
+        return (
           await vss.post('/v1/sessions/{sessionId}/connection', {
             params: { path: { sessionId } },
-            body: { user_id: userId },
+            body: { user_id: userId, ...(name !== undefined ? { display_name: name } : {}) },
           })
         ).access_token;
+      };
       // Asked once before anything starts, so that an unknown or ended session is the API's one
       // error line rather than every bot failing on its own.
       await connectionToken(`${o.userPrefix}-1`);

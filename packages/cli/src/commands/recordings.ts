@@ -1,8 +1,8 @@
 import type { DataOf } from '@vss/client';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { client, globals } from '../context.js';
 import { dump, DUMP_HELP, type DumpOptions } from './playback-dump.js';
-import { confirmed, integer } from '../options.js';
+import { confirmed, expiresIn, integer } from '../options.js';
 import { cell, note, out, printDone, printJson, printList, printObject } from '../output.js';
 
 type Manifest = DataOf<'/v1/sessions/{sessionId}/manifest', 'get'>;
@@ -21,23 +21,6 @@ export function duration(ms: number): string {
   const m = Math.floor((s % 3600) / 60);
   const rest = String(Math.floor(s % 60)).padStart(2, '0');
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m${rest}s` : `${m}m${rest}s`;
-}
-
-/**
- * `--expires-in`: a number of seconds, or a number with a unit (`90m`, `12h`, `7d`), from one
- * minute to 30 days. Replay links expire on whole minutes, so seconds past a minute are rounded up
- * to the next one; less than a minute is refused rather than silently made one.
- */
-export function expiresIn(value: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$/i.exec(value);
-  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[(m?.[2] ?? 's').toLowerCase() as 's'];
-  const seconds = m ? Number(m[1]) * unit : NaN;
-  const minutes = Math.ceil(seconds / 60);
-  if (!Number.isFinite(seconds) || seconds < 60 || minutes > 43_200)
-    throw new InvalidArgumentError(
-      `expected seconds, or a duration such as 90m, 12h or 7d, from 1 minute to 30 days; got "${value}"`,
-    );
-  return minutes;
 }
 
 interface TrackRow {

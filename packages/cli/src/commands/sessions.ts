@@ -1,7 +1,7 @@
 import type { Schemas } from '@vss/client';
 import { Argument, type Command } from 'commander';
 import { client, globals } from '../context.js';
-import { collect, confirmed, paged } from '../options.js';
+import { collect, confirmed, displayName, paged } from '../options.js';
 import { out, printDone, printList, printObject, type Column } from '../output.js';
 
 type Session = Schemas['Session'];
@@ -75,10 +75,15 @@ export function register(program: Command): void {
     .command('token <sessionId>')
     .description('a connection token for the live WebSocket, valid 300 s')
     .requiredOption('--user <userId>', 'the participant the token is for')
-    .action(async (sessionId: string, o: { user: string }, cmd: Command) => {
+    .option(
+      '--name <name>',
+      'the name others see for them, 1 to 64 characters of any script (default: the user id)',
+      displayName,
+    )
+    .action(async (sessionId: string, o: { user: string; name?: string }, cmd: Command) => {
       const t = await client(cmd).post('/v1/sessions/{sessionId}/connection', {
         params: { path: { sessionId } },
-        body: { user_id: o.user },
+        body: { user_id: o.user, ...(o.name !== undefined ? { display_name: o.name } : {}) },
       });
       printDone(cmd, t.access_token, t);
     });

@@ -558,7 +558,7 @@ export interface paths {
         put?: never;
         /**
          * Join a session as a guest
-         * @description No credential: the token is the credential. Takes one use of the link and answers a live connection token for a new guest id, valid 300 seconds: open `/ws?session={session}&user_id={user_id}&access_token={access_token}`. `display_name` is 1 to 64 characters of any script once trimmed (spaces allowed, no control character). Refused: a token that is unknown, revoked or expired, 404 with one message for all three; a link whose uses are spent, or a session that has ended, 409 `CONFLICT`; a session that has not started while the organisation is over its free tier without a subscription, 503 `USAGE_LIMITS_EXCEEDED` (no use is taken). At most 30 attempts per client address per minute, whatever their outcome; past it, 429 `RATE_LIMITED` with `Retry-After`.
+         * @description No credential: the token is the credential. Takes one use of the link and answers a live connection token for a new guest id, valid 300 seconds: open `/ws?session={session}&user_id={user_id}&access_token={access_token}`. `display_name` is 1 to 64 characters of any script once trimmed (spaces allowed, no control character). Refused: a token that is unknown, revoked or expired, 404 with one message for all three; a link whose uses are spent, or a session that has ended, 409 `CONFLICT`; a session that has not started while the organisation is over its free tier without a subscription, 503 `USAGE_LIMITS_EXCEEDED` (no use is taken). A guest who comes back with its `rejoin_token` (a reconnect once its token expired, a reload) keeps its `user_id` and takes no use, even from a link whose uses are spent; once removed from the session (`removeParticipant`), it is refused with 403. At most 30 attempts per client address per minute, whatever their outcome; past it, 429 `RATE_LIMITED` with `Retry-After`.
          */
         post: operations["joinWithLink"];
         delete?: never;
@@ -1926,6 +1926,8 @@ export interface components {
             display_name: string;
             /** @description seconds until expiry: 300 */
             expires_in: number;
+            /** @description send it back with `POST /v1/join/{token}` to come back as the same guest (a reconnect, a reload) while the link is valid */
+            rejoin_token: string;
             session: string;
             /** @description the guest's new id, `guest-` and random letters and digits: use it as `/ws`'s `user_id` */
             user_id: string;
@@ -2065,7 +2067,7 @@ export interface components {
          * LiveControl
          * @description Server → client: lifecycle and protocol signals, by `event`.
          */
-        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveRemoved"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
         /**
          * LiveDirectorCommand
          * @description What a `director` publish carries in `body` (UTF-8 JSON).
@@ -2198,7 +2200,10 @@ export interface components {
          * @description Someone joined or left; sent to everybody else.
          */
         LivePresence: {
-            data: Record<string, never>;
+            data: {
+                /** @description `join` only: the name to show (the user_id when none was given) */
+                display_name?: string;
+            };
             /** @enum {string} */
             event: "join" | "leave";
             /** @description ms since 1970, the server's clock */
@@ -2263,6 +2268,23 @@ export interface components {
             v: 1;
         };
         /**
+         * LiveRemoved
+         * @description The session's host (or the API) removed this participant (`removeParticipant`). The connection has left (the others saw `leave`), and closes with 4403 next. Final: do not reconnect; tokens issued before the removal are refused with 403.
+         */
+        LiveRemoved: {
+            data: {
+                message: string;
+            };
+            /** @enum {string} */
+            event: "removed";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description the participant removed */
+            user_id: string;
+        };
+        /**
          * LiveReplaced
          * @description A newer connection with the same `user_id` joined the session (another tab or device, in any server process) and took this one's place: one identity has one live connection, so that two sources never publish into one track. This connection has left (the others saw `leave`, then the newer one's `join`); its further publishes are refused with `REPLACED`, and it closes with 4409. Final: do not reconnect, or the newer one would be replaced in turn.
          */
@@ -2319,7 +2341,15 @@ export interface components {
          */
         LiveWelcome: {
             data: {
+                /** @description live: false for a guest of a watch-only join link (media refused, chat allowed) */
+                can_publish?: boolean;
+                /** @description live: the name others see for this connection (its user_id when none was given) */
+                display_name?: string;
                 mode: "live" | "replay";
+                /** @description live: the name to show for each user id present (`{ user_id: display_name }`) */
+                names?: {
+                    [key: string]: string;
+                };
                 /** @description user ids present in every process (empty on a replay connection) */
                 participants: string[];
                 session_id: string;
@@ -3028,6 +3058,8 @@ export interface components {
                 "application/json": {
                     /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed; spaces allowed, no control character (e.g. "Ana María", "山田 太郎") */
                     display_name: string;
+                    /** @description the `rejoin_token` of this link's earlier answer: the same guest comes back (same `user_id`, no use taken), e.g. to reconnect once its 300-second connection token expired; refused with 403 once the guest was removed */
+                    rejoin_token?: string;
                 };
             };
         };

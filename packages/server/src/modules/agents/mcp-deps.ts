@@ -3,6 +3,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import type { BillingService } from '../billing/service.js';
 import type { ExportsService } from '../exports/service.js';
+import type { GuestsService } from '../guests/service.js';
 import type { LiveService } from '../live/service.js';
 import type { RecordingsService } from '../recordings/service.js';
 import type { SessionsService } from '../sessions/service.js';
@@ -17,6 +18,7 @@ export interface McpDeps {
   recordings: RecordingsService;
   exports: ExportsService;
   live: LiveService;
+  guests: GuestsService;
   billing: BillingService;
 }
 

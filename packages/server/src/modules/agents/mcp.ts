@@ -294,6 +294,27 @@ export function mcpServer(
       ),
   );
   tool(
+    'create_join_link',
+    'mcp:write',
+    {
+      title: 'Create a join link',
+      description:
+        'A link (url) for people without an account to join the live session as guests, each under the name they type, until it expires (1 to 43200 minutes, default 1440), is revoked or max_uses guests have joined; with can_publish false they watch and chat only. Whoever holds the url can join. Its token is shown this once.',
+      input: {
+        session_id: sessionId,
+        expires_in_minutes: z.number().int().min(1).max(43_200).optional().describe('default 1440 (a day)'),
+        max_uses: z.number().int().min(1).max(10_000).optional().describe('default: no limit'),
+        can_publish: z.boolean().optional().describe('default true; false: guests watch and chat'),
+      },
+    },
+    async ({ session_id, expires_in_minutes, max_uses, can_publish }) =>
+      deps.guests.create(deps.db, principal, session_id as string, {
+        expires_in_minutes: expires_in_minutes as number | undefined,
+        max_uses: max_uses as number | undefined,
+        can_publish: can_publish as boolean | undefined,
+      }),
+  );
+  tool(
     'start_export',
     'mcp:write',
     {

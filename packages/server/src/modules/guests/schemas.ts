@@ -73,7 +73,16 @@ export const JoinLinkInfo = Type.Object(
 );
 
 export const JoinRequest = Type.Object(
-  { display_name: DisplayName },
+  {
+    display_name: DisplayName,
+    rejoin_token: Type.Optional(
+      Type.String({
+        maxLength: 300,
+        description:
+          "the `rejoin_token` of this link's earlier answer: the same guest comes back (same `user_id`, no use taken), e.g. to reconnect once its 300-second connection token expired; refused with 403 once the guest was removed",
+      }),
+    ),
+  },
   { additionalProperties: false, title: 'JoinRequest' },
 );
 
@@ -87,6 +96,10 @@ export const GuestToken = Type.Object(
     }),
     display_name: Type.String({ description: 'the name as others see it (trimmed)' }),
     can_publish: Type.Boolean(),
+    rejoin_token: Type.String({
+      description:
+        'send it back with `POST /v1/join/{token}` to come back as the same guest (a reconnect, a reload) while the link is valid',
+    }),
   },
   { title: 'GuestToken' },
 );

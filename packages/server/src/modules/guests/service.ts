@@ -1,7 +1,8 @@
 import type { Config } from '../../config.js';
 import type { Counters } from '../../counters/counter.js';
 import type { Db, Trx } from '../../db/types.js';
-import { Conflict, NotFound, RateLimited } from '../../http/errors.js';
+import { timingSafeEqual } from 'node:crypto';
+import { BadRequest, Conflict, Forbidden, NotFound, RateLimited } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import { hmacHex, randomBase62, randomToken } from '../../lib/secrets.js';
@@ -45,6 +46,25 @@ export function guestsService(deps: {
 }) {
   const { store } = deps;
   const hash = (token: string) => hmacHex(deps.config.keys.tokens, `join:${token}`);
+
+  /**
+   * What lets a guest come back as the same guest (a reconnect after the 300 s token expired, a
+   * reload): its id with an HMAC binding it to the link. Valid as long as the link is.
+   */
+  const rejoinToken = (linkId: string, userId: string) =>
+    `${userId}.${hmacHex(deps.config.keys.tokens, `rejoin:${linkId}:${userId}`)}`;
+  /** The guest id a rejoin token names for this link; 400 naming the field when it is not one. */
+  const rejoining = (linkId: string, value: string): string => {
+    const userId = value.slice(0, Math.max(0, value.lastIndexOf('.')));
+    const expected = rejoinToken(linkId, userId);
+    if (
+      userId.startsWith('guest-') &&
+      value.length === expected.length &&
+      timingSafeEqual(Buffer.from(value), Buffer.from(expected))
+    )
+      return userId;
+    throw new BadRequest('body.rejoin_token is not one this join link gave');
+  };
 
   /** The link of a token, or the one 404 for unknown, revoked and expired. */
   async function redeemable(token: string) {
@@ -115,7 +135,7 @@ export function guestsService(deps: {
      * Lets a guest in: a live token for a new guest id with the name given. Every attempt counts
      * against the address's limit first, so that tokens cannot be guessed at speed.
      */
-    async join(token: string, input: { display_name: string }, address: string) {
+    async join(token: string, input: { display_name: string; rejoin_token?: string }, address: string) {
       const counted = await deps.counters.hit(`join:${address}`, MINUTE_MS);
       if (counted.count > JOIN_ATTEMPTS_PER_MINUTE)
         throw new RateLimited(
@@ -124,15 +144,20 @@ export function guestsService(deps: {
         );
       const name = displayName(input.display_name, 'body.display_name');
       const { link, session, orgId } = await redeemable(token);
+      const back = input.rejoin_token === undefined ? null : rejoining(link.id, input.rejoin_token);
+      if (back && (await deps.live.wasRemoved(session.id, back)))
+        throw new Forbidden('you were removed from this session by its host');
       const guest = {
-        user_id: `guest-${randomBase62(12)}`,
+        user_id: back ?? `guest-${randomBase62(12)}`,
         display_name: name,
         can_publish: link.can_publish === 1,
       };
-      return deps.live.connectGuest(session, orgId, guest, async () => {
-        if (!(await store.takeUse(link.id)))
+      const admitted = await deps.live.connectGuest(session, orgId, guest, async () => {
+        // A guest coming back (a reconnect, a reload) is the same guest: no use is taken.
+        if (!back && !(await store.takeUse(link.id)))
           throw new Conflict(`this join link has been used its ${link.max_uses} times`);
       });
+      return { ...admitted, rejoin_token: rejoinToken(link.id, guest.user_id) };
     },
   };
 }

@@ -19,15 +19,17 @@ import {
   ConnectionRequest,
   ConnectionToken,
   isUserId,
-  LiveChatPayload,
-  LiveClientMessage,
-  LiveDirectorCommand,
   LiveQuery,
-  LiveRecordedPayload,
-  LiveServerMessage,
   ParticipantParams,
   Removed,
 } from './schemas.js';
+import {
+  LiveChatPayload,
+  LiveClientMessage,
+  LiveDirectorCommand,
+  LiveRecordedPayload,
+  LiveServerMessage,
+} from './message-schemas.js';
 import type { Ticket } from './service.js';
 import { SessionParams } from '../../http/shared-schemas.js';
 

@@ -130,6 +130,9 @@ export function liveService(deps: {
       return { access_token, expires_in: TOKEN_TTL_S, session: session.id, ...guest };
     },
 
+    /** Whether the participant was ever removed from the session. */
+    wasRemoved: (sessionId: string, userId: string) => isRemovedSince(db, sessionId, userId, 0),
+
     /** Removes a participant from the live session (see removeParticipant). */
     remove: (principal: Principal, sessionId: string, userId: string) =>
       removeParticipant({ db, store, sessions: deps.sessions, hub: deps.hub }, principal, sessionId, userId),

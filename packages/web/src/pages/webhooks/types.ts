@@ -6,7 +6,9 @@ export const EVENT_TYPES = [
   ['session.started', 'its first participant joined'],
   ['session.ended', 'its last participant left'],
   ['recording.ready', 'its recording can be replayed'],
-  ['export.completed', 'an MP4 export finished (or failed)'],
+  ['export.completed', 'an MP4 export finished'],
+  ['participant.joined', 'someone joined a live call (with their name)'],
+  ['participant.left', 'someone left a live call'],
 ] as const;
 
 export interface Webhook {
