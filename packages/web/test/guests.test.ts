@@ -243,6 +243,12 @@ describeBrowser('guests: a join link, the pre-join screen, removal', () => {
         ws.on('error', () => undefined);
       });
       expect(status).toBe(403);
+      // Nor does the link, from the tab she joined in (it comes back as the same guest).
+      await g.goto(url);
+      await g.getByLabel('Name in this session').fill('Ana María');
+      await g.getByRole('button', { name: 'Join' }).click();
+      await g.getByRole('alert').filter({ hasText: 'The host removed you from this session' }).waitFor();
+      await g.getByRole('heading', { name: 'Join Guest call' }).waitFor();
 
       // The owner leaves; the session ends. Its page names both in the recording, and offers no join link.
       await a.getByRole('button', { name: 'Leave' }).click();
@@ -317,7 +323,9 @@ describeBrowser('guests: a join link, the pre-join screen, removal', () => {
     expect(await g.getByLabel('Camera', { exact: true }).count()).toBe(0);
     expect(await g.getByLabel('Camera preview').count()).toBe(0);
     await g.getByLabel('Name in this session').fill('Zoë');
+    const joined = g.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/v1/join/'));
     await g.getByRole('button', { name: 'Join' }).click();
+    const zoe = (await (await joined).json()).data.user_id as string;
     await g.getByRole('status').filter({ hasText: 'Connected as Zoë' }).waitFor();
     expect(await g.getByRole('group', { name: 'Your devices' }).count()).toBe(0);
     await g.getByLabel('Message').fill('Listening in');
@@ -342,7 +350,16 @@ describeBrowser('guests: a join link, the pre-join screen, removal', () => {
     await h.getByRole('heading', { name: 'This invitation link does not work' }).waitFor();
     expect(await h.getByRole('button', { name: 'Join' }).count()).toBe(0);
 
-    // The guest leaves; the page says so and offers to join again.
+    // The guest leaves; the page says so and offers to join again: she comes back as the same
+    // guest, though the link's one use is taken.
+    await g.getByRole('button', { name: 'Leave' }).click();
+    await g.getByRole('heading', { name: 'You left the call' }).waitFor();
+    await g.getByRole('button', { name: 'Join again' }).click();
+    expect(await g.getByLabel('Name in this session').inputValue()).toBe('Zoë');
+    const again = g.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/v1/join/'));
+    await g.getByRole('button', { name: 'Join' }).click();
+    expect((await (await again).json()).data.user_id).toBe(zoe);
+    await g.getByRole('status').filter({ hasText: 'Connected as Zoë' }).waitFor();
     await g.getByRole('button', { name: 'Leave' }).click();
     await g.getByRole('heading', { name: 'You left the call' }).waitFor();
     await a.goto(path);
