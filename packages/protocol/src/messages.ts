@@ -100,6 +100,12 @@ export interface WelcomeFrame extends ControlFrame {
     mode: 'live' | 'replay';
     /** user ids present in the session, this one included (empty in replay) */
     participants: string[];
+    /** live: the name others see for this connection (its user_id when none was given) */
+    display_name?: string;
+    /** live: false for a guest of a watch-only join link (media refused, chat allowed) */
+    can_publish?: boolean;
+    /** live: the name to show for each user id present */
+    names?: Record<string, string>;
   };
 }
 

@@ -194,8 +194,8 @@ export class Bot {
     this.t0 = Date.now();
     this.counters.joined = true;
     const present = welcome.data.participants;
-    // The name the server shows the bot by (the welcome carries it; @vss/protocol's type does not yet).
-    const name = (welcome.data as { display_name?: unknown }).display_name;
+    // The name the server shows the bot by.
+    const name = welcome.data.display_name;
     setup.emit({
       type: 'joined',
       userId: this.userId,

@@ -315,10 +315,10 @@ export class SessionHub {
     if (m.kind === 'control' && m.event === 'redacted') return void live.redacted.add(m.userId!);
     // A newer connection of this user joined in another process: this process's one goes.
     if (m.kind === 'control' && m.event === 'replace')
-      return this.identity.sendAwayHere(live, m.userId!, 'replaced');
+      return void this.identity.sendAwayHere(live, m.userId!, 'replaced');
     // A participant was removed (in whichever process the request came): their connections here go.
     if (m.kind === 'control' && m.event === 'remove')
-      return this.identity.sendAwayHere(live, m.userId!, 'removed');
+      return void this.identity.sendAwayHere(live, m.userId!, 'removed');
     // A key-frame request for a publisher: for its connection alone, if it is here.
     if (m.kind === 'control' && m.event === 'keyframe') return this.keyframes.onRemote(live, m);
     deliver(live.members.values(), m, live.rates);
@@ -343,10 +343,11 @@ export class SessionHub {
     });
   }
 
-  /** Closes a participant's connections (`removed`, then 4403), here and in every other process. */
-  remove(sessionId: string, userId: string): void {
-    const live = this.sessions.get(sessionId);
-    if (live) this.identity.sendAwayHere(live, userId, 'removed');
+  /**
+   * Closes a participant's connections (`removed`, then 4403), here and in every other process;
+   * resolves once those of this process have left.
+   */
+  async remove(sessionId: string, userId: string): Promise<void> {
     this.deps.fanout.publish(sessionId, {
       kind: 'control',
       fromConn: '',
@@ -354,6 +355,8 @@ export class SessionHub {
       userId,
       timestampMs: Date.now(),
     });
+    const live = this.sessions.get(sessionId);
+    if (live) await this.identity.sendAwayHere(live, userId, 'removed');
   }
 
   /** Appends a timeline event from outside a live connection (redaction, recording.ready). */

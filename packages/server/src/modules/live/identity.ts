@@ -94,12 +94,15 @@ export class OneConnectionPerUser {
    * Sends `userId`'s connections in this process away: `replaced` (another process took a newer
    * connection of theirs) or `removed` (the session's host removed them).
    */
-  sendAwayHere(live: LiveSession, userId: string, how: Away): void {
-    for (const m of [...live.members.values()])
-      if (m.conn.userId === userId)
-        void this.sendAway(m.conn, how).catch((err) =>
+  async sendAwayHere(live: LiveSession, userId: string, how: Away): Promise<void> {
+    const going = [...live.members.values()]
+      .filter((m) => m.conn.userId === userId)
+      .map((m) =>
+        this.sendAway(m.conn, how).catch((err) =>
           this.deps.log.error({ err, how }, 'closing a connection sent away failed'),
-        );
+        ),
+      );
+    await Promise.all(going);
   }
 
   /** Refuses a publish still arriving from a connection sent away (before its socket closed). */

@@ -23,7 +23,7 @@ export async function isRemovedSince(
 /** What a removal closes: the hub's side of it. */
 export interface Removing {
   /** closes the participant's connections in every process (`removed`, then 4403) */
-  remove(sessionId: string, userId: string): void;
+  remove(sessionId: string, userId: string): Promise<void>;
   appendTimeline(
     sessionId: string,
     type: string,
@@ -65,6 +65,6 @@ export async function removeParticipant(
     .execute();
   const by = principal.userId ?? principal.kind;
   await deps.hub.appendTimeline(session.id, 'participant.removed', by, { user_id: userId, removed_by: by });
-  deps.hub.remove(session.id, userId);
+  await deps.hub.remove(session.id, userId);
   return { session_id: session.id, user_id: userId, removed: true as const };
 }
