@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs
 import { extname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
+import { measureWith } from './font-metrics.js';
 import { ffmpegArgs, buildGraph } from './graph.js';
 import { gridComposition, presenterComposition, type Layout, type Orientation } from './layout.js';
 import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
@@ -30,6 +31,8 @@ export interface RenderRequest {
   workDir: string;
   ffmpeg: string;
   font: string | null;
+  /** name bars on the tiles with video (default true) */
+  names?: boolean;
   /** x264 preset (the product's unless a benchmark says otherwise) */
   preset?: string;
   signal: AbortSignal;
@@ -126,7 +129,14 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
       font = `font${extname(req.font)}`;
       symlinkSync(req.font, join(req.workDir, font));
     }
-    const graph = buildGraph(comp, scan, { fps, frames, durationUs, font });
+    const graph = buildGraph(comp, scan, {
+      fps,
+      frames,
+      durationUs,
+      font,
+      names: req.names ?? true,
+      measure: measureWith(req.font),
+    });
     writeFileSync(join(req.workDir, 'graph.txt'), graph.script);
     for (const [name, text] of graph.files) writeFileSync(join(req.workDir, name), text);
     const args = ffmpegArgs(graph, { frames, output: `file:${req.output}`, preset: req.preset });
