@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureWith } from '../src/modules/exports/font-metrics.js';
-import { nameFont } from '../src/modules/exports/fonts.js';
+import { coverage, measureWith } from '../src/modules/exports/font-metrics.js';
+import { fontFor, nameFont } from '../src/modules/exports/fonts.js';
 import { buildGraph } from '../src/modules/exports/graph.js';
 import {
   CANVAS,
@@ -20,7 +20,10 @@ import { createSession, startApp, tenant, type Tenant, type TestApp } from './su
 import { exportTo } from './support/exports.js';
 import { ffmpeg, FFMPEG, recordSession, solidJpeg, type Planned } from './support/media.js';
 
-const measure = measureWith(nameFont());
+const FONT = nameFont();
+const measure = measureWith(FONT);
+/** How wide the render draws a name: in the font it picks for it (another than FONT when FONT lacks some of its characters). */
+const measureOf = (name: string) => measureWith(FONT && fontFor(name, FONT));
 const S = 1_000_000;
 const graphemes = (s: string) => [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(s)];
 
@@ -77,6 +80,23 @@ describe('name bars, without ffmpeg', () => {
     expect(nameBar(1280, 720, '\n\t', measure)).toBeNull();
   });
 
+  it('draws a name in the main font when it has every character, else in the installed font that has most', () => {
+    expect(FONT, 'a TrueType font is installed (fonts-dejavu-core)').not.toBeNull();
+    const font = FONT!;
+    expect(fontFor('Ana María Zoë Ölund', font)).toBe(font);
+    expect(coverage(font, 'Ana María')).toBe(9);
+    for (const name of ['山田 太郎', 'Ana 🎉']) {
+      const chosen = fontFor(name, font);
+      expect(coverage(chosen, name)!).toBeGreaterThanOrEqual(coverage(font, name)!);
+      // Its widths are its own: a CJK font's ideographs are one em wide.
+      if (chosen !== font && coverage(chosen, name) === [...name].length)
+        expect(measureWith(chosen)('山田', 20)).toBe(40);
+    }
+    // A character no font has: the main font, whose box for it is measured too.
+    expect(fontFor('\u{10FFFD}', font)).toBe(font);
+    expect(measure('a\u{10FFFD}', 20)).toBeGreaterThan(measure('a', 20));
+  });
+
   /** Cameras on for the whole 10 s, focus alice → bob at 4 s; display names for two of three. */
   const scan: Scan = {
     epochMs: 0,
@@ -98,7 +118,8 @@ describe('name bars, without ffmpeg', () => {
       ['bob', '山田 太郎'],
     ]),
   };
-  const opts = { fps: 15, frames: 151, durationUs: 151 * (S / 15), font: 'font.ttf', measure };
+  const fontOf = () => ({ font: 'fontfile=font.ttf', measure });
+  const opts = { fps: 15, frames: 151, durationUs: 151 * (S / 15), fontOf };
 
   it('gives every tile with video the bar of whoever it shows, as a file, never in the graph', () => {
     const comp = presenterComposition(scan, 'landscape', scan.spanUs, undefined);
@@ -238,7 +259,10 @@ describe('name bars in rendered exports', () => {
     const [on, other, off] = (await Promise.all(
       [withNames, others, without].map((f) => lumaAt(f, 1.5, 1280)),
     )) as [Luma, Luma, Luma];
-    const bars = [nameBar(636, 720, names.alice, measure)!, nameBar(636, 720, names.bob, measure)!];
+    const bars = [
+      nameBar(636, 720, names.alice, measureOf(names.alice))!,
+      nameBar(636, 720, names.bob, measureOf(names.bob))!,
+    ];
     for (const tile of [0, 1]) {
       const box = barBox(bars[tile]!, tile);
       const camera = mean(pixels(off, box));
@@ -278,7 +302,7 @@ describe('name bars in rendered exports', () => {
   };
 
   it('moves the bars with the tiles when the presenter changes: each tile says who it shows at that moment', async () => {
-    const names = { alice: 'Ana María', bob: '山田 太郎' };
+    const names = { alice: 'Ana María Fernández', bob: '山田 太郎' };
     const session = await record(names);
     const file = join(dir, 'presenter.mp4');
     await exportTo(t, a.key, session, file, '?layout=presenter');
@@ -288,7 +312,7 @@ describe('name bars in rendered exports', () => {
     const strip = { x: 968, bottom: 243 + 234 };
     const widths = (tile: { x: number; bottom: number }, w: number, h: number, f: Luma) =>
       (['alice', 'bob'] as const).map((u) => {
-        const b = nameBar(w, h, names[u], measure)!;
+        const b = nameBar(w, h, names[u], measureOf(names[u]))!;
         return { expected: b.w, seen: runWidth(f, tile.x + b.x, tile.bottom - b.bottom - b.h + 2) };
       });
     for (const [at, large] of [
@@ -316,7 +340,7 @@ describe('name bars in rendered exports', () => {
     const early = await lumaAt(file, 0.3, 1280);
     const late = await lumaAt(file, 1.7, 1280);
     for (const [tile, u] of (['alice', 'bob'] as const).entries()) {
-      const b = nameBar(636, 720, names[u], measure)!;
+      const b = nameBar(636, 720, names[u], measureOf(names[u]))!;
       expect(b.text).toBe(names[u]);
       const box = barBox(b, tile);
       // A bar with text, the same in every frame (an expanded %{pts} would count the time)...
@@ -327,7 +351,7 @@ describe('name bars in rendered exports', () => {
       let right = box.x + box.w - 1;
       while (right > box.x && Math.max(...pixels(late, { x: right, y: box.y, w: 1, h: box.h })) < 170)
         right -= 1;
-      const expected = box.x + b.padX + measure(b.text, b.fontSize);
+      const expected = box.x + b.padX + measureOf(names[u])(b.text, b.fontSize);
       expect(right, u).toBeGreaterThanOrEqual(expected - 6);
       expect(right, u).toBeLessThanOrEqual(expected + 1);
     }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 
 /**
  * How wide drawtext will draw a text, in pixels at a font size: what a name bar needs to fit its
@@ -6,40 +6,67 @@ import { readFileSync } from 'node:fs';
  */
 export type Measure = (text: string, fontSize: number) => number;
 
-/** The advance widths of a font file's glyphs, read from its `cmap`, `hmtx`, `hhea` and `head` tables. */
+/** What a font file tells of its glyphs: from its `cmap`, `hmtx`, `hhea` and `head` tables. */
 interface Metrics {
   unitsPerEm: number;
   /** the advance of the glyph drawtext draws for a code point (.notdef's when the font has none), font units */
   advance(codePoint: number): number;
   /** whether the font has a glyph for the code point */
   has(codePoint: number): boolean;
+  /** outlines FreeType draws (TrueType or CFF), not only colour bitmaps */
+  outlines: boolean;
+}
+
+/** `length` bytes of an open file from `position`. */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  const n = readSync(fd, buf, 0, length, position);
+  if (n < length) throw new RangeError('short read');
+  return buf;
 }
 
 /**
- * Reads the metrics of a TrueType or OpenType font (the first face of a collection). Null when
- * the file is not one or lacks a table this needs: the measure then falls back to an estimate.
+ * Reads the metrics of a TrueType or OpenType font (the first face of a collection, the one
+ * drawtext uses), and only the tables it needs: a CJK font file is tens of megabytes. Null when
+ * the file is not a font or lacks a table this needs: the measure then falls back to an estimate.
  */
-function readMetrics(buf: Buffer): Metrics | null {
-  let base = 0;
-  if (buf.toString('latin1', 0, 4) === 'ttcf') base = buf.readUInt32BE(12);
-  const tables = new Map<string, number>();
-  const count = buf.readUInt16BE(base + 4);
-  for (let i = 0; i < count; i++) {
-    const rec = base + 12 + i * 16;
-    tables.set(buf.toString('latin1', rec, rec + 4), buf.readUInt32BE(rec + 8));
+function readMetrics(file: string): Metrics | null {
+  const fd = openSync(file, 'r');
+  try {
+    const first = readAt(fd, 0, 16);
+    const base = first.toString('latin1', 0, 4) === 'ttcf' ? first.readUInt32BE(12) : 0;
+    const count = readAt(fd, base + 4, 2).readUInt16BE(0);
+    const dir = readAt(fd, base + 12, count * 16);
+    const tables = new Map<string, { offset: number; length: number }>();
+    for (let i = 0; i < count; i++)
+      tables.set(dir.toString('latin1', i * 16, i * 16 + 4), {
+        offset: dir.readUInt32BE(i * 16 + 8),
+        length: dir.readUInt32BE(i * 16 + 12),
+      });
+    const table = (tag: string) => {
+      const t = tables.get(tag);
+      return t ? readAt(fd, t.offset, t.length) : null;
+    };
+    const head = table('head');
+    const hhea = table('hhea');
+    const cmap = table('cmap');
+    if (!head || !hhea || !cmap || !tables.has('hmtx')) return null;
+    const unitsPerEm = head.readUInt16BE(18);
+    const metricsCount = hhea.readUInt16BE(34);
+    if (unitsPerEm === 0 || metricsCount === 0) return null;
+    const glyph = cmapLookup(cmap, 0);
+    if (!glyph) return null;
+    const hmtx = table('hmtx')!;
+    const advanceOf = (g: number) => hmtx.readUInt16BE(4 * Math.min(g, metricsCount - 1));
+    return {
+      unitsPerEm,
+      advance: (cp) => advanceOf(glyph(cp)),
+      has: (cp) => glyph(cp) !== 0,
+      outlines: tables.has('glyf') || tables.has('CFF ') || tables.has('CFF2'),
+    };
+  } finally {
+    closeSync(fd);
   }
-  const head = tables.get('head');
-  const hhea = tables.get('hhea');
-  const hmtx = tables.get('hmtx');
-  const cmap = tables.get('cmap');
-  if (head === undefined || hhea === undefined || hmtx === undefined || cmap === undefined) return null;
-  const unitsPerEm = buf.readUInt16BE(head + 18);
-  const metricsCount = buf.readUInt16BE(hhea + 34);
-  if (unitsPerEm === 0 || metricsCount === 0) return null;
-  const glyph = cmapLookup(buf, cmap);
-  if (!glyph) return null;
-  const advanceOf = (g: number) => buf.readUInt16BE(hmtx + 4 * Math.min(g, metricsCount - 1));
-  return { unitsPerEm, advance: (cp) => advanceOf(glyph(cp)), has: (cp) => glyph(cp) !== 0 };
 }
 
 /** The code point → glyph lookup of a `cmap` table's Unicode subtable (format 12, else format 4). */
@@ -94,7 +121,7 @@ function metricsOf(file: string): Metrics | null {
   if (!cache.has(file)) {
     let m: Metrics | null = null;
     try {
-      m = readMetrics(readFileSync(file));
+      m = readMetrics(file);
     } catch {
       m = null;
     }
@@ -135,10 +162,14 @@ export function measureWith(file: string | null): Measure {
   };
 }
 
-/** Whether a font file has a glyph for every character of a text (null: it could not be read). */
-export function covers(file: string, text: string): boolean | null {
+/**
+ * How many of a text's characters a font file has glyphs for (spaces count as had); null when it
+ * cannot be read or has no outlines drawtext can draw.
+ */
+export function coverage(file: string, text: string): number | null {
   const m = metricsOf(file);
-  if (!m) return null;
-  for (const ch of text) if (!m.has(ch.codePointAt(0)!)) return false;
-  return true;
+  if (!m || !m.outlines) return null;
+  let n = 0;
+  for (const ch of text) if (/\s/.test(ch) || m.has(ch.codePointAt(0)!)) n += 1;
+  return n;
 }

@@ -71,11 +71,10 @@ export function buildGraph(
     fps: number;
     frames: number;
     durationUs: number;
-    font: string | null;
+    /** the font a text is drawn in: drawtext's option naming it, and how wide it draws the text */
+    fontOf?: (text: string) => { font: string; measure: Measure };
     /** name bars over the video (default true) */
     names?: boolean;
-    /** how wide drawtext draws a text in `font` (default: an estimate) */
-    measure?: Measure;
   },
 ): Graph {
   const { fps } = opts;
@@ -111,7 +110,7 @@ export function buildGraph(
       pads.set(track, names);
     }
   }
-  const font = opts.font ? `fontfile=${opts.font}` : 'font=Sans';
+  const fontOf = opts.fontOf ?? (() => ({ font: 'font=Sans', measure: estimate }));
   /**
    * A tile's video, scaled and padded to the tile. Its name bar goes onto the scaled picture,
    * before the padding: on the picture's bottom-left corner whatever its aspect ratio, and on
@@ -121,12 +120,13 @@ export function buildGraph(
     const s = comp.subjects[g.subject]!;
     if (s.track === null) return null;
     const src = pads.get(s.track)!.shift()!;
-    const b = opts.names === false ? null : nameBar(g.w, g.h, s.label, opts.measure ?? estimate);
+    const f = fontOf(cleanLabel(s.label));
+    const b = opts.names === false ? null : nameBar(g.w, g.h, s.label, f.measure);
     if (!b) lines.push(`[${src}]${fit(g.w, g.h)},${pad(g.w, g.h)}[v${i}]`);
     else {
       files.set(`bar-${i}.txt`, b.text);
       lines.push(
-        `${barPicture(b, fps, font, `bar-${i}.txt`)}[b${i}]`,
+        `${barPicture(b, fps, f.font, `bar-${i}.txt`)}[b${i}]`,
         `[${src}]${fit(g.w, g.h)}[p${i}]`,
         `[p${i}][b${i}]overlay=x=${b.x}:y=main_h-overlay_h-${b.bottom},${pad(g.w, g.h)}[v${i}]`,
       );
@@ -139,7 +139,7 @@ export function buildGraph(
     const s = comp.subjects[g.subject]!;
     const size = Math.round(Math.max(14, Math.min(g.h / 8, (g.w * 1.6) / Math.max(6, [...s.label].length))));
     return (
-      `drawtext=${font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
+      `drawtext=${fontOf(cleanLabel(s.label)).font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
       `x=${x}+(${g.w}-tw)/2:y=${y}+(${g.h}-th)/2`
     );
   };
