@@ -19,8 +19,9 @@
  *         render)
  *   bare  the server's ffmpeg (PATH's, else the bundled one: its version is printed, and builds
  *         differ widely in speed and memory) with the 4 MJPEG files and 4 Ogg files as inputs and
- *         one filter graph: a 1280x720 canvas, each camera scaled to fit 636x356 and padded,
- *         overlaid in a 2x2 grid 8 px apart; the 4 (mono) microphones mixed at unity gain. Same
+ *         one filter graph: a 1280x720 canvas, each camera scaled to fit 636x356, the service's
+ *         name bar (the user id) overlaid onto it, padded, overlaid in a 2x2 grid 8 px apart; the
+ *         4 (mono) microphones mixed at unity gain. Same
  *         encoder settings as the service (libx264 at the product's preset and CRF, yuv420p, AAC
  *         128k, +faststart), same frame count; seconds from its start to its exit.
  * `ratio` = bare seconds ÷ vss seconds (medians over the rounds): the share of the bare command's
@@ -33,10 +34,21 @@
  * uses the preset it does). --keep leaves the DATA_DIR.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
+import { measureWith } from '../packages/server/src/modules/exports/font-metrics.ts';
+import { nameFont } from '../packages/server/src/modules/exports/fonts.ts';
 import { encoderArgs, X264 } from '../packages/server/src/modules/exports/graph.ts';
+import { barPicture, nameBar } from '../packages/server/src/modules/exports/name-bar.ts';
 import type { sqliteStreamStore as SqliteStreamStore } from '../packages/server/src/streams/sqlite.js';
 import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
@@ -47,6 +59,7 @@ import {
   FFMPEG,
   FFMPEG_FOUND,
   mediaFiles,
+  PARTICIPANTS,
   writeRecording,
   type MediaFiles,
 } from './lib/export-fixture.ts';
@@ -82,7 +95,33 @@ interface Run {
   startS: number;
 }
 
-/** The hand-written command: the same grid and mix as the service's, straight from the files. */
+/**
+ * The service's name bars on the bare command's tiles: the same pictures (each participant's user
+ * id, as the service shows a participant without a display name, in the same font) at the same
+ * places, drawn once and overlaid onto each scaled camera picture. Their files go into `dir`,
+ * ffmpeg's working directory.
+ */
+function nameBars(dir: string): Array<{ picture: string; x: number; bottom: number }> {
+  const font = nameFont();
+  let fontArg = 'font=Sans';
+  if (font) {
+    const name = `font${extname(font)}`;
+    rmSync(join(dir, name), { force: true });
+    symlinkSync(font, join(dir, name));
+    fontArg = `fontfile=${name}`;
+  }
+  const measure = measureWith(font);
+  return Array.from({ length: PARTICIPANTS }, (_, p) => {
+    const bar = nameBar(636, 356, `participant-${p}`, measure)!;
+    writeFileSync(join(dir, `bar-${p}.txt`), bar.text);
+    return { picture: barPicture(bar, CAM_FPS, fontArg, `bar-${p}.txt`), x: bar.x, bottom: bar.bottom };
+  });
+}
+
+/**
+ * The hand-written command: the same grid, name bars and mix as the service's, straight from the
+ * files. Run in the output's directory (the bars' files are there).
+ */
 function bareArgs(
   media: MediaFiles,
   frames: number,
@@ -92,12 +131,17 @@ function bareArgs(
 ): string[] {
   const seconds = frames / CAM_FPS;
   const fit =
-    "scale=w='if(gt(a,1.786517),636,trunc(356*a/2)*2)':h='if(gt(a,1.786517),trunc(636/a/2)*2,356)'," +
-    'setsar=1,pad=636:356:(ow-iw)/2:(oh-ih)/2:black';
+    "scale=w='if(gt(a,1.786517),636,trunc(356*a/2)*2)':h='if(gt(a,1.786517),trunc(636/a/2)*2,356)',setsar=1";
+  const pad = 'pad=636:356:(ow-iw)/2:(oh-ih)/2:black';
   const at = ['0:0', '644:0', '0:364', '644:364'];
+  const bars = nameBars(dirname(output));
   const graph = [
     `color=c=0x111318:s=1280x720:r=${CAM_FPS}:d=${seconds}[c0]`,
-    ...media.cams.map((_, p) => `[${p}:v]${fit}[v${p}]`),
+    ...bars.map((b, p) => `${b.picture}[b${p}]`),
+    ...media.cams.map(
+      (_, p) =>
+        `[${p}:v]${fit}[p${p}];[p${p}][b${p}]overlay=x=${bars[p]!.x}:y=main_h-overlay_h-${bars[p]!.bottom},${pad}[v${p}]`,
+    ),
     ...media.cams.map((_, p) => `[c${p}][v${p}]overlay=${at[p]}[c${p + 1}]`),
     `[c${media.cams.length}]format=yuv420p[vout]`,
     `${media.mics.map((_, p) => `[${media.cams.length + p}:a]`).join('')}amix=inputs=${media.mics.length}:` +
@@ -130,9 +174,10 @@ function bareArgs(
 /** Runs ffmpeg to completion, sampling its CPU and memory. */
 async function runFfmpeg(
   args: string[],
+  cwd?: string,
 ): Promise<{ wallS: number; cpuS: number; peak: number; stderr: string }> {
   const t0 = performance.now();
-  const child = spawn(FFMPEG, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(FFMPEG, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const sampler = new ProcSampler(child.pid!, 100);
@@ -229,7 +274,7 @@ async function renderVss(server: ServerProcess, sessionId: string, key: string):
 async function renderBare(media: MediaFiles, frames: number, dir: string): Promise<Run> {
   const load = loadavg()[0]!;
   const out = join(dir, 'bare.mp4');
-  const r = await runFfmpeg(bareArgs(media, frames, out));
+  const r = await runFfmpeg(bareArgs(media, frames, out), dir);
   return {
     side: 'bare',
     wallS: r.wallS,
@@ -250,11 +295,11 @@ async function comparePresets(
 ): Promise<Array<Record<string, number | string>>> {
   const frames = 60 * CAM_FPS;
   const lossless = join(dir, 'lossless.mkv');
-  await runFfmpeg(bareArgs(media, frames, lossless, { preset: 'ultrafast', crf: 0 }, 'matroska'));
+  await runFfmpeg(bareArgs(media, frames, lossless, { preset: 'ultrafast', crf: 0 }, 'matroska'), dir);
   const rows: Array<Record<string, number | string>> = [];
   for (const preset of PRESETS) {
     const out = join(dir, `preset-${preset}.mp4`);
-    const r = await runFfmpeg(bareArgs(media, frames, out, { preset, crf: X264.crf }));
+    const r = await runFfmpeg(bareArgs(media, frames, out, { preset, crf: X264.crf }), dir);
     // Frames are paired by index: the two files' time bases differ, and pairing by time would compare neighbours.
     const ssim = await runFfmpeg([
       '-hide_banner',

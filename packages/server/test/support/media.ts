@@ -315,12 +315,14 @@ export function pcmVoice(user: string, frequency: number, seconds: number): Plan
  * message is due) and publishes with explicit media timestamps (start + atMs), in time order,
  * then everybody leaves and the test waits for the session to end. Returns the recording's start
  * (ms since 1970). Keep each participant under 400 messages: the server's per-connection burst.
+ * `names`: the display name each user id joins with (none for the others).
  */
 export async function recordSession(
   t: TestApp,
   key: string,
   sessionId: string,
   plan: Planned[],
+  names: Record<string, string> = {},
 ): Promise<{ startMs: number }> {
   const base = await listen(t);
   const startMs = Date.now() - 60_000;
@@ -335,7 +337,8 @@ export async function recordSession(
       format: 'binary',
       WebSocket: WebSocket as never,
       reconnect: false,
-      token: () => token(t, key, sessionId, user),
+      token: () =>
+        token(t, key, sessionId, user, names[user] === undefined ? {} : { display_name: names[user] }),
     });
     await c.connect();
     clients.set(user, c);

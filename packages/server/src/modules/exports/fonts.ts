@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { coverage } from './font-metrics.js';
 
 const FONT_NAMES = [
   'DejaVuSans.ttf',
@@ -50,4 +51,46 @@ export function nameFont(): string | null {
     if (hit) return (font = hit);
   }
   return font;
+}
+
+let files: string[] | undefined;
+
+/** Every font file drawtext can use in the font directories (once per process), in path order. */
+function fontFiles(): string[] {
+  if (files) return files;
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      if (e.isDirectory() && depth > 0) walk(path, depth - 1);
+      else if (e.isFile() && /\.(ttf|otf|ttc)$/i.test(e.name)) out.push(path);
+    }
+  };
+  for (const dir of FONT_DIRS) walk(dir, 4);
+  return (files = out.sort());
+}
+
+/**
+ * The font file a text is drawn in: `primary` when it has a glyph for every character, else the
+ * installed font that has glyphs for the most of them (a CJK font for a name in Japanese, say),
+ * `primary` again when none has more. drawtext draws with one font, and a box for each character
+ * the font lacks.
+ */
+export function fontFor(text: string, primary: string): string {
+  const total = [...text].length;
+  const own = coverage(primary, text);
+  if (own === null || own === total) return primary;
+  let best = { file: primary, n: own };
+  for (const file of fontFiles()) {
+    const n = coverage(file, text);
+    if (n !== null && n > best.n) best = { file, n };
+    if (best.n === total) break;
+  }
+  return best.file;
 }

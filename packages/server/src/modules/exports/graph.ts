@@ -1,4 +1,6 @@
+import { estimate, type Measure } from './font-metrics.js';
 import type { Composition, TileGroup } from './layout.js';
+import { barPicture, cleanLabel, nameBar, truncateLabel } from './name-bar.js';
 import type { Interval, Scan } from './scan.js';
 
 /** Name tiles: one muted colour per participant, so that a gap never looks like video. */
@@ -39,20 +41,22 @@ function during(intervals: Array<{ fromUs: number; toUs: number }> | Interval[])
   return terms.length ? terms.join('+') : '0';
 }
 
-/** Scales a picture to fit w×h keeping its aspect ratio (even sizes), then pads it to w×h. */
+/** Scales a picture to fit w×h keeping its aspect ratio (even sizes). */
 function fit(w: number, h: number): string {
   const r = (w / h).toFixed(6);
-  return (
-    `scale=w='if(gt(a,${r}),${w},trunc(${h}*a/2)*2)':h='if(gt(a,${r}),trunc(${w}/a/2)*2,${h})',` +
-    `setsar=1,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:black`
-  );
+  return `scale=w='if(gt(a,${r}),${w},trunc(${h}*a/2)*2)':h='if(gt(a,${r}),trunc(${w}/a/2)*2,${h})',setsar=1`;
 }
+
+/** Pads a picture fitted by `fit` to w×h, centred on black. */
+const pad = (w: number, h: number) => `pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:black`;
 
 /**
  * The filter graph of one export. A tile shows a participant's name on their colour, with their
  * scaled video over it only while the track is on, so that a gap shows the name, never a frozen
- * frame. Name tiles are drawn once and repeated (`loop`): per output frame only the video is
- * scaled and overlaid, as a hand-written grid would. Tiles that stay in one place for the whole
+ * frame. The video carries a name bar (name-bar.ts) on its bottom-left corner saying whose it is
+ * (unless `names` is false): drawn once as a picture of its own and overlaid onto each scaled
+ * frame, it shows exactly while the video does, and moves and changes hands with the tile. Name
+ * tiles are drawn once and repeated (`loop`): per output frame only the video is scaled and overlaid, as a hand-written grid would. Tiles that stay in one place for the whole
  * export (the grid; a presenter layout that never changes) are drawn into the background; a tile
  * that moves (presenter) is a stream of its own, overlaid with time expressions for where and when.
  * Audio: every microphone is resampled with `async` (silence fills gaps and the time before the
@@ -63,7 +67,15 @@ function fit(w: number, h: number): string {
 export function buildGraph(
   comp: Composition,
   scan: Scan,
-  opts: { fps: number; frames: number; durationUs: number; font: string | null },
+  opts: {
+    fps: number;
+    frames: number;
+    durationUs: number;
+    /** the font a text is drawn in: drawtext's option naming it, and how wide it draws the text */
+    fontOf?: (text: string) => { font: string; measure: Measure };
+    /** name bars over the video (default true) */
+    names?: boolean;
+  },
 ): Graph {
   const { fps } = opts;
   const D = sec(opts.durationUs);
@@ -98,22 +110,36 @@ export function buildGraph(
       pads.set(track, names);
     }
   }
+  const fontOf = opts.fontOf ?? (() => ({ font: 'font=Sans', measure: estimate }));
+  /**
+   * A tile's video, scaled and padded to the tile. Its name bar goes onto the scaled picture,
+   * before the padding: on the picture's bottom-left corner whatever its aspect ratio, and on
+   * screen exactly while the picture is, wherever the tile is.
+   */
   const video = (g: TileGroup, i: number) => {
     const s = comp.subjects[g.subject]!;
     if (s.track === null) return null;
-    lines.push(`[${pads.get(s.track)!.shift()!}]${fit(g.w, g.h)}[v${i}]`);
+    const src = pads.get(s.track)!.shift()!;
+    const f = fontOf(cleanLabel(s.label));
+    const b = opts.names === false ? null : nameBar(g.w, g.h, s.label, f.measure);
+    if (!b) lines.push(`[${src}]${fit(g.w, g.h)},${pad(g.w, g.h)}[v${i}]`);
+    else {
+      files.set(`bar-${i}.txt`, b.text);
+      lines.push(
+        `${barPicture(b, fps, f.font, `bar-${i}.txt`)}[b${i}]`,
+        `[${src}]${fit(g.w, g.h)}[p${i}]`,
+        `[p${i}][b${i}]overlay=x=${b.x}:y=main_h-overlay_h-${b.bottom},${pad(g.w, g.h)}[v${i}]`,
+      );
+    }
     return { pad: `v${i}`, on: during(s.on) };
   };
 
-  const font = opts.font ? `fontfile=${opts.font}` : 'font=Sans';
-  comp.subjects.forEach((s, i) =>
-    files.set(`label-${i}.txt`, s.label.length > 40 ? `${s.label.slice(0, 39)}…` : s.label),
-  );
+  comp.subjects.forEach((s, i) => files.set(`label-${i}.txt`, truncateLabel(cleanLabel(s.label))));
   const name = (g: TileGroup, x: string, y: string) => {
     const s = comp.subjects[g.subject]!;
     const size = Math.round(Math.max(14, Math.min(g.h / 8, (g.w * 1.6) / Math.max(6, [...s.label].length))));
     return (
-      `drawtext=${font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
+      `drawtext=${fontOf(cleanLabel(s.label)).font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
       `x=${x}+(${g.w}-tw)/2:y=${y}+(${g.h}-th)/2`
     );
   };

@@ -3,6 +3,8 @@ import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs
 import { extname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
+import { estimate, measureWith } from './font-metrics.js';
+import { fontFor } from './fonts.js';
 import { ffmpegArgs, buildGraph } from './graph.js';
 import { gridComposition, presenterComposition, type Layout, type Orientation } from './layout.js';
 import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
@@ -29,7 +31,10 @@ export interface RenderRequest {
   /** a scratch directory for this attempt (created and removed here) */
   workDir: string;
   ffmpeg: string;
+  /** the font names are drawn in (a text it lacks characters of, in the installed font that has most), or null for fontconfig's Sans */
   font: string | null;
+  /** name bars on the tiles with video (default true) */
+  names?: boolean;
   /** x264 preset (the product's unless a benchmark says otherwise) */
   preset?: string;
   signal: AbortSignal;
@@ -120,13 +125,20 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
   rmSync(req.workDir, { recursive: true, force: true });
   mkdirSync(req.workDir, { recursive: true });
   try {
-    let font: string | null = null;
-    if (req.font) {
-      // The graph names files relative to ffmpeg's working directory: no path needs escaping.
-      font = `font${extname(req.font)}`;
-      symlinkSync(req.font, join(req.workDir, font));
-    }
-    const graph = buildGraph(comp, scan, { fps, frames, durationUs, font });
+    // The graph names files relative to ffmpeg's working directory: no path needs escaping.
+    const fonts = new Map<string, string>();
+    const fontOf = (text: string) => {
+      if (!req.font) return { font: 'font=Sans', measure: estimate };
+      const file = fontFor(text, req.font);
+      let name = fonts.get(file);
+      if (name === undefined) {
+        name = `font-${fonts.size}${extname(file)}`;
+        symlinkSync(file, join(req.workDir, name));
+        fonts.set(file, name);
+      }
+      return { font: `fontfile=${name}`, measure: measureWith(file) };
+    };
+    const graph = buildGraph(comp, scan, { fps, frames, durationUs, fontOf, names: req.names ?? true });
     writeFileSync(join(req.workDir, 'graph.txt'), graph.script);
     for (const [name, text] of graph.files) writeFileSync(join(req.workDir, name), text);
     const args = ffmpegArgs(graph, { frames, output: `file:${req.output}`, preset: req.preset });
