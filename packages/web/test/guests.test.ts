@@ -5,6 +5,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { decodeVideo, probe, type Decoded } from '../../server/test/support/decode.js';
+import { measureWith } from '../../server/src/modules/exports/font-metrics.js';
+import { nameFont } from '../../server/src/modules/exports/fonts.js';
+import { nameBar } from '../../server/src/modules/exports/name-bar.js';
 import {
   createSession,
   describeBrowser,
@@ -297,6 +300,29 @@ describeBrowser('guests: a join link, the pre-join screen, removal', () => {
       };
       const both = video.frames.findIndex((_, i) => green(i, 0) && green(i, 644));
       expect(both, `no frame of ${video.frames.length} shows both cameras`).toBeGreaterThanOrEqual(0);
+      // Each camera carries a name bar as wide as its display name set in the export's font (the
+      // guest's user id, "guest-" and 17 more characters, would give a far wider one): measured
+      // along a row of the bar above its text, where the dark strip lies on the camera's green.
+      const measure = measureWith(nameFont());
+      const expected = ['Ana María', 'Olivia Hernández'].map((n) => nameBar(636, 720, n, measure)!);
+      const barWidth = (x0: number) => {
+        let bottom = 719;
+        while (bottom > 0 && meanColour(video, both, x0 + 300, bottom, x0 + 340, bottom + 1)[1] < 40)
+          bottom--;
+        const b = expected[0]!;
+        const y = bottom - b.bottom - b.h + 3;
+        // From past the camera's bright corner square, to where the bar gives way to the green.
+        let x = x0 + 48;
+        for (; x < x0 + 600; x++) {
+          const [r, g] = video.at(both, x, y);
+          if (!(g > 25 && g < 95 && r < 60)) break;
+        }
+        return x - x0 - b.x;
+      };
+      const widths = [barWidth(0), barWidth(644)].sort((p, q) => p - q);
+      const wanted = expected.map((b) => b.w).sort((p, q) => p - q);
+      for (let k = 0; k < 2; k++)
+        expect(Math.abs(widths[k]! - wanted[k]!), `bars ${widths} against ${wanted}`).toBeLessThanOrEqual(6);
       await ctxA.close();
       await ctxG.close();
     },
