@@ -29,6 +29,8 @@ function readAt(fd: number, position: number, length: number): Buffer {
  * Reads the metrics of a TrueType or OpenType font (the first face of a collection, the one
  * drawtext uses), and only the tables it needs: a CJK font file is tens of megabytes. Null when
  * the file is not a font or lacks a table this needs: the measure then falls back to an estimate.
+ * Written here rather than taken from a font library (opentype.js, fontkit): those parse the whole
+ * file into memory to answer this, and four tables' worth of reading is all an export needs.
  */
 function readMetrics(file: string): Metrics | null {
   const fd = openSync(file, 'r');
