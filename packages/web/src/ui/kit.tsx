@@ -138,21 +138,34 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 /**
  * A secret shown once, right after it was created, with a copy button and a warning. Focus moves
  * to it as it appears (so that it is read out and the copy button is next), and back as it goes.
+ * `lead` says what it is for (default: its label); `copyLabel` names the copy button.
  */
-export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone(): void }) {
+export function SecretOnce({
+  label,
+  secret,
+  onDone,
+  lead,
+  copyLabel,
+}: {
+  label: string;
+  secret: string;
+  onDone(): void;
+  lead?: string;
+  copyLabel?: string;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useReturnFocus();
   useEffect(() => ref.current?.focus(), []);
   return (
     <div className="secret" role="region" aria-label={label} tabIndex={-1} ref={ref}>
       <p>
-        <strong>{label}.</strong> Copy it now: it is shown this once and cannot be read again.
+        <strong>{lead ?? `${label}.`}</strong> Copy it now: it is shown this once and cannot be read again.
       </p>
       <div className="row">
         <code className="secret-value" data-testid="secret">
           {secret}
         </code>
-        <CopyButton text={secret} />
+        <CopyButton text={secret} label={copyLabel} />
         <button type="button" onClick={onDone}>
           Done
         </button>

@@ -68,7 +68,7 @@ export class OneConnectionPerUser {
   /** Before `conn` joins: its user's older connections, here and in other processes, go. */
   async replaceOlder(live: LiveSession, conn: LiveConnection): Promise<void> {
     for (const m of [...live.members.values()])
-      if (m.conn.userId === conn.userId && m.conn !== conn) await this.replace(m.conn);
+      if (m.conn.userId === conn.userId && m.conn !== conn) await this.sendAway(m.conn, 'replaced');
     const sessionId = live.session.id;
     const open = () => this.deps.store.openConnections(sessionId, conn.userId, Date.now());
     if ((await open()).length === 0) return;
@@ -109,10 +109,6 @@ export class OneConnectionPerUser {
   refuseIfAway(conn: LiveConnection, id?: string): void {
     const how = this.away.get(conn);
     if (how) sendError(conn, AWAY[how].error, AWAY[how].message, id);
-  }
-
-  private replace(old: LiveConnection): Promise<void> {
-    return this.sendAway(old, 'replaced');
   }
 
   private async sendAway(conn: LiveConnection, how: Away): Promise<void> {

@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../../api';
 import { formatTime } from '../../ui/format';
 import { useAction, usePagedList } from '../../ui/hooks';
-import { CopyButton, ErrorNote, Field, LoadMore } from '../../ui/kit';
+import { ErrorNote, Field, LoadMore, SecretOnce } from '../../ui/kit';
+import { ExpiryMinutes } from './expiry-field';
 import type { JoinLink, ListedJoinLink } from './types';
 
 /** How a link's uses read: "Used 2 of 5 times", "Not used yet". */
@@ -10,26 +11,6 @@ function usesText(l: ListedJoinLink): string {
   const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
   if (l.max_uses === null) return l.uses === 0 ? 'Not used yet, no limit' : `Used ${times(l.uses)}, no limit`;
   return `Used ${l.uses} of ${l.max_uses} ${l.max_uses === 1 ? 'time' : 'times'}`;
-}
-
-/** The address of a link just made: shown this once, to copy; focus moves to it as it appears. */
-function NewLink({ url, onDone }: { url: string; onDone(): void }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => ref.current?.focus(), [url]);
-  return (
-    <div className="secret" role="region" aria-label="New join link" tabIndex={-1} ref={ref}>
-      <p>
-        <strong>Send this link to the people you invite.</strong> Copy it now: it is shown only this once.
-      </p>
-      <div className="row">
-        <code className="secret-value">{url}</code>
-        <CopyButton text={url} label="Copy link" />
-        <button type="button" className="secondary" onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
-  );
 }
 
 /**
@@ -77,22 +58,7 @@ export function JoinLinks({ sessionId }: { sessionId: string }) {
         they choose: until the link expires, is used up, or you revoke it.
       </p>
       <form className="inline-form" onSubmit={onSubmit} aria-label="New join link">
-        <Field label="Valid for (minutes)" hint="1 to 43200 (30 days); 1440 is one day">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="number"
-              inputMode="numeric"
-              min={1}
-              max={43200}
-              step={1}
-              required
-              aria-describedby={hint}
-              value={minutes}
-              onChange={(e) => setMinutes(e.target.value)}
-            />
-          )}
-        </Field>
+        <ExpiryMinutes label="Valid for (minutes)" value={minutes} onChange={setMinutes} />
         <Field label="Uses allowed" hint="Empty: no limit">
           {(id, hint) => (
             <input
@@ -117,7 +83,17 @@ export function JoinLinks({ sessionId }: { sessionId: string }) {
         </button>
       </form>
       <ErrorNote error={create.error} />
-      {made ? <NewLink url={made} onDone={() => setMade(null)} /> : null}
+      {made ? (
+        // Keyed by the address: a second link made while one shows is focused and announced too.
+        <SecretOnce
+          key={made}
+          label="New join link"
+          lead="Send this link to the people you invite."
+          secret={made}
+          copyLabel="Copy link"
+          onDone={() => setMade(null)}
+        />
+      ) : null}
       <ErrorNote error={list.error ?? revoke.error} />
       {links.length > 0 ? (
         <ul className="links" aria-label="Join links of this session">

@@ -3,7 +3,8 @@ import { api } from '../../api';
 import type { Session } from '../../types';
 import { formatTime } from '../../ui/format';
 import { useAction, usePagedList } from '../../ui/hooks';
-import { ConfirmDialog, CopyButton, ErrorNote, Field, LoadMore } from '../../ui/kit';
+import { ConfirmDialog, CopyButton, ErrorNote, LoadMore } from '../../ui/kit';
+import { ExpiryMinutes } from './expiry-field';
 import type { ListedReplayLink, ReplayLink } from './types';
 
 /** Public visibility (the catalog at /watch) and the public page's address to copy. */
@@ -95,22 +96,7 @@ export function ReplayLinks({ sessionId }: { sessionId: string }) {
       <h2 id="links-title">Replay links</h2>
       <p className="muted">Anyone with a link can replay this session until it expires or you revoke it.</p>
       <form className="inline-form" onSubmit={onSubmit} aria-label="New replay link">
-        <Field label="Expires in (minutes)" hint="1 to 43200 (30 days); 1440 is one day">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="number"
-              inputMode="numeric"
-              min={1}
-              max={43200}
-              step={1}
-              required
-              aria-describedby={hint}
-              value={minutes}
-              onChange={(e) => setMinutes(e.target.value)}
-            />
-          )}
-        </Field>
+        <ExpiryMinutes label="Expires in (minutes)" value={minutes} onChange={setMinutes} />
         <button type="submit" disabled={create.busy}>
           {create.busy ? 'Creating…' : 'Create replay link'}
         </button>
