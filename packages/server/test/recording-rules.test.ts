@@ -1,11 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evc1, pcmChunks } from './support/media.js';
 import {
   apiKey,
   call,
   createSession,
   expectError,
+  ENGINE,
+  REDIS_URL,
   register,
+  startApp,
+  tenant,
   useApp,
   type Tenant,
   type TestApp,
@@ -254,3 +258,52 @@ describe('recording rules, pause and resume', () => {
     );
   });
 });
+
+describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
+  'recording rules and pause across server processes',
+  () => {
+    let one: TestApp;
+    let two: TestApp;
+    let a: Tenant;
+    beforeAll(async () => {
+      const env = {
+        SESSION_DEPARTURE_TIMEOUT_S: '1',
+        REDIS_URL,
+        SECRET_KEY: 'recording-secret-recording-secret-01',
+      };
+      one = await startApp({ env });
+      two = await startApp({ env, pgSchema: one.pgSchema, dataDir: one.dataDir });
+      a = await tenant(one);
+    });
+    afterAll(async () => {
+      await two?.close();
+      await one?.close();
+    });
+
+    it('applies a change made through one process to what the other stores, and tells everyone in both', async () => {
+      const s = await createSession(one, a.key);
+      const bob = await join(one, a.key, s.id, 'bob');
+      const carol = await join(two, a.key, s.id, 'carol');
+      const rules = [{ type: 'exclude', user_id: 'carol', kind: 'cam' }];
+      await call(one, 'PUT', `/v1/sessions/${s.id}/recording-rules`, { key: a.key, body: { rules } });
+      expect((await carol.waitFor(isControl('recording'))).data).toEqual({ state: 'recording', rules });
+      expect(await frame(carol, 'carol', 1)).toMatchObject({ recorded: false });
+      await bob.waitFor(messageOf('media/carol/cam', 1));
+
+      await call(two, 'POST', `/v1/sessions/${s.id}/recording/pause`, { key: a.key });
+      await bob.waitFor((m) => isControl('recording')(m) && m.data.state === 'paused');
+      expect(await frame(bob, 'bob', 2)).toMatchObject({ recorded: false });
+      await call(one, 'POST', `/v1/sessions/${s.id}/recording/resume`, { key: a.key });
+      await carol.waitFor((m) => isControl('recording')(m) && m.data.state === 'paused');
+      await carol.waitFor((m) => isControl('recording')(m) && m.data.state === 'recording');
+      // A third participant, joining the other process later, is welcomed with the state in force.
+      const dan = await join(two, a.key, s.id, 'dan');
+      expect((await dan.waitFor(isControl('welcome'))).data.recording).toEqual({ state: 'recording', rules });
+      expect(await frame(bob, 'bob', 3)).not.toHaveProperty('recorded');
+      expect(await frame(carol, 'carol', 4)).toMatchObject({ recorded: false });
+      for (const x of [bob, carol, dan]) await leave(x);
+      const m = (await call(one, 'GET', `/v1/sessions/${s.id}/manifest`, { key: a.key })).body.data;
+      expect(m.participants.map((p: any) => p.user_id)).toEqual(['bob']);
+    });
+  },
+);
