@@ -8,6 +8,7 @@ import { register as invitations } from './commands/invitations.js';
 import { register as keys } from './commands/keys.js';
 import { register as login } from './commands/login.js';
 import { register as projects } from './commands/projects.js';
+import { register as recording } from './commands/recording.js';
 import { register as recordings } from './commands/recordings.js';
 import { register as sessions } from './commands/sessions.js';
 import { register as webhooks } from './commands/webhooks.js';
@@ -52,6 +53,7 @@ export function program(): Command {
   sessions(vss);
   guests(vss);
   recordings(vss);
+  recording(vss);
   exportsCommands(vss);
   webhooks(vss);
   account(vss);

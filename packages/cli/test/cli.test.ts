@@ -270,7 +270,17 @@ describe('usage errors: exit code 2 and one line', () => {
     const help = await vss(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: vss [options] [command]');
-    for (const family of ['login', 'projects', 'sessions', 'join-links', 'export', 'webhooks', 'keys', 'bot'])
+    for (const family of [
+      'login',
+      'projects',
+      'sessions',
+      'join-links',
+      'recording',
+      'export',
+      'webhooks',
+      'keys',
+      'bot',
+    ])
       expect(help.stdout).toMatch(new RegExp(`^  ${family}\\b`, 'm'));
     const version = await vss(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });

@@ -46,7 +46,10 @@ describe('the MCP endpoint with agent tokens', () => {
       'get_usage',
       'list_exports',
       'list_sessions',
+      'pause_recording',
       'redact_participant',
+      'resume_recording',
+      'set_recording_rules',
       'set_visibility',
       'start_export',
     ]);

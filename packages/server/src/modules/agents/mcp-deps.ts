@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Db } from '../../db/types.js';
 import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
@@ -21,6 +22,24 @@ export interface McpDeps {
   guests: GuestsService;
   billing: BillingService;
 }
+
+/** What a tool is: its title and description, its input, and how its call is logged. */
+export interface ToolConfig<Shape extends z.ZodRawShape> {
+  title: string;
+  description: string;
+  destructive?: boolean;
+  input: Shape;
+  /** the session a successful call made, for its activity row */
+  sessionOf?: (value: unknown) => string;
+}
+
+/** Defines one tool of the MCP server: its scope checked, its call logged, an error a tool error. */
+export type DefineTool = <Shape extends z.ZodRawShape>(
+  name: string,
+  scope: Scope,
+  config: ToolConfig<Shape>,
+  run: (args: z.objectOutputType<Shape, z.ZodTypeAny>) => Promise<unknown>,
+) => void;
 
 /** How one agent call ended: its value, or the API's code and message. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; message: string };

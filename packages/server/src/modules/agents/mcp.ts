@@ -6,7 +6,8 @@ import type { Principal } from '../../http/principal.js';
 import { presentRecord } from '../billing/service.js';
 import { USER_ID, USER_ID_MAX } from '../live/service.js';
 import { presentSession } from '../sessions/service.js';
-import { audited, type McpDeps } from './mcp-deps.js';
+import { audited, type McpDeps, type ToolConfig } from './mcp-deps.js';
+import { registerRecordingTools } from './mcp-recording.js';
 import { registerResources } from './mcp-resources.js';
 import type { Scope } from './service.js';
 
@@ -43,14 +44,7 @@ export function mcpServer(
   function tool<Shape extends z.ZodRawShape>(
     name: string,
     scope: Scope,
-    config: {
-      title: string;
-      description: string;
-      destructive?: boolean;
-      input: Shape;
-      /** the session a successful call made, for its activity row */
-      sessionOf?: (value: unknown) => string;
-    },
+    config: ToolConfig<Shape>,
     run: (args: z.objectOutputType<Shape, z.ZodTypeAny>) => Promise<unknown>,
   ): void {
     inputs.set(name, z.object(config.input));
@@ -362,6 +356,7 @@ export function mcpServer(
         args.include_chat as boolean,
       ),
   );
+  registerRecordingTools(tool, deps, principal);
   registerResources(server, deps, principal);
 
   /**
