@@ -186,7 +186,7 @@ describe('the README walkthrough', () => {
           requestInit: { headers: { Authorization: config.headers.Authorization.replace('sat_…', secret) } },
         }),
       );
-      expect((await client.listTools()).tools).toHaveLength(17);
+      expect((await client.listTools()).tools).toHaveLength(20);
       await client.close();
     } finally {
       release();
