@@ -41,7 +41,7 @@ describeBrowser(
       browser = b;
     });
 
-    it('everyone sees whether they are recorded; the owner pauses and resumes; a rule leaves a guest’s camera out', async () => {
+    it('everyone sees whether they are recorded and the rules; the owner pauses, resumes and leaves a guest’s camera out from the room', async () => {
       // The owner makes a session and a join link for a guest.
       const ctxA = await newContext(browser, vss.base);
       const a = await ctxA.newPage();
@@ -96,43 +96,87 @@ describeBrowser(
       await g.getByRole('button', { name: 'Send' }).click();
       await a.getByRole('list', { name: 'Chat' }).getByText('said after resuming').waitFor();
 
-      // On the session page (another tab) the owner leaves Bob's camera out of the recording.
-      const s = await ctxA.newPage();
-      await s.goto(path);
-      const rules = s.getByRole('region', { name: 'What is recorded' });
-      await rules.getByText('No rules: everything is recorded.').waitFor();
-      // An id that cannot be one is refused in words, before anything is sent.
-      await rules.getByLabel('Whose').selectOption({ label: 'Someone else (by participant id)…' });
-      await rules.getByLabel('Participant id').fill('two words');
-      await rules.getByRole('button', { name: 'Add rule' }).click();
-      await rules.getByRole('alert').filter({ hasText: 'cannot be a participant id' }).waitFor();
-      // Bob is offered by his name, once the session's timeline has him.
-      const whose = rules.getByLabel('Whose');
-      await poll(() => whose.locator('option').allTextContents()).toContain(`Bob (${bob})`);
-      await rules.getByLabel('Rule', { exact: true }).selectOption({ label: "Don't record" });
-      await whose.selectOption({ label: `Bob (${bob})` });
-      await rules.getByLabel('What').selectOption({ label: 'Camera' });
-      await rules.getByRole('button', { name: 'Add rule' }).click();
-      const list = rules.getByRole('list', { name: 'Rules' });
-      await list.getByText("Don't record Bob's camera").waitFor();
-      await rules.getByText('Not saved yet.').waitFor();
-      await rules.getByRole('button', { name: 'Save rules' }).click();
-      await rules.getByRole('status').filter({ hasText: 'Rules saved' }).waitFor();
-      expect((await apiGet<{ rules: unknown[] }>(s, `/v1/sessions/${id}/recording-rules`)).rules).toEqual([
-        { type: 'exclude', user_id: bob, kind: 'cam' },
-      ]);
-      await screenshot(s, 'recording-rules', true);
+      // In the room, everybody sees the rules in force; only the owner may change them.
+      const roomRules = (page: Page) => page.getByRole('region', { name: 'Recording rules' });
+      const ruleList = (page: Page) => roomRules(page).getByRole('list', { name: 'Recording rules' });
+      for (const page of [a, g])
+        await roomRules(page).getByText('No rules: everything is recorded.').waitFor();
+      await roomRules(g)
+        .getByText(/can change them/)
+        .waitFor();
+      expect(await roomRules(g).getByRole('button').count()).toBe(0);
 
-      // Bob's page tells him his camera is not recorded; Alice's says nothing of the kind.
+      // The owner leaves Bob's camera out, from the room: Bob is offered by the name he joined with.
+      const here = roomRules(a);
+      await poll(() => here.getByLabel('Whose').locator('option').allTextContents()).toContain(
+        `Bob (${bob})`,
+      );
+      await here.getByLabel('Rule', { exact: true }).selectOption({ label: "Don't record" });
+      await here.getByLabel('Whose').selectOption({ label: `Bob (${bob})` });
+      await here.getByLabel('What').selectOption({ label: 'Camera' });
+      await here.getByRole('button', { name: 'Add rule' }).click();
+      await ruleList(a).getByText("Don't record Bob's camera").waitFor();
+      await here.getByText('Not saved yet.').waitFor();
+      // Not saved yet: Bob's room does not have it.
+      expect(await roomRules(g).getByText("Don't record Bob's camera").count()).toBe(0);
+      await here.getByRole('button', { name: 'Save rules' }).click();
+      await here.getByRole('status').filter({ hasText: 'Rules saved' }).waitFor();
+
+      // Bob's page tells him his camera is not recorded, and both rooms list the rule in words;
+      // Alice's page says nothing of hers is left out. The API says the same.
       const bar = (page: Page) => page.getByRole('region', { name: 'Recording', exact: true });
       await bar(g).getByText('Your camera is not being recorded.').waitFor();
       await poll(() => recordingSays(g)).toBe('Recording');
+      for (const page of [a, g])
+        await poll(() => ruleList(page).locator('li > span').allTextContents()).toEqual([
+          "Don't record Bob's camera",
+        ]);
+      expect(await here.getByText('Not saved yet.').count()).toBe(0);
       expect(
         await bar(a)
           .getByText(/not being recorded/)
           .count(),
       ).toBe(0);
+      expect((await apiGet<{ rules: unknown[] }>(a, `/v1/sessions/${id}/recording-rules`)).rules).toEqual([
+        { type: 'exclude', user_id: bob, kind: 'cam' },
+      ]);
+      await screenshot(a, 'recording-rules-live', true);
       await screenshot(g, 'recording-guest-camera-left-out');
+
+      // The session page (another tab) lists the same rule, and edits it too.
+      const s = await ctxA.newPage();
+      await s.goto(path);
+      const rules = s.getByRole('region', { name: 'What is recorded' });
+      const list = rules.getByRole('list', { name: 'Rules' });
+      await list.getByText("Don't record Bob's camera").waitFor();
+      // An id that cannot be one is refused in words, before anything is sent.
+      await rules.getByLabel('Whose').selectOption({ label: 'Someone else (by participant id)…' });
+      await rules.getByLabel('Participant id').fill('two words');
+      await rules.getByRole('button', { name: 'Add rule' }).click();
+      await rules.getByRole('alert').filter({ hasText: 'cannot be a participant id' }).waitFor();
+      // Bob is offered by his name, once the session's timeline has him; his microphone is left out too.
+      const whose = rules.getByLabel('Whose');
+      await poll(() => whose.locator('option').allTextContents()).toContain(`Bob (${bob})`);
+      await rules.getByLabel('Rule', { exact: true }).selectOption({ label: "Don't record" });
+      await whose.selectOption({ label: `Bob (${bob})` });
+      await rules.getByLabel('What').selectOption({ label: 'Microphone' });
+      await rules.getByRole('button', { name: 'Add rule' }).click();
+      await list.getByText("Don't record Bob's microphone").waitFor();
+      await rules.getByText('Not saved yet.').waitFor();
+      await rules.getByRole('button', { name: 'Save rules' }).click();
+      await rules.getByRole('status').filter({ hasText: 'Rules saved' }).waitFor();
+      expect((await apiGet<{ rules: unknown[] }>(s, `/v1/sessions/${id}/recording-rules`)).rules).toEqual([
+        { type: 'exclude', user_id: bob, kind: 'cam' },
+        { type: 'exclude', user_id: bob, kind: 'mic' },
+      ]);
+      await screenshot(s, 'recording-rules', true);
+      // The rooms follow at once.
+      await bar(g).getByText('Your camera and microphone are not being recorded.').waitFor();
+      for (const page of [a, g])
+        await poll(() => ruleList(page).locator('li > span').allTextContents()).toEqual([
+          "Don't record Bob's camera",
+          "Don't record Bob's microphone",
+        ]);
 
       // Both leave; the session ends.
       await g.getByRole('button', { name: 'Leave' }).click();

@@ -78,7 +78,8 @@ export function LivePage() {
         }}
       />
     );
-  // The session's owner and the organisation's admins may remove people from the call and pause its recording.
+  // The session's owner and the organisation's admins may remove people from the call, pause its
+  // recording and change its rules.
   const canRemove = !!me && (s.created_by === me.id || me.role === 'owner' || me.role === 'admin');
   return (
     <RoomView

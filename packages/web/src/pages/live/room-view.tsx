@@ -7,6 +7,7 @@ import { ChatPanel } from './chat-panel';
 import { DirectorPanel } from './director-panel';
 import { PeoplePanel } from './people-panel';
 import { RecordingBar } from './recording-bar';
+import { RulesPanel } from './rules-panel';
 import { Tiles } from './tiles';
 
 const TOGGLES: { kind: TrackKind; label: string }[] = [
@@ -45,9 +46,9 @@ function Removed({ children }: { children?: ReactNode }) {
 
 /**
  * Inside a live session: whether it is being recorded, tiles, device toggles, the people present,
- * chat, director controls and Leave. `canRemove`: this person is the session's owner or an admin,
- * who may remove others and pause the recording. `exit`: where to go once the call is over for
- * them (shown when removed).
+ * the recording rules, chat, director controls and Leave. `canRemove`: this person is the
+ * session's owner or an admin, who may remove others, pause the recording and change its rules.
+ * `exit`: where to go once the call is over for them (shown when removed).
  */
 export function RoomView({
   room,
@@ -140,6 +141,7 @@ export function RoomView({
         <Tiles room={room} state={state} />
         <div className="live-side">
           <PeoplePanel sessionId={sessionId} state={state} canRemove={canRemove} />
+          <RulesPanel sessionId={sessionId} state={state} canChange={canRemove} />
           <ChatPanel room={room} chat={state.chat} names={state.names} live={live} />
           <DirectorPanel room={room} state={state} />
         </div>

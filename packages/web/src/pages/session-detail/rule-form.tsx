@@ -1,6 +1,16 @@
 import { useState, type FormEvent } from 'react';
-import { KIND_WORDS, RULE_KINDS, type RecordingRule, type RuleKind } from '../../recording';
+import { ApiError, api, plainWords } from '../../api';
+import {
+  KIND_WORDS,
+  MAX_RULES,
+  RULE_KINDS,
+  describeRules,
+  sameRule,
+  type RecordingRule,
+  type RuleKind,
+} from '../../recording';
 import { pickLabel } from '../../types';
+import { useAction } from '../../ui/hooks';
 import { ErrorNote, Field } from '../../ui/kit';
 
 /** What the API allows as a participant id: no "/", white space or control character, not "." or "..". */
@@ -108,5 +118,137 @@ export function RuleForm({
       </button>
       <ErrorNote error={error} />
     </form>
+  );
+}
+
+/** The rules refused, in words: which rule, and why, without the API's field names. */
+function saveError(err: unknown): Error {
+  if (err instanceof ApiError && err.status === 403)
+    return new Error(
+      "Only the session's creator or an admin of the organisation can change what is recorded.",
+    );
+  if (err instanceof ApiError && err.status === 404) return new Error('This session no longer exists.');
+  if (err instanceof ApiError && err.status === 400) {
+    const m = /^body\.rules\[(\d+)\](\S*)(?::\s*|\s+)(.*)$/.exec(err.message);
+    if (m) return new Error(`Rule ${Number(m[1]) + 1}: ${plainWords(`body${m[2]} ${m[3]}`)}`);
+    return new Error(`The rules were not saved: ${plainWords(err.message)}`);
+  }
+  if (err instanceof ApiError && err.status === 0)
+    return new Error(`The rules were not saved: ${err.message}.`);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Replaces a session's recording rules (`PUT /v1/sessions/{id}/recording-rules`); rejects with a sentence. */
+export async function saveRecordingRules(sessionId: string, rules: RecordingRule[]): Promise<void> {
+  try {
+    await api('PUT', `/v1/sessions/${encodeURIComponent(sessionId)}/recording-rules`, { body: { rules } });
+  } catch (err) {
+    throw saveError(err);
+  }
+}
+
+/**
+ * A session's recording rules in words, one numbered line each (the list named by `labelledBy`).
+ * When `editable`: Remove on each, a form for a new one offering `people` by name, and Save, which
+ * replaces the session's rules; until the new `rules` come back, the saved ones show.
+ */
+export function RulesEditor({
+  sessionId,
+  rules: inForce,
+  names,
+  people,
+  editable,
+  labelledBy,
+  onSaved,
+}: {
+  sessionId: string;
+  /** the rules in force, as last read */
+  rules: RecordingRule[];
+  /** the names people joined with, by user_id */
+  names: Record<string, string>;
+  /** user ids to offer in the form, in order */
+  people: string[];
+  editable: boolean;
+  /** the id of the list's heading */
+  labelledBy: string;
+  onSaved?(): void;
+}) {
+  /** the rules being edited, not saved yet (null: none) */
+  const [draft, setDraft] = useState<RecordingRule[] | null>(null);
+  /** the rules just saved, shown while `inForce` is still what it was when saving */
+  const [saved, setSaved] = useState<{ rules: RecordingRule[]; over: RecordingRule[] } | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  const save = useAction(async (next: RecordingRule[]) => {
+    await saveRecordingRules(sessionId, next);
+    setSaved({ rules: next, over: inForce });
+    setDraft(null);
+    setSaid('Rules saved: they apply from now on.');
+    onSaved?.();
+  });
+  const current = saved && saved.over === inForce ? saved.rules : inForce;
+  const rules = draft ?? current;
+  const dirty =
+    draft !== null && (draft.length !== current.length || draft.some((r, i) => !sameRule(r, current[i]!)));
+  const lines = describeRules(rules, names);
+  const edit = (next: RecordingRule[]) => {
+    setSaid(null);
+    save.setError(null);
+    setDraft(next);
+  };
+  return (
+    <>
+      {rules.length === 0 ? (
+        <p>No rules: everything is recorded.</p>
+      ) : (
+        <ol className="rules" aria-labelledby={labelledBy}>
+          {rules.map((r, i) => (
+            <li key={i}>
+              <span>{lines[i]}</span>
+              {editable ? (
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Remove rule ${i + 1}: ${lines[i]}`}
+                  onClick={() => edit(rules.filter((_, k) => k !== i))}
+                >
+                  Remove
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      )}
+      {editable ? (
+        <>
+          {rules.length < MAX_RULES ? (
+            <RuleForm people={people} names={names} onAdd={(r) => edit([...rules, r])} />
+          ) : (
+            <p className="muted">A session can have at most {MAX_RULES} rules.</p>
+          )}
+          <p className="row rules-save">
+            <button type="button" disabled={!dirty || save.busy} onClick={() => void save.run(rules)}>
+              {save.busy ? 'Saving…' : 'Save rules'}
+            </button>
+            {dirty ? (
+              <>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    save.setError(null);
+                    setDraft(null);
+                  }}
+                >
+                  Discard changes
+                </button>
+                <span className="muted">Not saved yet.</span>
+              </>
+            ) : null}
+          </p>
+        </>
+      ) : null}
+      <ErrorNote error={save.error} />
+      {said ? <p role="status">{said}</p> : null}
+    </>
   );
 }
