@@ -7,3 +7,4 @@
 export * from './messages.js';
 export * from './binary.js';
 export * from './media.js';
+export * from './recording.js';

@@ -23,7 +23,11 @@ export type ControlEvent =
   /** to the older connection of a user who joined again: close 4409 follows */
   | 'replaced'
   /** to a participant the session's host removed: close 4403 follows */
-  | 'removed';
+  | 'removed'
+  /** to everybody: what the session records changed (RecordingData; also in `welcome.recording`) */
+  | 'recording'
+  /** to a replay connection: the recording jumps over a span in which it was paused (SkipData) */
+  | 'skip';
 
 /**
  * Video layers. A publisher may send each camera or screen picture in up to three layers, each

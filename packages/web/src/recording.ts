@@ -4,32 +4,18 @@
  * person reads them.
  */
 
-/** The kinds of stream a rule can name. */
-export type RuleKind = 'cam' | 'mic' | 'screen' | 'chat';
-export const RULE_KINDS: readonly RuleKind[] = ['cam', 'mic', 'screen', 'chat'];
+import { isRecorded, RULE_KINDS, type RecordingData, type RecordingRule, type RuleKind } from '@vss/protocol';
 
-/** One rule: it records (`include`) or leaves out (`exclude`) every stream, or one person's and/or one kind. */
-export interface RecordingRule {
-  type: 'include' | 'exclude';
-  all?: true;
-  user_id?: string;
-  kind?: RuleKind;
-}
+export { isRecorded, MAX_RULES, RULE_KINDS, type RecordingRule, type RuleKind } from '@vss/protocol';
 
 /** Whether the session is recording now, and its rules. */
-export interface RecordingStatus {
-  state: 'recording' | 'paused';
-  rules: RecordingRule[];
-}
+export type RecordingStatus = RecordingData;
 
 /** `GET /v1/sessions/{id}/recording-rules` */
 export interface RecordingControls extends RecordingStatus {
   session_id: string;
   paused_at: string | null;
 }
-
-/** At most this many rules per session (the server refuses more). */
-export const MAX_RULES = 100;
 
 const isKind = (k: unknown): k is RuleKind => RULE_KINDS.includes(k as RuleKind);
 
@@ -54,20 +40,6 @@ export function readRecordingStatus(v: unknown): RecordingStatus | null {
   const d = v as Record<string, unknown>;
   if (d.state !== 'recording' && d.state !== 'paused') return null;
   return { state: d.state, rules: readRules(d.rules) };
-}
-
-/**
- * Whether `userId`'s stream of `kind` is recorded under `rules` (as the server decides it): every
- * matching rule applies in order, the later winning; a stream no rule matches is recorded.
- */
-export function isRecorded(rules: readonly RecordingRule[], userId: string, kind: RuleKind): boolean {
-  let recorded = true;
-  for (const r of rules) {
-    if (r.user_id !== undefined && r.user_id !== userId) continue;
-    if (r.kind !== undefined && r.kind !== kind) continue;
-    recorded = r.type === 'include';
-  }
-  return recorded;
 }
 
 /** What each kind is called in a sentence. */

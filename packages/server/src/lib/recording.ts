@@ -4,35 +4,10 @@
  * segments), replay (which spans to skip) and the export (which spans to cut out).
  */
 
-/** The kinds a rule can name. */
-export const RULE_KINDS = ['cam', 'mic', 'screen', 'chat'] as const;
-export type RuleKind = (typeof RULE_KINDS)[number];
+import type { RecordingRule, RuleKind } from '@vss/protocol';
+import { isRecorded } from '@vss/protocol';
 
-/** One recording rule: it applies to the streams it matches (all, or by user and/or kind). */
-export interface RecordingRule {
-  type: 'include' | 'exclude';
-  all?: true;
-  user_id?: string;
-  kind?: RuleKind;
-}
-
-/** At most this many rules per session. */
-export const MAX_RULES = 100;
-
-/**
- * Whether a user's stream of `kind` is recorded under `rules`: every matching rule is applied in
- * order, so a later one wins; with no matching rule, it is. A rule with neither `user_id` nor
- * `kind` (`all: true`) matches every stream.
- */
-export function isRecorded(rules: readonly RecordingRule[], userId: string, kind: RuleKind): boolean {
-  let recorded = true;
-  for (const r of rules) {
-    if (r.user_id !== undefined && r.user_id !== userId) continue;
-    if (r.kind !== undefined && r.kind !== kind) continue;
-    recorded = r.type === 'include';
-  }
-  return recorded;
-}
+export { isRecorded, MAX_RULES, RULE_KINDS, type RecordingRule, type RuleKind } from '@vss/protocol';
 
 /** A half-open interval of the session's clock (ms since 1970); `end` null: still open. */
 export interface Span {

@@ -1,0 +1,47 @@
+/**
+ * What a session records: its recording rules (`PUT /v1/sessions/{id}/recording-rules`) and
+ * whether it is paused, as the server decides it and as participants are told.
+ */
+
+/** The kinds of stream a rule can name. */
+export const RULE_KINDS = ['cam', 'mic', 'screen', 'chat'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+/** One rule: it records (`include`) or leaves out (`exclude`) every stream, or a participant's and/or a kind's. */
+export interface RecordingRule {
+  type: 'include' | 'exclude';
+  all?: true;
+  user_id?: string;
+  kind?: RuleKind;
+}
+
+/** At most this many rules per session. */
+export const MAX_RULES = 100;
+
+/** `control` `recording` and `welcome.recording`: whether the call is being recorded, and its rules. */
+export interface RecordingData {
+  state: 'recording' | 'paused';
+  rules: RecordingRule[];
+}
+
+/** `control` `skip`, on a replay connection: nothing was recorded from `from_ts` to `to_ts`. */
+export interface SkipData {
+  from_ts: number;
+  to_ts: number;
+  reason: 'paused';
+}
+
+/**
+ * Whether `userId`'s stream of `kind` is recorded under `rules`: every matching rule applies in
+ * order, so a later one wins; a stream no rule matches is recorded. A rule with neither `user_id`
+ * nor `kind` (`all: true`) matches every stream.
+ */
+export function isRecorded(rules: readonly RecordingRule[], userId: string, kind: RuleKind): boolean {
+  let recorded = true;
+  for (const r of rules) {
+    if (r.user_id !== undefined && r.user_id !== userId) continue;
+    if (r.kind !== undefined && r.kind !== kind) continue;
+    recorded = r.type === 'include';
+  }
+  return recorded;
+}
