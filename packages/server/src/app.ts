@@ -18,6 +18,7 @@ import { installRequestLog } from './http/logging.js';
 import { installRequestMetrics } from './http/metrics.js';
 import { installStorageGuard } from './http/storage-guard.js';
 import { liveRoutes } from './modules/live/routes.js';
+import { recordingRoutes } from './modules/live/recording-routes.js';
 import { recordingsRoutes } from './modules/recordings/routes.js';
 import { guestsRoutes } from './modules/guests/routes.js';
 import { installOpenApi } from './http/openapi.js';
@@ -151,6 +152,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     live: services.live,
     streams: runtime.streams,
   });
+  await app.register(recordingRoutes, { live: services.live });
   await app.register(guestsRoutes, { baseUrl, idempotency, guests: services.guests });
   await app.register(recordingsRoutes, { baseUrl, idempotency, recordings: services.recordings, page });
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });

@@ -150,6 +150,7 @@ describe('the README walkthrough', () => {
       expect(out).toContain('receiver: session.started');
       // Step 4: the participant's chat and 100 tone frames were acknowledged.
       expect(out).toMatch(/recorded 101 messages/);
+      expect(out).toMatch(/"state":"paused","paused_at":"[^"]+"/);
       expect(out).toMatch(/"user_id":"guest-[0-9A-Za-z]+","display_name":"Ana María","can_publish":true/);
       // Step 6: the replay link opened as returned.
       expect(out).toMatch(/\{"data":\{"events":\[\{"seq":1,/);

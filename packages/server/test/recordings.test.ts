@@ -186,16 +186,40 @@ describe('recordings', () => {
         // No display name was given: the user_id is the name.
         display_name: 'alice',
         tracks: [
-          { kind: 'cam', stream_id: 'media/alice/cam', start_ts: T0, end_ts: T0 + 3000 },
-          { kind: 'mic', stream_id: 'media/alice/mic', start_ts: T0, end_ts: T0 + 2980 },
+          {
+            kind: 'cam',
+            stream_id: 'media/alice/cam',
+            start_ts: T0,
+            end_ts: T0 + 3000,
+            segments: [{ start_ts: T0, end_ts: T0 + 3000 }],
+          },
+          {
+            kind: 'mic',
+            stream_id: 'media/alice/mic',
+            start_ts: T0,
+            end_ts: T0 + 2980,
+            segments: [{ start_ts: T0, end_ts: T0 + 2980 }],
+          },
         ],
       },
       {
         user_id: 'bob',
         display_name: 'bob',
         tracks: [
-          { kind: 'mic', stream_id: 'media/bob/mic', start_ts: T0 + 500, end_ts: T0 + 3500 },
-          { kind: 'screen', stream_id: 'media/bob/screen', start_ts: T0 + 500, end_ts: T0 + 3500 },
+          {
+            kind: 'mic',
+            stream_id: 'media/bob/mic',
+            start_ts: T0 + 500,
+            end_ts: T0 + 3500,
+            segments: [{ start_ts: T0 + 500, end_ts: T0 + 3500 }],
+          },
+          {
+            kind: 'screen',
+            stream_id: 'media/bob/screen',
+            start_ts: T0 + 500,
+            end_ts: T0 + 3500,
+            segments: [{ start_ts: T0 + 500, end_ts: T0 + 3500 }],
+          },
         ],
       },
     ]);

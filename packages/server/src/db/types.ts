@@ -106,6 +106,14 @@ export interface JoinLinksTable {
 }
 
 /** A participant removed from a live session: their tokens issued before `removed_at` are refused. */
+/** A session's recording rules (JSON array) and, while paused, since when (ms). */
+export interface RecordingControlsTable {
+  session_id: string;
+  rules: string;
+  paused_at: number | null;
+  updated_at: number;
+}
+
 export interface RemovalsTable {
   session_id: string;
   user_id: string;
@@ -348,6 +356,7 @@ export interface Tables {
   replay_links: ReplayLinksTable;
   join_links: JoinLinksTable;
   removals: RemovalsTable;
+  recording_controls: RecordingControlsTable;
   redactions: RedactionsTable;
   jobs: JobsTable;
   webhooks: WebhooksTable;

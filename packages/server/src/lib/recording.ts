@@ -119,12 +119,13 @@ export function recordedSegments(
     else continue;
     settle(e.ts);
   }
-  if (openAt !== null && to > openAt) out.push({ start_ts: openAt, end_ts: to });
+  // Inclusive at the end: a track of one frame was recorded at that instant.
+  if (openAt !== null && to >= openAt) out.push({ start_ts: openAt, end_ts: to });
   const merged: typeof out = [];
   for (const s of out) {
     const last = merged[merged.length - 1];
     if (last && last.end_ts >= s.start_ts) last.end_ts = Math.max(last.end_ts, s.end_ts);
-    else if (s.end_ts > s.start_ts || merged.length === 0) merged.push({ ...s });
+    else merged.push({ ...s });
   }
   return merged;
 }

@@ -10,6 +10,7 @@ import { agentsMigration } from './007-agents.js';
 import { segmentsMigration } from './008-segments.js';
 import { oauthSpentCodesMigration } from './009-oauth-spent-codes.js';
 import { guestsMigration } from './010-guests.js';
+import { recordingControlsMigration } from './011-recording-controls.js';
 import { exportKeepGapsMigration } from './013-export-keep-gaps.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
@@ -25,6 +26,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '008-segments': segmentsMigration(engine),
     '009-oauth-spent-codes': oauthSpentCodesMigration(),
     '010-guests': guestsMigration(),
+    '011-recording-controls': recordingControlsMigration(),
     '013-export-keep-gaps': exportKeepGapsMigration(),
   };
   return { getMigrations: async () => all };

@@ -1,3 +1,4 @@
+import type { RecordingState } from './recording-control.js';
 import type { TrackKind } from '@vss/protocol';
 import type { SessionsTable } from '../../db/types.js';
 import type { LayerRates, MediaInfo } from './layers.js';
@@ -48,4 +49,6 @@ export interface LiveSession {
   rates: LayerRates;
   /** Serialises seq assignment and batching per session, so that seq follows arrival order. */
   chain: Promise<unknown>;
+  /** what is stored of its messages: paused or not, and its recording rules */
+  recording: RecordingState;
 }

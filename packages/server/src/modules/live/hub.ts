@@ -22,6 +22,8 @@ import { OneConnectionPerUser } from './identity.js';
 import { StorageBudget, type Allowance } from './storage-budget.js';
 import { SessionLifecycle } from './lifecycle.js';
 import type { ConnectionMeter } from './service.js';
+import { sequence, recordingData, fromRecordingData, type Pipeline } from './recording.js';
+import { recordingStore, stores, type RecordingState } from './recording-control.js';
 import { announceJoin, publishParticipant, shownName, type Announcing } from './participants.js';
 
 /**
@@ -50,6 +52,7 @@ export class SessionHub {
   private readonly lifecycle: SessionLifecycle;
   private readonly events: Timeline;
   private readonly announcing: Announcing;
+  private readonly pipeline: Pipeline;
 
   constructor(
     private readonly deps: {
@@ -79,6 +82,7 @@ export class SessionHub {
     this.registry = new SessionRegistry({
       ...deps,
       store: this.store,
+      recordings: recordingStore(deps.db),
       storage: this.storage,
       onRemote: (live, m) => this.deliverRemote(live, m),
     });
@@ -88,12 +92,14 @@ export class SessionHub {
     this.lifecycle = new SessionLifecycle(deps.db, this.store, deps.bus);
     this.events = new Timeline(deps);
     this.identity = new OneConnectionPerUser({ ...deps, store: this.store, leave: (c) => this.leave(c) });
+    const control = this.control.bind(this);
+    this.pipeline = { ...deps, events: this.events, stats: this.stats, control };
     this.announcing = {
       ...deps,
       store: this.store,
       lifecycle: this.lifecycle,
       events: this.events,
-      control: (...args) => this.control(...args),
+      control,
     };
     this.ending = new SessionEnding({
       ...deps,
@@ -205,51 +211,21 @@ export class SessionHub {
     // Held from here until durable, or refused.
     const release = this.ingest.hold(msg.payload.length);
     try {
+      // What the recording rules and a pause leave out is relayed, not stored: it takes no storage.
+      const stored = stores(live.recording, conn.userId, msg.streamType);
       const may = {
         now: Date.now(),
         skewMs: this.deps.clockSkewMs,
-        store: (n: number) => this.storage.take(live.orgId, n),
+        store: (n: number) => !stored || this.storage.take(live.orgId, n),
       };
-      const { streamId, body, ts, isMedia } = acceptPublish(conn, live.redacted, msg, may);
+      const accepted = acceptPublish(conn, live.redacted, msg, may);
       if (msg.layer)
-        return await relayLayer(live, conn, { ...msg, streamId, body, ts }, this.deps.fanout, this.stats);
-      const run = live.chain.then(async () => {
-        if (isMedia) {
-          const kind = parseMediaStream(streamId)!.kind;
-          if (!member.tracks.has(kind)) {
-            member.tracks.add(kind);
-            await this.events.record(
-              live.session.id,
-              'track.published',
-              conn.userId,
-              { user_id: conn.userId, kind, stream_id: streamId },
-              ts,
-            );
-            this.control(live, conn.id, 'track.published', conn.userId, { kind, stream_type: streamId }, ts);
-          }
-        }
-        const seq = await this.deps.sequencer.next(live.session.id);
-        const durable = this.deps.writer.append({ sessionId: live.session.id, seq, streamId, ts, body });
-        this.stats.published += 1;
-        this.stats.publishedBytes += body.length;
-        const out: FanoutMessage = {
-          kind: 'message',
-          fromConn: conn.id,
-          streamType: streamId,
-          timestampMs: ts,
-          seq,
-          payload: body,
-        };
-        deliver(live.members.values(), out, live.rates);
-        this.deps.fanout.publish(live.session.id, out);
-        return { seq, durable };
-      });
-      live.chain = run.catch(() => {});
-      const { seq, durable } = await run;
+        return await relayLayer(live, conn, { ...msg, ...accepted }, this.deps.fanout, this.stats);
+      const { seq, durable } = await sequence(this.pipeline, live, conn, member, accepted, stored);
       durable.then(release, release);
       if (msg.id !== undefined) {
         await durable;
-        sendControl(conn, 'ack', conn.userId, { id: msg.id, seq });
+        sendControl(conn, 'ack', conn.userId, { id: msg.id, seq, ...(stored ? {} : { recorded: false }) });
         this.deps.metrics?.ackLatency.observe((performance.now() - received) / 1000);
       }
     } catch (err) {
@@ -321,12 +297,34 @@ export class SessionHub {
       return void this.identity.sendAwayHere(live, m.userId!, 'removed');
     // A key-frame request for a publisher: for its connection alone, if it is here.
     if (m.kind === 'control' && m.event === 'keyframe') return this.keyframes.onRemote(live, m);
+    // What the session records changed (told by the process that took the request): here too.
+    if (m.kind === 'control' && m.event === 'recording') live.recording = fromRecordingData(m.data!);
     deliver(live.members.values(), m, live.rates);
   }
 
-  /** Forgets the presence rows of a deleted session. */
-  forgetSession(sessionId: string): Promise<void> {
-    return this.store.deleteMembers(sessionId);
+  /**
+   * What a session records changed: applied here at once (to what is published from now on), and
+   * told to its participants (`control` `recording`) here and, through the fan-out, everywhere.
+   */
+  recordingChanged(sessionId: string, state: RecordingState, ts: number): void {
+    const live = this.sessions.get(sessionId);
+    if (live) live.recording = state;
+    const m: FanoutMessage = {
+      kind: 'control',
+      fromConn: '',
+      event: 'recording',
+      userId: 'system',
+      data: recordingData(state),
+      timestampMs: ts,
+    };
+    if (live) deliver(live.members.values(), m);
+    this.deps.fanout.publish(sessionId, m);
+  }
+
+  /** Forgets the presence rows and recording rules of a deleted session. */
+  async forgetSession(sessionId: string): Promise<void> {
+    await this.store.deleteMembers(sessionId);
+    await recordingStore(this.deps.db).forget(sessionId);
   }
 
   displayNames = (sessionId: string): Promise<Map<string, string>> => this.store.displayNames(sessionId);

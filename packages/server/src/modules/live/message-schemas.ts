@@ -1,3 +1,4 @@
+import { RecordingRuleSchema } from './recording-schemas.js';
 import { LIVE_ERRORS } from '@vss/protocol';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from '../../http/schema-types.js';
@@ -152,6 +153,19 @@ const control = <E extends TSchema, D extends TSchema>(
     { title, description },
   );
 
+const RecordingData = Type.Object(
+  {
+    state: StringEnum(['recording', 'paused'], {
+      description: '`paused`: nothing of the call is being stored (`pauseRecording`) until it is resumed',
+    }),
+    rules: Type.Array(RecordingRuleSchema, {
+      description:
+        'the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored',
+    }),
+  },
+  { description: 'live: what the session records now' },
+);
+
 export const LiveWelcome = control(
   'LiveWelcome',
   Type.Literal('welcome'),
@@ -177,6 +191,7 @@ export const LiveWelcome = control(
         description: 'live: the name to show for each user id present (`{ user_id: display_name }`)',
       }),
     ),
+    recording: Type.Optional(RecordingData),
   }),
   'Sent first, to the new connection alone.',
   'the connecting participant',
@@ -220,8 +235,14 @@ export const LiveAck = control(
       Type.Integer({ description: 'absent for a reduced video layer: relayed, not recorded' }),
     ),
     layer: Type.Optional(Type.Integer({ description: 'the reduced layer relayed (1 or 2)' })),
+    recorded: Type.Optional(
+      Type.Literal(false, {
+        description:
+          'relayed live but not stored: the recording is paused, or its rules leave this stream out',
+      }),
+    ),
   }),
-  'The publish with this `id` is durably written (survives a crash), or for a reduced video layer relayed; sent to the publisher.',
+  'The publish with this `id` is durably written (survives a crash), or relayed when it is not recorded (a reduced video layer; `recorded: false` while paused or left out by the rules); sent to the publisher.',
   'the publisher',
 );
 
@@ -247,6 +268,26 @@ export const LiveEnd = control(
     elapsed_ms: Type.Integer(),
   }),
   'A replay connection played the whole recording; the server then closes with 1000.',
+  '`system`',
+);
+
+export const LiveRecording = control(
+  'LiveRecording',
+  Type.Literal('recording'),
+  RecordingData,
+  'What the session records changed: it was paused or resumed, or its rules changed (`setRecordingRules`). Sent to everybody, in every process, at once; the `welcome` of who joins later says the same. A client shows whether it is being recorded.',
+  '`system`',
+);
+
+export const LiveSkip = control(
+  'LiveSkip',
+  Type.Literal('skip'),
+  Type.Object({
+    from_ts: Type.Integer({ description: 'where the recording was paused, ms since 1970' }),
+    to_ts: Type.Integer({ description: 'where it was resumed' }),
+    reason: Type.Literal('paused'),
+  }),
+  'Replay connections: the recording jumps over a span in which recording was paused; it takes no time. Sent before the first message after the span.',
   '`system`',
 );
 
@@ -302,6 +343,8 @@ export const LiveControl = Type.Union(
     LiveAck,
     LiveError,
     LiveEnd,
+    LiveRecording,
+    LiveSkip,
     LiveReconnect,
     LiveReplaced,
     LiveRemoved,

@@ -1,3 +1,4 @@
+import { recordStartState, recordingData } from './recording.js';
 import type { EventBus } from '../../bus/events.js';
 import type { Db, SessionsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
@@ -77,6 +78,7 @@ export async function announceJoin(
   if (await a.lifecycle.start(session, orgId, now)) {
     live.session = { ...live.session, started_at: now };
     await a.events.append(live, 'session.started', 'system', {}, now);
+    await recordStartState(a.events, live, now);
   }
   const display_name = shownName(conn);
   await a.events.append(live, 'participant.joined', conn.userId, { user_id: conn.userId, display_name }, now);
@@ -90,6 +92,7 @@ export async function announceJoin(
     mode: 'live',
     participants: present.map((p) => p.user_id),
     names: Object.fromEntries(present.map((p) => [p.user_id, p.display_name ?? p.user_id])),
+    recording: recordingData(live.recording),
   });
   a.control(live, conn.id, 'join', conn.userId, { display_name }, now);
   a.meter?.joined(conn.id, session, orgId, now);

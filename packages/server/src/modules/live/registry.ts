@@ -4,6 +4,7 @@ import type { LiveSession } from './connection.js';
 import { LayerRates } from './layers.js';
 import type { StorageBudget } from './storage-budget.js';
 import type { LiveStore } from './store.js';
+import { RECORD_ALL, type RecordingStore } from './recording-control.js';
 
 /**
  * The live sessions of this process, each made once (concurrent joins must share it, or a
@@ -24,6 +25,7 @@ export class SessionRegistry {
     private readonly deps: {
       fanout: Fanout;
       store: LiveStore;
+      recordings: RecordingStore;
       storage: StorageBudget;
       onRemote: (live: LiveSession, m: FanoutMessage) => void;
     },
@@ -54,8 +56,12 @@ export class SessionRegistry {
           rates: this.ratesOf(session.id),
           unsubscribe: () => {},
           chain: Promise.resolve(),
+          recording: RECORD_ALL,
         };
         live.unsubscribe = await this.deps.fanout.subscribe(session.id, (m) => this.deps.onRemote(live, m));
+        // Read once subscribed: a change written before is read here, one after arrives as a message.
+        const { paused, rules } = await this.deps.recordings.get(session.id);
+        live.recording = { paused, rules };
         this.sessions.set(session.id, live);
         return live;
       })().finally(() => this.loading.delete(session.id));

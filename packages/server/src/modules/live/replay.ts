@@ -5,12 +5,14 @@ import type { StreamStore } from '../../streams/store.js';
 import type { LiveConnection } from './connection.js';
 import { sendControl } from './delivery.js';
 import { controlText, messageBinary, messageText } from './frames.js';
+import { cutClock, pausedSpans, type Span } from '../../lib/recording.js';
 import { MessageGuard, TOO_MANY_INVALID } from './message-guard.js';
 
 /**
  * Plays a recording to one replay connection: every event from `fromTs` in seq order (only the
  * `focus` stream, or that user's media, when given), paced so that recorded time passes `speed`
- * times faster, then `control`/`end`. Reads page by page: memory stays bounded.
+ * times faster, then `control`/`end`. A span in which recording was paused takes no time: a
+ * `control` `skip` `{ from_ts, to_ts }` says where it jumps. Reads page by page: memory stays bounded.
  */
 export async function playRecording(opts: {
   store: StreamStore;
@@ -24,12 +26,24 @@ export async function playRecording(opts: {
 }): Promise<void> {
   const { conn, speed, focus } = opts;
   const streams = focus ? (id: string) => id === focus || id.startsWith(`media/${focus}/`) : undefined;
+  const paused = await pausedSpansOf(opts.store, opts.sessionId);
+  const clock = cutClock(paused);
   const started = Date.now();
   let firstTs: number | null = null;
+  let lastTs = -Infinity;
   for await (const e of opts.store.read(opts.sessionId, { fromTs: opts.fromTs, streams })) {
     if (opts.stopped()) return;
     firstTs ??= e.ts;
-    const due = started + (e.ts - firstTs) / speed;
+    // Paused spans take no time: the player is told where the recording jumps.
+    for (const span of paused)
+      if (span.start >= lastTs && span.start < e.ts && lastTs > -Infinity)
+        sendControl(conn, 'skip', 'system', {
+          from_ts: span.start,
+          to_ts: span.end ?? e.ts,
+          reason: 'paused',
+        });
+    lastTs = e.ts;
+    const due = started + (clock(e.ts) - clock(firstTs)) / speed;
     const wait = due - Date.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     if (opts.stopped()) return;
@@ -41,6 +55,16 @@ export async function playRecording(opts: {
   conn.sendText(
     controlText('end', 'system', Date.now(), { reason: 'replay finished', elapsed_ms: Date.now() - started }),
   );
+}
+
+/** The paused spans of a recording, from its timeline. */
+async function pausedSpansOf(store: StreamStore, sessionId: string): Promise<Span[]> {
+  const events: Array<{ type: string; ts: number }> = [];
+  for await (const e of store.read(sessionId, { streamId: 'events' })) {
+    const type = (JSON.parse(e.body.toString('utf8')) as { type?: string }).type ?? '';
+    if (type.startsWith('recording.')) events.push({ type, ts: e.ts });
+  }
+  return pausedSpans(events);
 }
 
 /**

@@ -7,6 +7,7 @@ import { TOKEN_TTL_S, type ConnectionTokens, type VerifiedClaims } from './token
 import { displayName } from './schemas.js';
 import { isRemovedSince, removeParticipant, type Removing } from './removal.js';
 import { liveStore } from './store.js';
+import { recordingControl, recordingStore, type RecordingSwitch } from './recording-control.js';
 
 /** The rule of a participant's id, for the other ways in than the connection route (MCP). */
 export { USER_ID, USER_ID_MAX } from './schemas.js';
@@ -51,8 +52,8 @@ export function liveService(deps: {
   sessions: SessionsService;
   tokens: ConnectionTokens;
   gate: UsageGate;
-  /** the hub: closes a removed participant's connections */
-  hub: Removing;
+  /** the hub: closes a removed participant's connections, applies what a session records */
+  hub: Removing & RecordingSwitch;
 }) {
   const { db } = deps;
   const store = liveStore(db);
@@ -66,6 +67,9 @@ export function liveService(deps: {
       ? deps.gate.assertWithinLimits(orgId, undefined, 'joining a session that has not started')
       : Promise.resolve();
   return {
+    /** What a session records: its rules, pause and resume. */
+    recording: recordingControl({ store: recordingStore(db), sessions: deps.sessions, hub: deps.hub }),
+
     /** A token for one participant of one session, live or replay. */
     async connect(
       principal: Principal,

@@ -76,8 +76,15 @@ const Track = Type.Object(
   {
     kind: Type.Union([Type.Literal('cam'), Type.Literal('mic'), Type.Literal('screen')]),
     stream_id: Type.String(),
-    start_ts: Type.Integer(),
-    end_ts: Type.Integer(),
+    start_ts: Type.Integer({ description: 'its first recorded timestamp, ms since 1970' }),
+    end_ts: Type.Integer({ description: 'its last recorded timestamp, ms since 1970' }),
+    segments: Type.Array(
+      Type.Object({ start_ts: Type.Integer(), end_ts: Type.Integer() }, { title: 'RecordedSegment' }),
+      {
+        description:
+          'the intervals in which it was recorded, in order: one from start_ts to end_ts, unless recording was paused (`pauseRecording`) or the recording rules left the track out for a while (`setRecordingRules`); replay skips paused intervals and the export leaves them out',
+      },
+    ),
   },
   { title: 'ManifestTrack' },
 );

@@ -1,4 +1,4 @@
-import { parseMediaStream, type TrackKind } from '@vss/protocol';
+import { parseMediaStream } from '@vss/protocol';
 import type { EventBus } from '../../bus/events.js';
 import type { Config } from '../../config.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';
@@ -15,6 +15,7 @@ import type { StreamWriter } from '../../streams/writer.js';
 import type { LiveEvents } from '../live/service.js';
 import { ChunkWriter } from './json-chunks.js';
 import { recordingBounds } from './bounds.js';
+import { buildManifest } from './manifest.js';
 import type { SessionsService } from '../sessions/service.js';
 
 /** An answer holds at most this many events, or this many payload bytes. */
@@ -67,47 +68,8 @@ export function recordingsService(deps: {
   const bounds = (sessionId: string, stats: StreamStat[], ended: number | null, fallback: number) =>
     recordingBounds(streams, sessionId, stats, ended, fallback);
 
-  async function manifest(session: SessionsTable) {
-    const stats = await streams.stats(session.id);
-    const byUser = new Map<
-      string,
-      Array<{ kind: TrackKind; stream_id: string; start_ts: number; end_ts: number }>
-    >();
-    for (const s of stats) {
-      const media = parseMediaStream(s.streamId);
-      if (!media) continue;
-      const tracks = byUser.get(media.userId) ?? [];
-      tracks.push({ kind: media.kind, stream_id: s.streamId, start_ts: s.minTs, end_ts: s.maxTs });
-      byUser.set(media.userId, tracks);
-    }
-    const names = await deps.live.displayNames(session.id);
-    const participants = [...byUser.entries()]
-      .map(([user_id, tracks]) => ({
-        user_id,
-        display_name: names.get(user_id) ?? user_id,
-        tracks: tracks.sort((a, b) => a.start_ts - b.start_ts || a.kind.localeCompare(b.kind)),
-      }))
-      .sort((a, b) => a.tracks[0]!.start_ts - b.tracks[0]!.start_ts || a.user_id.localeCompare(b.user_id));
-    const { start, end } = await bounds(
-      session.id,
-      stats,
-      session.ended_at,
-      session.started_at ?? session.created_at,
-    );
-    const capabilities = ['separated-tracks', 'event-timeline', 'director-track', 'configurable-layouts'];
-    if (stats.some((s) => s.streamId === 'captions')) capabilities.push('captions');
-    return {
-      version: 1 as const,
-      session_id: session.id,
-      session_name: session.name,
-      epoch: start,
-      start_ts: start,
-      end_ts: end,
-      participants,
-      streams: { events: 'events', chat: 'chat', director: 'director' },
-      capabilities,
-    };
-  }
+  const manifest = (session: SessionsTable) =>
+    buildManifest(streams, session, (id) => deps.live.displayNames(id));
 
   async function timelineMeta(session: SessionsTable) {
     const stats = await streams.stats(session.id);
