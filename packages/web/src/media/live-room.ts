@@ -13,6 +13,7 @@ import {
   type TrackKind,
 } from '@vss/protocol';
 import { errorMessage } from '../api';
+import { readRecordingStatus } from '../recording';
 import { AudioOut } from './audio-out';
 import { capture, type Devices } from './local-media';
 import { startPublishing, type Publishing } from './publishing';
@@ -347,9 +348,13 @@ export class LiveRoom {
         // Refused by a server that is restarting: the reconnect that follows is what to show.
         if (d.code === LIVE_ERRORS.UNAVAILABLE) return;
         return this.set({ error: typeof d.message === 'string' ? d.message : String(d.code) });
-      default:
+      default: {
         // The host removed this participant: the final close follows.
-        if (String(c.event) === 'removed') this.ended('removed');
+        if (String(c.event) === 'removed') return this.ended('removed');
+        // Paused, resumed, or other rules: whether (and what of) everyone is being recorded.
+        const recording = String(c.event) === 'recording' ? readRecordingStatus(c.data) : null;
+        if (recording) this.set({ recording });
+      }
     }
   }
 

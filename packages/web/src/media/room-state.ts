@@ -1,5 +1,6 @@
 /** What a live room shows: its connection, participants, tracks, chat and director state. */
 import { shownFocus, type LayerState, type TrackKind } from '@vss/protocol';
+import { readRecordingStatus, type RecordingStatus } from '../recording';
 import type { EnvelopeBody } from './envelope';
 
 /** The connection, as a person sees it. */
@@ -45,6 +46,8 @@ export interface RoomState {
    * control): `reduced` or `stalled` on a slow link; absent until it says anything
    */
   video: Record<string, LayerState>;
+  /** whether the session is being recorded, and its rules (null until the server says) */
+  recording: RecordingStatus | null;
   /** the latest error from the server or the connection */
   error: string | null;
   /** the latest notice about a device (e.g. camera denied) */
@@ -68,6 +71,7 @@ export function initialState(self: string, name: string, canPublish: boolean): R
     layout: 'grid',
     focus: null,
     video: {},
+    recording: null,
     error: null,
     notice: null,
   };
@@ -140,7 +144,8 @@ export function afterWelcome(s: RoomState, data: Record<string, unknown>): Parti
     for (const [u, n] of Object.entries(data.names)) if (typeof n === 'string' && n) names[u] = n;
   if (typeof data.display_name === 'string' && data.display_name) names[s.self] = data.display_name;
   const canPublish = typeof data.can_publish === 'boolean' ? data.can_publish : s.canPublish;
-  return { status: 'live', detail: null, participants, tracks, names, canPublish };
+  const recording = readRecordingStatus(data.recording) ?? s.recording;
+  return { status: 'live', detail: null, participants, tracks, names, canPublish, recording };
 }
 
 /** The room once `userId` left: gone from the participants, their tracks and video states forgotten. */

@@ -78,7 +78,7 @@ export function LivePage() {
         }}
       />
     );
-  // The session's owner and the organisation's admins may remove people from the call.
+  // The session's owner and the organisation's admins may remove people from the call and pause its recording.
   const canRemove = !!me && (s.created_by === me.id || me.role === 'owner' || me.role === 'admin');
   return (
     <RoomView

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { Link, useParams } from 'wouter';
 import { ApiError, api } from '../api';
+import { useAuth } from '../auth';
 import { manifestNames, sessionState, type Manifest, type Session } from '../types';
 import { formatTime } from '../ui/format';
 import { useLoad } from '../ui/hooks';
@@ -11,6 +12,7 @@ import { useExportJobs } from './session-detail/export-jobs';
 import { ExportPanel } from './session-detail/export-panel';
 import { JoinLinks } from './session-detail/join-links';
 import { ManifestSummary } from './session-detail/manifest-summary';
+import { RecordingRules } from './session-detail/recording-rules';
 import { ReplayLinks, Visibility } from './session-detail/sharing';
 import './session-detail/session-detail.css';
 
@@ -30,6 +32,7 @@ async function readSession(id: string, signal: AbortSignal): Promise<Session | n
 /** One session: state, recording, sharing, export to MP4, redaction and deletion. */
 export function SessionDetailPage() {
   const { sessionId = '' } = useParams<{ sessionId: string }>();
+  const { me } = useAuth();
   const session = useLoad((signal) => readSession(sessionId, signal), [sessionId]);
   const manifest = useLoad(
     (signal) => api<Manifest>('GET', `/v1/sessions/${sessionId}/manifest`, { signal }),
@@ -74,6 +77,8 @@ export function SessionDetailPage() {
   const participants = manifest.data?.participants.map((p) => p.user_id) ?? [];
   const names = manifestNames(manifest.data);
   const recorded = participants.length > 0;
+  // The session's creator and the organisation's admins change what it records.
+  const canChange = !!me && (s.created_by === me.id || me.role === 'owner' || me.role === 'admin');
   return (
     <div className="session-page">
       <p>
@@ -115,6 +120,7 @@ export function SessionDetailPage() {
       </dl>
 
       {st !== 'ended' ? <JoinLinks sessionId={s.id} /> : null}
+      <RecordingRules sessionId={s.id} ended={st === 'ended'} canChange={canChange} names={names} />
 
       <section aria-labelledby="recording-title">
         <h2 id="recording-title">Recording</h2>

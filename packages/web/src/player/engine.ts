@@ -10,6 +10,7 @@ import { readEnvelope } from '../media/envelope';
 import { presenterTile } from '../media/presenter';
 import { isKeyPayload, VideoTrackDecoder } from '../media/video-track';
 import { PlayClock } from './clock';
+import { pastGap } from './gaps';
 import { Posters } from './posters';
 import { WindowReader } from './reader';
 import type { PlaybackSource, SourceInfo } from './source';
@@ -140,7 +141,7 @@ export class ReplayEngine {
   }
 
   /**
-   * Jumps to `ts`. Decoders are reset (they need a key frame again) and the tiles blanked (a
+   * Jumps to `ts` (past a paused span it falls in). Decoders are reset (they need a key frame again) and the tiles blanked (a
    * picture from elsewhere in the recording would be wrong there, e.g. before someone joined).
    * Reading starts over one window before the one holding `ts`: of the frames from there to `ts`,
    * each track's are decoded at once from its last key frame at or before `ts` (see drawDue), so
@@ -149,7 +150,7 @@ export class ReplayEngine {
   seek(ts: number): void {
     if (!this.info) return;
     const { start, end } = this.info;
-    const to = Math.min(Math.max(ts, start), end);
+    const to = pastGap(this.transcript.markers, end, Math.min(Math.max(ts, start), end));
     this.posters.stop();
     this.clock.seek(to);
     this.reader.restart(start + Math.max(0, Math.floor((to - start) / WINDOW_MS) - 1) * WINDOW_MS);
@@ -243,6 +244,9 @@ export class ReplayEngine {
     const info = this.info;
     if (!info || this.error) return this.emit(false);
     let t = this.clock.now();
+    // Recording was paused here: nothing was stored, so the playhead jumps to where it resumed.
+    const past = pastGap(this.transcript.markers, info.end, t);
+    if (past !== t) return this.seek(past);
     if (this.wantPlay && t >= info.end) {
       this.wantPlay = false;
       this.clock.pause();

@@ -1,4 +1,5 @@
 /** Words for what the timeline records. */
+import { formatDuration } from '../ui/format';
 import type { Envelope, TileInfo } from './types';
 
 /** Who an event is about, by the name they joined with. */
@@ -35,6 +36,14 @@ export function describeEvent(e: Envelope, names: Record<string, string> = {}): 
       return `${who(e, names)} started the ${kindOf(e)}`;
     case 'track.unpublished':
       return `${who(e, names)} stopped the ${kindOf(e)}`;
+    case 'recording.paused':
+      return 'Recording paused';
+    case 'recording.resumed':
+      return typeof e.data.paused_ms === 'number'
+        ? `Recording resumed (paused for ${formatDuration(e.data.paused_ms)})`
+        : 'Recording resumed';
+    case 'recording.rules_changed':
+      return 'Recording rules changed';
     default:
       return e.type;
   }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { formatDuration } from '../ui/format';
+import { pausedSpans } from './gaps';
 import { describeEvent } from './labels';
 import type { Envelope } from './types';
 
@@ -10,7 +11,8 @@ const SEEK_DELAY_MS = 150;
 
 /**
  * The scrubbable time bar: a range input (keyboard and screen-reader usable) over a track that
- * shows what is buffered ahead and a marker per timeline event.
+ * shows what is buffered ahead, a marker per timeline event, and the spans in which recording was
+ * paused (skipped when played).
  */
 export function TimeBar(props: {
   start: number;
@@ -66,6 +68,14 @@ export function TimeBar(props: {
           className="timebar-buffered"
           style={{ left: pct(position - start), width: pct(props.bufferedUntil - position) }}
         />
+        {pausedSpans(props.markers, end).map((g) => (
+          <span
+            key={g.start}
+            className="timebar-gap"
+            style={{ left: pct(g.start - start), width: pct(g.end - g.start) }}
+            title={`${formatDuration(g.start - start)}–${formatDuration(g.end - start)} not recorded (paused)`}
+          />
+        ))}
         {props.markers.map((m) => (
           <span
             key={m.seq}

@@ -6,6 +6,7 @@ import { Badge, ErrorNote, PageHeader } from '../../ui/kit';
 import { ChatPanel } from './chat-panel';
 import { DirectorPanel } from './director-panel';
 import { PeoplePanel } from './people-panel';
+import { RecordingBar } from './recording-bar';
 import { Tiles } from './tiles';
 
 const TOGGLES: { kind: TrackKind; label: string }[] = [
@@ -43,9 +44,10 @@ function Removed({ children }: { children?: ReactNode }) {
 }
 
 /**
- * Inside a live session: tiles, device toggles, the people present, chat, director controls and
- * Leave. `canRemove`: this person may remove others (the session's owner, an admin). `exit`: where
- * to go once the call is over for them (shown when removed).
+ * Inside a live session: whether it is being recorded, tiles, device toggles, the people present,
+ * chat, director controls and Leave. `canRemove`: this person is the session's owner or an admin,
+ * who may remove others and pause the recording. `exit`: where to go once the call is over for
+ * them (shown when removed).
  */
 export function RoomView({
   room,
@@ -106,6 +108,7 @@ export function RoomView({
       <p role="status" aria-live="polite" className="live-status">
         {statusText(state)}
       </p>
+      <RecordingBar sessionId={sessionId} state={state} canPause={canRemove} />
       <ErrorNote error={state.error} />
       {state.notice ? (
         <p className="notice" role="alert">

@@ -1,0 +1,136 @@
+/**
+ * What a session records: its recording rules and whether it is paused (`GET|PUT
+ * /v1/sessions/{id}/recording-rules`, the live `welcome` and `control` `recording`), and how a
+ * person reads them.
+ */
+
+/** The kinds of stream a rule can name. */
+export type RuleKind = 'cam' | 'mic' | 'screen' | 'chat';
+export const RULE_KINDS: readonly RuleKind[] = ['cam', 'mic', 'screen', 'chat'];
+
+/** One rule: it records (`include`) or leaves out (`exclude`) every stream, or one person's and/or one kind. */
+export interface RecordingRule {
+  type: 'include' | 'exclude';
+  all?: true;
+  user_id?: string;
+  kind?: RuleKind;
+}
+
+/** Whether the session is recording now, and its rules. */
+export interface RecordingStatus {
+  state: 'recording' | 'paused';
+  rules: RecordingRule[];
+}
+
+/** `GET /v1/sessions/{id}/recording-rules` */
+export interface RecordingControls extends RecordingStatus {
+  session_id: string;
+  paused_at: string | null;
+}
+
+/** At most this many rules per session (the server refuses more). */
+export const MAX_RULES = 100;
+
+const isKind = (k: unknown): k is RuleKind => RULE_KINDS.includes(k as RuleKind);
+
+/** The rules in what the server sent, keeping only well-formed ones. */
+function readRules(v: unknown): RecordingRule[] {
+  if (!Array.isArray(v)) return [];
+  const out: RecordingRule[] = [];
+  for (const r of v as Array<Record<string, unknown>>) {
+    if (!r || (r.type !== 'include' && r.type !== 'exclude')) continue;
+    const rule: RecordingRule = { type: r.type };
+    if (r.all === true) rule.all = true;
+    if (typeof r.user_id === 'string') rule.user_id = r.user_id;
+    if (isKind(r.kind)) rule.kind = r.kind;
+    out.push(rule);
+  }
+  return out;
+}
+
+/** The recording state a `welcome` or `control` `recording` carries, or null when it says none. */
+export function readRecordingStatus(v: unknown): RecordingStatus | null {
+  if (!v || typeof v !== 'object') return null;
+  const d = v as Record<string, unknown>;
+  if (d.state !== 'recording' && d.state !== 'paused') return null;
+  return { state: d.state, rules: readRules(d.rules) };
+}
+
+/**
+ * Whether `userId`'s stream of `kind` is recorded under `rules` (as the server decides it): every
+ * matching rule applies in order, the later winning; a stream no rule matches is recorded.
+ */
+export function isRecorded(rules: readonly RecordingRule[], userId: string, kind: RuleKind): boolean {
+  let recorded = true;
+  for (const r of rules) {
+    if (r.user_id !== undefined && r.user_id !== userId) continue;
+    if (r.kind !== undefined && r.kind !== kind) continue;
+    recorded = r.type === 'include';
+  }
+  return recorded;
+}
+
+/** What each kind is called in a sentence. */
+export const KIND_WORDS: Record<RuleKind, string> = {
+  cam: 'camera',
+  mic: 'microphone',
+  screen: 'screen share',
+  chat: 'chat messages',
+};
+
+/** "a", "a and b", "a, b and c". */
+export function andList(words: string[]): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+/**
+ * What the rules leave out of `userId`'s, in a sentence for them ("Your camera is not being
+ * recorded."), or null when everything of theirs is recorded.
+ */
+export function notRecordedOfYou(rules: readonly RecordingRule[], userId: string): string | null {
+  const left = RULE_KINDS.filter((k) => !isRecorded(rules, userId, k));
+  if (left.length === 0) return null;
+  if (left.length === RULE_KINDS.length)
+    return 'Nothing of yours is being recorded: not your camera, microphone, screen share or chat messages.';
+  const verb = left.length === 1 && left[0] !== 'chat' ? 'is' : 'are';
+  return `Your ${andList(left.map((k) => KIND_WORDS[k]))} ${verb} not being recorded.`;
+}
+
+/**
+ * A rule in plain words: "Don't record bob's camera", "Record host", "Don't record anyone's chat
+ * messages", "Don't record anyone". `names`: the names people joined with, by user_id.
+ */
+export function describeRule(rule: RecordingRule, names: Record<string, string> = {}): string {
+  const record = rule.type === 'include';
+  const verb = record ? 'Record' : "Don't record";
+  const who = rule.user_id !== undefined ? (names[rule.user_id] ?? rule.user_id) : null;
+  if (who === null && rule.kind === undefined) return record ? 'Record everyone' : "Don't record anyone";
+  if (who === null) return `${verb} ${record ? 'everyone' : 'anyone'}'s ${KIND_WORDS[rule.kind!]}`;
+  if (rule.kind === undefined) return `${verb} ${who}`;
+  return `${verb} ${who}'s ${KIND_WORDS[rule.kind]}`;
+}
+
+/**
+ * The rules in words, one line each, in order. After "Don't record anyone", the first rule that
+ * records someone reads "Record only host" and the ones after it "Also record bob's camera".
+ */
+export function describeRules(rules: readonly RecordingRule[], names: Record<string, string> = {}): string[] {
+  let excludedAll = false;
+  let since = 0;
+  return rules.map((r) => {
+    const said = describeRule(r, names);
+    if (r.all || (r.user_id === undefined && r.kind === undefined)) {
+      excludedAll = r.type === 'exclude';
+      since = 0;
+      return said;
+    }
+    if (!excludedAll || r.type !== 'include') return said;
+    return said.replace(/^Record /, since++ === 0 ? 'Record only ' : 'Also record ');
+  });
+}
+
+/** Two rules say the same thing. */
+export function sameRule(a: RecordingRule, b: RecordingRule): boolean {
+  return a.type === b.type && !!a.all === !!b.all && a.user_id === b.user_id && a.kind === b.kind;
+}
