@@ -201,6 +201,8 @@ export interface ExportsTable {
   layout: string;
   orientation: string;
   focus: string | null;
+  /** 1: the paused spans are kept in the MP4; 0: cut out */
+  keep_gaps: number;
   attempts: number;
   /** thousandths */
   progress: number;

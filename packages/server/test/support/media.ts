@@ -115,7 +115,11 @@ export function h264Chunks(colour: string, seconds: number, fps = 15): Promise<C
   return h264Of(`color=c=${colour}:s=320x240:r=${fps}`, seconds, fps);
 }
 
-async function h264Of(source: string, seconds: number, fps: number): Promise<Chunk[]> {
+/**
+ * H.264 (Annex B, no B-frames) of any lavfi `source`, one chunk per frame, with a key frame every
+ * `gop` frames and nowhere else (no scene-cut key frames: a test knows which frames are keys).
+ */
+export async function h264Of(source: string, seconds: number, fps: number, gop = fps): Promise<Chunk[]> {
   const dir = mkdtempSync(join(tmpdir(), 'vss-h264-'));
   try {
     await ffmpeg([
@@ -132,7 +136,11 @@ async function h264Of(source: string, seconds: number, fps: number): Promise<Chu
       '-bf',
       '0',
       '-g',
-      String(fps),
+      String(gop),
+      '-keyint_min',
+      String(gop),
+      '-sc_threshold',
+      '0',
       '-f',
       'image2',
       join(dir, 'f%04d.h264'),

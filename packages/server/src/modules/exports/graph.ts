@@ -29,6 +29,15 @@ export interface Graph {
   files: Map<string, string>;
 }
 
+/**
+ * The shortest gap between audio packets that silence fills (s). ffmpeg's default, 0.1 s, ignores
+ * shorter ones, so that what follows plays early by them, and by their sum until it passes 0.1 s:
+ * a cut leaves such a gap (from the last packet before the pause to it, and from the resume to the
+ * first packet after), so the sound after each cut would lead the pictures. Audio packets carry
+ * their encoder's timestamps, exact to the sample, so one packet (20 ms) is safe.
+ */
+export const AUDIO_GAP_S = 0.02;
+
 /** Seconds with µs precision, as ffmpeg expressions take them. */
 const sec = (us: number) => String(Math.round(us) / 1e6);
 
@@ -60,7 +69,8 @@ const pad = (w: number, h: number) => `pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:black`;
  * export (the grid; a presenter layout that never changes) are drawn into the background; a tile
  * that moves (presenter) is a stream of its own, overlaid with time expressions for where and when.
  * Audio: every microphone is resampled with `async` (silence fills gaps and the time before the
- * first packet, so each sits at its recorded time), the tracks are mixed at unity gain (in mono
+ * first packet, so each sits at its recorded time: every gap longer than AUDIO_GAP_S, where a
+ * paused span was cut out too), the tracks are mixed at unity gain (in mono
  * unless a microphone is stereo: see audioLayout) and cut to the export's length. Inputs keep
  * their recorded timestamps (`-copyts`): time 0 is the epoch.
  */
@@ -186,7 +196,7 @@ export function buildGraph(
   else {
     mics.forEach(({ i }, j) =>
       lines.push(
-        `[${input(i)}:a]aresample=async=1:first_pts=0,` +
+        `[${input(i)}:a]aresample=async=1:min_hard_comp=${AUDIO_GAP_S}:first_pts=0,` +
           `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=${layout},apad[a${j}]`,
       ),
     );

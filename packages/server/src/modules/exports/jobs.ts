@@ -83,6 +83,7 @@ export function renderJob(deps: {
         layout: row.layout as Layout,
         orientation: row.orientation as Orientation,
         focus: row.focus,
+        keepGaps: row.keep_gaps === 1,
         output: part,
         workDir: join(files.dir, `${id}.${job.attempt}.work`),
         ffmpeg: ffmpegOrFail(),

@@ -12,6 +12,7 @@ export function presentExport(e: ExportsTable, baseUrl: string) {
     layout: e.layout as Layout,
     orientation: e.orientation as Orientation,
     focus: e.focus,
+    keep_gaps: e.keep_gaps === 1,
     progress: e.progress / 1000,
     attempts: e.attempts,
     size_bytes: e.size_bytes,

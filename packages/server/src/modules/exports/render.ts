@@ -9,6 +9,7 @@ import { ffmpegArgs, buildGraph } from './graph.js';
 import { gridComposition, presenterComposition, type Layout, type Orientation } from './layout.js';
 import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
 import { TrackFramer } from './track-framer.js';
+import { cutsOf, readPausedSpans, type Cuts } from './cuts.js';
 import { scanRecording, type Scan } from './scan.js';
 
 /** A render that ffmpeg refused or failed: its message and the end of ffmpeg's log. */
@@ -35,6 +36,8 @@ export interface RenderRequest {
   font: string | null;
   /** name bars on the tiles with video (default true) */
   names?: boolean;
+  /** keep the spans in which recording was paused (default false: they are cut out) */
+  keepGaps?: boolean;
   /** x264 preset (the product's unless a benchmark says otherwise) */
   preset?: string;
   signal: AbortSignal;
@@ -109,9 +112,12 @@ function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
  * track is read from the stream store on its own and framed as Matroska (one frame per cluster,
  * with its time) into its own pipe to ffmpeg (fd 3, 4, …), so ffmpeg pulls every input at its
  * own pace and nothing is buffered beyond the pipes and one page of the store per track.
+ * The timeline's paused spans are read first, once: the scan and every feed put each frame on the
+ * same clock, with them cut out unless `keepGaps`.
  */
 export async function render(store: StreamStore, req: RenderRequest): Promise<RenderResult> {
-  const scan = await scanRecording(store, req.sessionId, await store.stats(req.sessionId));
+  const cuts = cutsOf(await readPausedSpans(store, req.sessionId), req.keepGaps ?? false);
+  const scan = await scanRecording(store, req.sessionId, await store.stats(req.sessionId), cuts);
   const fps = outputFps(scan);
   // Frames from 0 to the output frame nearest the last media frame: the MP4 lasts the media span
   // (last frame included) to within one frame interval.
@@ -142,7 +148,7 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
     writeFileSync(join(req.workDir, 'graph.txt'), graph.script);
     for (const [name, text] of graph.files) writeFileSync(join(req.workDir, name), text);
     const args = ffmpegArgs(graph, { frames, output: `file:${req.output}`, preset: req.preset });
-    await run(store, req, scan, graph.inputs, args, durationUs);
+    await run(store, req, scan, cuts, graph.inputs, args, durationUs);
     const bytes = statSync(req.output).size;
     return { bytes, frames, fps, durationUs, scan };
   } finally {
@@ -154,6 +160,7 @@ async function run(
   store: StreamStore,
   req: RenderRequest,
   scan: Scan,
+  cuts: Cuts,
   inputs: number[],
   args: string[],
   durationUs: number,
@@ -196,7 +203,7 @@ async function run(
     const pipe = child.stdio[3 + k] as Writable;
     pipe.on('error', () => {}); // EPIPE once ffmpeg has what it needs or has stopped: not ours to report
     const track = scan.tracks[trackIndex]!;
-    const framer = new TrackFramer(track.format, scan.epochMs);
+    const framer = new TrackFramer(track.format, scan.epochMs, cuts);
     try {
       let batch: Uint8Array[] = [mkvHeader(track.format.mkv)];
       let bytes = 0;

@@ -1,10 +1,10 @@
 import { parseMediaStream, type TrackKind } from '@vss/protocol';
 import type { StreamStat, StreamStore } from '../../streams/store.js';
 import { formatOf, MediaError, type TrackFormat } from './codecs.js';
+import { NO_CUTS, offWhilePaused, type Cuts, type Interval } from './cuts.js';
 import { TrackFramer } from './track-framer.js';
 
-/** A half-open time interval on the export's clock, µs since its epoch. */
-export type Interval = [startUs: number, endUs: number];
+export type { Interval } from './cuts.js';
 
 /** What the scan learnt about one media track. */
 export interface ScannedTrack {
@@ -34,9 +34,9 @@ export interface PresenceChange {
 
 /** Everything the layout needs, gathered in one read of the recording. */
 export interface Scan {
-  /** ms since 1970 of the first media frame: time 0 of the export */
+  /** the first media frame on the export's clock (Cuts.clock), ms: time 0 of the export */
   epochMs: number;
-  /** from the first media frame to the last, µs */
+  /** from the first media frame to the last, µs (less the paused spans, unless kept) */
   spanUs: number;
   tracks: ScannedTrack[];
   focus: FocusChange[];
@@ -90,15 +90,22 @@ function envelope(body: Buffer): { type?: unknown; ts?: unknown; data?: Record<s
  * frames carry the publisher's media clock. A camera also goes off when it sends nothing for
  * CAM_GAP_US; a screen share does not (a still screen may send no frames for a long time).
  * Joins and leaves are placed the same way, at the latest media time read before them.
+ *
+ * Every time is on the export's clock (`cuts`): the paused spans cut out, unless kept. So a camera
+ * recorded on both sides of a cut stays on across it (CAM_GAP_US counts recorded time), and a
+ * join, leave or focus change made while paused takes effect at the cut. When the spans are kept,
+ * every video is off during each of them.
  */
 export async function scanRecording(
   store: StreamStore,
   sessionId: string,
   stats: StreamStat[],
+  cuts: Cuts = NO_CUTS,
 ): Promise<Scan> {
   const media = stats.filter((s) => parseMediaStream(s.streamId));
   if (media.length === 0) throw new MediaError('the session has no recorded media');
-  const epochMs = Math.min(...media.map((s) => s.minTs));
+  // The clock never runs backwards: the first recorded time is the first on it too.
+  const epochMs = cuts.clock(Math.min(...media.map((s) => s.minTs)));
   const states = new Map<string, State>();
   const focus: FocusChange[] = [];
   const presence: PresenceChange[] = [];
@@ -138,7 +145,7 @@ export async function scanRecording(
       if (!s.format) {
         s.format = formatOf(e.streamId, s.kind, e.body);
         if (!s.format) continue;
-        s.framer = new TrackFramer(s.format, epochMs);
+        s.framer = new TrackFramer(s.format, epochMs, cuts);
       }
       const f = s.framer!.frame(e.ts, e.body);
       if (!f) continue;
@@ -169,7 +176,7 @@ export async function scanRecording(
     } else if (e.streamId === 'director' && env.type === 'director.focus') {
       const userId = env.data?.user_id;
       if (typeof userId === 'string' && typeof env.ts === 'number')
-        focus.push({ atUs: Math.max(0, (env.ts - epochMs) * 1000), userId });
+        focus.push({ atUs: Math.max(0, (cuts.clock(env.ts) - epochMs) * 1000), userId });
     }
   }
 
@@ -177,6 +184,7 @@ export async function scanRecording(
   for (const s of states.values()) {
     close(s);
     if (!s.format || s.frames === 0) continue;
+    if (cuts.keepGaps) s.on = offWhilePaused(s.on, cuts, epochMs);
     tracks.push({
       streamId: s.streamId,
       userId: s.userId,

@@ -22,6 +22,11 @@ export const ExportQuery = Type.Object({
         'presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant.',
     }),
   ),
+  keep_gaps: Type.Boolean({
+    default: false,
+    description:
+      "What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence.",
+  }),
 });
 
 export const ExportQueued = Type.Object({
@@ -42,6 +47,9 @@ export const ExportJob = Type.Object(
     layout: StringEnum(LAYOUTS),
     orientation: StringEnum(ORIENTATIONS),
     focus: Nullable(Type.String(), { description: 'as asked; null when the layout follows the director' }),
+    keep_gaps: Type.Boolean({
+      description: 'as asked: true when the paused spans are kept in the MP4, false when they are cut out',
+    }),
     progress: Type.Number({ minimum: 0, maximum: 1, description: 'share of the current attempt rendered' }),
     attempts: Type.Integer({ description: 'render attempts started so far' }),
     size_bytes: Nullable(Type.Integer(), { description: 'of the MP4, once completed' }),

@@ -67,7 +67,7 @@ export function exportsService(deps: {
       q: Db | Trx,
       principal: Principal,
       sessionId: string,
-      input: { layout: Layout; orientation: Orientation; focus?: string },
+      input: { layout: Layout; orientation: Orientation; focus?: string; keep_gaps?: boolean },
     ): Promise<{ job_id: string }> {
       const session = await deps.sessions.get(principal, sessionId, undefined, q);
       await deps.gate.assertWithinLimits(principal.orgId, q, 'export');
@@ -94,6 +94,7 @@ export function exportsService(deps: {
         layout: input.layout,
         orientation: input.orientation,
         focus: input.focus ?? null,
+        keep_gaps: input.keep_gaps ? 1 : 0,
         attempts: 0,
         progress: 0,
         error: null,

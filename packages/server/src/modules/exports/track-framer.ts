@@ -1,5 +1,6 @@
 import { decodeEvc1, isEvc1, isJpeg } from '@vss/protocol';
 import type { TrackFormat } from './codecs.js';
+import { NO_CUTS, pausedBetween, type Cuts } from './cuts.js';
 
 /** One frame ready for the Matroska writer: its time on the export's clock, and its bytes. */
 export interface Frame {
@@ -20,19 +21,32 @@ const REANCHOR_US = 2_000_000;
  * drift apart by more than 2 s (an encoder restarted after the camera was turned off and on).
  * Payloads of another codec than the track's, and video before its first key frame, are skipped.
  * The same input always gives the same frames: the scan and the render pass both use this.
+ *
+ * Recorded times go through the export's clock (`cuts.clock`: paused spans cut out unless kept),
+ * and `epochMs` is on that clock. An EVC1 track follows its encoder across a cut less the paused
+ * time cut out since its anchor (the encoder ran on while nothing was stored), so that its timing
+ * within each recorded stretch stays the encoder's and every track, whatever its codec, loses
+ * exactly the paused time. Video after a paused span waits for a key frame again: the frames it
+ * would depend on were never stored.
  */
 export class TrackFramer {
   private anchorUs: number | undefined;
   private anchorChunkUs = 0;
+  /** paused time cut out before the anchor, µs */
+  private anchorCutUs = 0;
   private started = false;
+  /** the recorded time of the last frame given, ms */
+  private lastMs = -Infinity;
 
   constructor(
     private readonly format: TrackFormat,
     private readonly epochMs: number,
+    private readonly cuts: Cuts = NO_CUTS,
   ) {}
 
   frame(recordedMs: number, payload: Uint8Array): Frame | undefined {
-    const recordedUs = (recordedMs - this.epochMs) * 1000;
+    const onClock = this.cuts.clock(recordedMs);
+    const recordedUs = (onClock - this.epochMs) * 1000;
     if (!this.format.evc1) {
       if (!isJpeg(payload)) return undefined;
       return { atUs: recordedUs, key: true, data: payload };
@@ -46,16 +60,19 @@ export class TrackFramer {
     }
     if (chunk.codec !== this.format.codec) return undefined;
     const video = this.format.mkv.type === 'video';
+    if (video && this.started && pausedBetween(this.cuts, this.lastMs, recordedMs)) this.started = false;
     if (video && !this.started && !chunk.key) return undefined;
     this.started = true;
-    if (
-      this.anchorUs === undefined ||
-      Math.abs(this.anchorUs + (chunk.timestampUs - this.anchorChunkUs) - recordedUs) > REANCHOR_US
-    ) {
+    this.lastMs = recordedMs;
+    const cutUs = (recordedMs - onClock) * 1000;
+    const follow = () =>
+      this.anchorUs! + (chunk.timestampUs - this.anchorChunkUs) - (cutUs - this.anchorCutUs);
+    if (this.anchorUs === undefined || Math.abs(follow() - recordedUs) > REANCHOR_US) {
       this.anchorUs = recordedUs;
       this.anchorChunkUs = chunk.timestampUs;
+      this.anchorCutUs = cutUs;
     }
-    const atUs = Math.max(0, this.anchorUs + (chunk.timestampUs - this.anchorChunkUs));
+    const atUs = Math.max(0, follow());
     return { atUs, key: video ? chunk.key : true, data: chunk.data };
   }
 }
