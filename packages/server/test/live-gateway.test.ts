@@ -286,6 +286,24 @@ describe('live sessions', () => {
     await leave(bob);
   });
 
+  it('takes an unpublish after the publishes sent before it, however busy the session is', async () => {
+    const s = await createSession(t, a.key);
+    const alice = await join(t, a.key, s.id, 'alice');
+    const bob = await join(t, a.key, s.id, 'bob');
+    // Alice's messages fill the session's queue; Bob's first frame waits behind them when his
+    // unpublish arrives. The unpublish must end the track that frame began, not be refused.
+    for (let i = 0; i < 300; i++) alice.send(publish('chat', Buffer.from(JSON.stringify({ text: `m${i}` }))));
+    bob.send(publish('media/bob/cam', jpeg(1)));
+    bob.send({ type: 'unpublish', stream_type: 'media/bob/cam' });
+    expect(await alice.waitFor(isControl('track.unpublished'))).toMatchObject({
+      user_id: 'bob',
+      data: { kind: 'cam' },
+    });
+    expect(bob.received.text.filter(isControl('error'))).toEqual([]);
+    await leave(alice);
+    await leave(bob);
+  });
+
   it('closes a connection that stops answering pings, and tells the others it left', async () => {
     const s = await createSession(t, a.key);
     const alice = await join(t, a.key, s.id, 'alice');

@@ -243,6 +243,8 @@ export class SessionHub {
 
   /** Ends a media track of the connection. */
   async unpublish(conn: LiveConnection, streamType: string): Promise<void> {
+    // After the publishes taken before it: the frame that began the track may still be queued.
+    await this.byConn.get(conn.id)?.chain;
     const live = this.byConn.get(conn.id);
     const member = live?.members.get(conn.id);
     const media = parseMediaStream(streamType);
