@@ -1,4 +1,4 @@
-import { CLOSE, LIVE_ERRORS, parseMediaStream, type TrackKind } from '@vss/protocol';
+import { CLOSE, LIVE_ERRORS } from '@vss/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Metrics } from '../../lib/metrics.js';
@@ -24,6 +24,7 @@ import { SessionLifecycle } from './lifecycle.js';
 import type { ConnectionMeter } from './service.js';
 import { sequence, recordingData, fromRecordingData, type Pipeline } from './recording.js';
 import { recordingStore, stores, type RecordingState } from './recording-control.js';
+import { endTrack, unpublish } from './tracks.js';
 import { announceJoin, publishParticipant, shownName, type Announcing } from './participants.js';
 
 /**
@@ -179,7 +180,7 @@ export class SessionHub {
     this.byConn.delete(conn.id);
     const now = Date.now();
     this.deps.meter?.left(conn.id, now);
-    for (const kind of member.tracks) await this.endTrack(live, conn, kind, now);
+    for (const kind of member.tracks) await endTrack(this.pipeline, live, conn, kind, now);
     const left = { user_id: conn.userId, display_name: shownName(conn) };
     await this.events.append(live, 'participant.left', conn.userId, left, now);
     await publishParticipant(this.deps, 'participant.left', live, conn, now);
@@ -241,37 +242,11 @@ export class SessionHub {
     }
   }
 
-  /** Ends a media track of the connection. */
+  /** Ends a media track of the connection, in the session's order (see tracks.ts). */
   async unpublish(conn: LiveConnection, streamType: string): Promise<void> {
-    // After the publishes taken before it: the frame that began the track may still be queued.
-    await this.byConn.get(conn.id)?.chain;
     const live = this.byConn.get(conn.id);
-    const member = live?.members.get(conn.id);
-    const media = parseMediaStream(streamType);
-    if (!live || !member || !media || media.userId !== conn.userId || !member.tracks.has(media.kind)) {
-      return sendError(conn, LIVE_ERRORS.BAD_MESSAGE, `no published track ${streamType}`);
-    }
-    member.tracks.delete(media.kind);
-    await this.endTrack(live, conn, media.kind, Date.now());
-  }
-
-  /** Records the end of a track in the timeline and tells the others. */
-  private async endTrack(
-    live: LiveSession,
-    conn: LiveConnection,
-    kind: TrackKind,
-    ts: number,
-  ): Promise<void> {
-    const streamId = `media/${conn.userId}/${kind}`;
-    await this.events.append(
-      live,
-      'track.unpublished',
-      conn.userId,
-      { user_id: conn.userId, kind, stream_id: streamId },
-      ts,
-    );
-    this.control(live, conn.id, 'track.unpublished', conn.userId, { kind, stream_type: streamId }, ts);
-    for (const m of live.members.values()) m.conn.pacer?.chooser.forget(`${conn.userId}/${kind}`);
+    if (!live) return sendError(conn, LIVE_ERRORS.BAD_MESSAGE, `no published track ${streamType}`);
+    await unpublish(this.pipeline, live, conn, streamType);
   }
 
   /** Sends a control signal to every other member, here and in other processes. */
