@@ -1519,9 +1519,29 @@ export interface webhooks {
         put?: never;
         /**
          * An MP4 export completed
-         * @description Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing. Delivered only to active webhooks of the project that list `export.completed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         * @description Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). An export that fails for good sends `export.failed` instead. Delivered only to active webhooks of the project that list `export.completed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
          */
         post: operations["deliverExportCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "export.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An MP4 export failed
+         * @description Sent once when an export job fails for good: the render failed in a way another attempt would repeat (ffmpeg refused the recording's media), or its attempts ran out. `data` is the job as `getExport` shows it: `status` `failed`, with `error` (why, in words) and `error_log` (the end of ffmpeg's log, or null). The session's timeline records it too. Delivered only to active webhooks of the project that list `export.failed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverExportFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1562,6 +1582,26 @@ export interface webhooks {
          * @description Sent for each live connection that leaves: it closed, was cut, was replaced by a newer one of the same user, or the participant was removed. `data` is `{ user_id, display_name }`. Delivered only to active webhooks of the project that list `participant.left` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
          */
         post: operations["deliverParticipantLeft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recording could not be sealed or stored
+         * @description Sent once when a step that makes an ended session's recording ready (`finalize`, which announces `recording.ready`) or keeps it (`seal`: its segments closed and stored in object storage) has failed its last attempt, after the retries of `RECORDING_RETRY_DELAYS_S`. `data` is `{ stage, error }`. After a failed `seal` the recording stays readable from this server's own storage, and may still be stored by a later pass. Delivered only to active webhooks of the project that list `recording.failed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverRecordingFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1872,6 +1912,26 @@ export interface components {
             timestamp: string;
             /** @enum {string} */
             type: "export.completed";
+        };
+        /** ExportFailedEvent */
+        ExportFailedEvent: {
+            data: components["schemas"]["ExportJob"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "export.failed";
         };
         /** ExportJob */
         ExportJob: {
@@ -2614,6 +2674,36 @@ export interface components {
             /** Format: date-time */
             started_at: string | null;
         };
+        /** RecordingFailedData */
+        RecordingFailedData: {
+            /** @description why the last attempt failed */
+            error: string;
+            /**
+             * @description `finalize`: the recording could not be announced ready; `seal`: it could not be sealed and stored in object storage
+             * @enum {string}
+             */
+            stage: "finalize" | "seal";
+        };
+        /** RecordingFailedEvent */
+        RecordingFailedEvent: {
+            data: components["schemas"]["RecordingFailedData"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "recording.failed";
+        };
         /** RecordingReadyData */
         RecordingReadyData: {
             /** @description bytes of the recorded streams */
@@ -2876,7 +2966,7 @@ export interface components {
          * WebhookEventType
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed" | "participant.joined" | "participant.left";
+        WebhookEventType: "session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed" | "participant.joined" | "participant.left" | "recording.failed" | "export.failed";
         /** WebhookTestQueued */
         WebhookTestQueued: {
             event_id: string;
@@ -6055,6 +6145,56 @@ export interface operations {
             };
         };
     };
+    deliverExportFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     deliverParticipantJoined: {
         parameters: {
             query?: never;
@@ -6129,6 +6269,56 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ParticipantLeftEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverRecordingFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingFailedEvent"];
             };
         };
         responses: {

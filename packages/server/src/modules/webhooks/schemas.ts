@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'export.completed',
   'participant.joined',
   'participant.left',
+  'recording.failed',
+  'export.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -130,6 +132,18 @@ export const RecordingReadyData = Type.Object(
   { title: 'RecordingReadyData' },
 );
 
+/** What `recording.failed` carries (recordings/jobs.ts). */
+const RecordingFailedData = Type.Object(
+  {
+    stage: StringEnum(['finalize', 'seal'] as const, {
+      description:
+        '`finalize`: the recording could not be announced ready; `seal`: it could not be sealed and stored in object storage',
+    }),
+    error: Type.String({ description: 'why the last attempt failed' }),
+  },
+  { title: 'RecordingFailedData' },
+);
+
 /** The body of a delivery: the same fields for every type, `data` by type (service.ts, eventBody). */
 function eventBodySchema(type: EventType, title: string, data: TSchema) {
   return Type.Object(
@@ -240,7 +254,15 @@ const EVENTS: Record<
     operationId: 'deliverExportCompleted',
     summary: 'An MP4 export completed',
     description:
-      'Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing.',
+      'Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). An export that fails for good sends `export.failed` instead.',
+    data: Named('ExportJob'),
+  },
+  'export.failed': {
+    title: 'ExportFailedEvent',
+    operationId: 'deliverExportFailed',
+    summary: 'An MP4 export failed',
+    description:
+      "Sent once when an export job fails for good: the render failed in a way another attempt would repeat (ffmpeg refused the recording's media), or its attempts ran out. `data` is the job as `getExport` shows it: `status` `failed`, with `error` (why, in words) and `error_log` (the end of ffmpeg's log, or null). The session's timeline records it too.",
     data: Named('ExportJob'),
   },
   'participant.joined': {
@@ -258,6 +280,14 @@ const EVENTS: Record<
     description:
       'Sent for each live connection that leaves: it closed, was cut, was replaced by a newer one of the same user, or the participant was removed. `data` is `{ user_id, display_name }`.',
     data: ParticipantData,
+  },
+  'recording.failed': {
+    title: 'RecordingFailedEvent',
+    operationId: 'deliverRecordingFailed',
+    summary: 'A recording could not be sealed or stored',
+    description:
+      "Sent once when a step that makes an ended session's recording ready (`finalize`, which announces `recording.ready`) or keeps it (`seal`: its segments closed and stored in object storage) has failed its last attempt, after the retries of `RECORDING_RETRY_DELAYS_S`. `data` is `{ stage, error }`. After a failed `seal` the recording stays readable from this server's own storage, and may still be stored by a later pass.",
+    data: RecordingFailedData,
   },
 };
 
