@@ -1388,7 +1388,7 @@ export interface paths {
          * Create a webhook
          * @description Registers a receiver for the listed event types of the project. The `secret` is in this response only. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation. Changes need the admin role (API keys have it).
          *
-         *     Delivery: a POST of `{ id, type, timestamp, project_id, session_id, data }` with `X-Service-Signature` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole `whsec_…` secret), `X-Service-Event-Id`, `X-Service-Timestamp` (Unix seconds of this attempt), and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes of the secret's base64 part. Only a 2xx answer within `WEBHOOK_TIMEOUT_MS` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.
+         *     Delivery: a POST of `{ id, type, timestamp, project_id, session_id, data }` with `X-Service-Signature` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole `whsec_…` secret), `X-Service-Event-Id`, `X-Service-Timestamp` (Unix seconds of this attempt), and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes of the secret's base64 part. Only a 2xx answer within `WEBHOOK_TIMEOUT_MS` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. Any logged delivery can be sent once more by hand (`redeliverWebhookDelivery`). A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1431,11 +1431,31 @@ export interface paths {
         };
         /**
          * Delivery log
-         * @description Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, and when the next attempt is due. Kept 30 days.
+         * @description Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, when the next attempt is due, and the `payload` sent (the event body, the same bytes on every attempt at it). Redeliveries asked for by hand are rows of their own, marked by `redelivery_of`. Kept 30 days.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Sends the delivery's event to this webhook once more, now: the same event id (`X-Service-Event-Id`, `webhook-id`) and the same body bytes, signed with the current secret at a new `X-Service-Timestamp`, paused or not. Answers 202 with the new row of the delivery log: `status` `pending`, `redelivery_of` the delivery asked for; it becomes `succeeded` or `failed` once sent (read it in `listWebhookDeliveries`). It is one attempt: a failure is not retried. The original's schedule is untouched: its pending retries still happen when due. 404 names what is unknown: the webhook (in this project), or the delivery (of this webhook).
+         */
+        post: operations["redeliverWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2942,7 +2962,7 @@ export interface components {
         };
         /** WebhookDelivery */
         WebhookDelivery: {
-            /** @description 1 for the first attempt at this event */
+            /** @description 1 for the first attempt at this event, counting up with its retries; a redelivery is an attempt of its own, numbered 1 */
             attempt: number;
             /** Format: date-time */
             created_at: string;
@@ -2954,13 +2974,29 @@ export interface components {
             id: string;
             /** Format: date-time */
             next_attempt_at: string | null;
+            /** @description the body sent, parsed: the same bytes on every attempt at the event. Kept as long as a delivery of the event is in the log; null only if it is gone */
+            payload: components["schemas"]["WebhookEventPayload"] | null;
+            /** @description the `id` of the delivery this row sends again (`redeliverWebhookDelivery`); null for deliveries of the event as it happened and their retries */
+            redelivery_of: string | null;
             /** @description the receiver's HTTP status, null when none came */
             response_status: number | null;
             /**
-             * @description what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.
+             * @description what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending`: a redelivery asked for and not yet made; it becomes `succeeded` or `failed` once sent.
              * @enum {string}
              */
             status: "succeeded" | "failed" | "pending";
+        };
+        /** WebhookEventPayload */
+        WebhookEventPayload: {
+            /** @description by type: see the `webhooks` section of this document */
+            data: unknown;
+            /** @description the event id (`X-Service-Event-Id`, `webhook-id`) */
+            id: string;
+            project_id: string;
+            session_id: string | null;
+            /** Format: date-time */
+            timestamp: string;
+            type: string;
         };
         /**
          * WebhookEventType
@@ -5953,6 +5989,35 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row of the delivery log (its `id`) */
+                deliveryId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Queued: the new attempt, logged as pending, is being sent. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
                         error: null;
                     };
                 };

@@ -10,6 +10,7 @@ import { agentsMigration } from './007-agents.js';
 import { segmentsMigration } from './008-segments.js';
 import { oauthSpentCodesMigration } from './009-oauth-spent-codes.js';
 import { guestsMigration } from './010-guests.js';
+import { webhookRedeliveryMigration } from './012-webhook-redelivery.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -24,6 +25,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '008-segments': segmentsMigration(engine),
     '009-oauth-spent-codes': oauthSpentCodesMigration(),
     '010-guests': guestsMigration(),
+    '012-webhook-redelivery': webhookRedeliveryMigration(),
   };
   return { getMigrations: async () => all };
 }

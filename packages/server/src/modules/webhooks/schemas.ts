@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { emptyDoc, type WebhookDoc } from '../../http/openapi-docs.js';
 import { Nullable, StringEnum } from '../../http/schema-types.js';
 
@@ -79,19 +79,40 @@ export const UpdateWebhook = Type.Object(
 );
 
 export const WebhookParams = Type.Object({ webhookId: Type.String({ format: 'uuid' }) });
+export const DeliveryParams = Type.Object({
+  webhookId: Type.String({ format: 'uuid' }),
+  deliveryId: Type.String({ format: 'uuid', description: 'a row of the delivery log (its `id`)' }),
+});
 export const WebhookListQuery = Type.Object({
   include_inactive: Type.Boolean({ default: false, description: 'also list paused webhooks' }),
 });
+
+/** A delivery's body, any type (`webhook.test` included): what `eventBody` in service.ts writes. */
+const EventPayload = Type.Object(
+  {
+    id: Type.String({ description: 'the event id (`X-Service-Event-Id`, `webhook-id`)' }),
+    type: Type.String(),
+    timestamp: Type.String({ format: 'date-time' }),
+    project_id: Type.String(),
+    session_id: Nullable(Type.String()),
+    data: Type.Unknown({ description: 'by type: see the `webhooks` section of this document' }),
+  },
+  { title: 'WebhookEventPayload' },
+);
+export type EventPayload = Static<typeof EventPayload>;
 
 export const Delivery = Type.Object(
   {
     id: Type.String(),
     event_id: Type.String(),
     event_type: Type.String(),
-    attempt: Type.Integer({ description: '1 for the first attempt at this event' }),
+    attempt: Type.Integer({
+      description:
+        '1 for the first attempt at this event, counting up with its retries; a redelivery is an attempt of its own, numbered 1',
+    }),
     status: StringEnum(['succeeded', 'failed', 'pending'] as const, {
       description:
-        'what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.',
+        'what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending`: a redelivery asked for and not yet made; it becomes `succeeded` or `failed` once sent.',
     }),
     response_status: Nullable(Type.Integer(), {
       description: "the receiver's HTTP status, null when none came",
@@ -100,6 +121,14 @@ export const Delivery = Type.Object(
     duration_ms: Nullable(Type.Integer()),
     created_at: Type.String({ format: 'date-time' }),
     next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+    redelivery_of: Nullable(Type.String(), {
+      description:
+        'the `id` of the delivery this row sends again (`redeliverWebhookDelivery`); null for deliveries of the event as it happened and their retries',
+    }),
+    payload: Type.Union([EventPayload, Type.Null()], {
+      description:
+        'the body sent, parsed: the same bytes on every attempt at the event. Kept as long as a delivery of the event is in the log; null only if it is gone',
+    }),
   },
   { title: 'WebhookDelivery' },
 );
