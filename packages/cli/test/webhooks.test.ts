@@ -358,3 +358,65 @@ describe('vss webhooks listen', () => {
     }
   });
 });
+
+describe('vss webhooks redeliver', () => {
+  it('sends a logged delivery again and prints the new attempt; a refused one exits 1 with the answer', async () => {
+    // The first attempt is refused (its retry is minutes away); the redelivery is taken; the next refused.
+    const app = await receiver(0, (_h, i) => (i === 1 ? 200 : 500));
+    try {
+      const hook = await vssJson(server, [
+        'webhooks',
+        'create',
+        '--url',
+        app.url,
+        '--events',
+        'session.created',
+      ]);
+      const session = await vssJson(server, ['sessions', 'create', '--name', 'told twice']);
+      const [first] = await eventually(async () => {
+        const rows = await vssJson(server, ['webhooks', 'deliveries', hook.id]);
+        return rows.length === 1 ? rows : null;
+      });
+      expect(first).toMatchObject({ status: 'failed', response_status: 500, redelivery_of: null });
+      expect(first.payload).toMatchObject({ type: 'session.created', session_id: session.id });
+
+      // For people: the attempt once sent, field by field, without the payload.
+      const again = await run(['webhooks', 'redeliver', hook.id, first.id]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/^status\s+succeeded$/m);
+      expect(again.stdout).toMatch(/^response_status\s+200$/m);
+      expect(again.stdout).toMatch(new RegExp(`^redelivery_of\\s+${first.id}$`, 'm'));
+      expect(again.stdout).toMatch(new RegExp(`^event_id\\s+${first.event_id}$`, 'm'));
+      expect(again.stdout).not.toContain('payload');
+      expect(app.hits).toHaveLength(2);
+      expect(app.hits[1]!.headers['x-service-event-id']).toBe(first.event_id);
+      expect(app.hits[1]!.raw.equals(app.hits[0]!.raw)).toBe(true);
+
+      // The log lists it as a row of its own, marked as sent again.
+      const table = await run(['webhooks', 'deliveries', hook.id]);
+      expect(table.stdout).toMatch(/^AT\s+DELIVERY\s+EVENT\s+.*\s+SENT AGAIN OF$/m);
+      const newId = /^id\s+(\S+)$/m.exec(again.stdout)![1]!;
+      expect(table.stdout).toMatch(new RegExp(`${newId}\\s+session\\.created\\s.*\\s${first.id}$`, 'm'));
+
+      // --json --no-wait: the new row as queued, payload and all.
+      const queued = await vssJson(server, ['webhooks', 'redeliver', hook.id, first.id, '--no-wait']);
+      expect(queued).toMatchObject({ status: 'pending', redelivery_of: first.id, payload: first.payload });
+      await eventually(() => app.hits.length === 3, 10_000, 'the third request');
+
+      // Refused: the attempt is printed, and the exit code says it failed.
+      const refused = await run(['webhooks', 'redeliver', hook.id, first.id]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(/^status\s+failed$/m);
+      expect(refused.stderr).toBe('vss: the redelivery failed: answered 500\n');
+
+      const unknown = await run(['webhooks', 'redeliver', hook.id, randomUUID()]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/^vss: NOT_FOUND \(HTTP 404\): delivery not found: /);
+      const missing = await run(['webhooks', 'redeliver', hook.id]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain("missing required argument 'deliveryId'");
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -42,6 +42,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryDelaysS: number[];
   webhookAllowPrivateUrls: boolean;
+  /** delays before each retry of a recording's finalize and seal jobs; after the last, `recording.failed` */
+  recordingRetryDelaysS: number[];
   /** OAUTH_ALLOW_PRIVATE_CLIENT_URLS: client metadata documents may be fetched from private addresses (tests, local development) */
   oauthAllowPrivateClientUrls: boolean;
   /** OAUTH_CLIENT_METADATA_TIMEOUT_MS: the whole fetch of a client metadata document, from resolution to its last byte */
@@ -146,6 +148,17 @@ function num(env: Env, name: string, fallback: number): number {
   if (!Number.isFinite(n) || n < 0)
     throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`);
   return n;
+}
+
+/** A comma-separated list of seconds (fractions allowed), e.g. a schedule of retries. */
+function seconds(env: Env, name: string, fallback: string): number[] {
+  const raw = str(env, name, fallback);
+  return raw.split(',').map((part) => {
+    const s = part.trim();
+    if (!/^\d+(\.\d+)?$/.test(s))
+      throw new ConfigError(`${name} must be a comma-separated list of seconds, got "${raw}"`);
+    return Number(s);
+  });
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -281,15 +294,6 @@ export function loadConfig(env: Env): Config {
   ).replace(/\/+$/, '');
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  const delaysRaw = str(env, 'WEBHOOK_RETRY_DELAYS_S', '120,240,480,960,1920,3840,7680,15360');
-  const webhookRetryDelaysS = delaysRaw.split(',').map((part) => {
-    const s = part.trim();
-    if (!/^\d+(\.\d+)?$/.test(s))
-      throw new ConfigError(
-        `WEBHOOK_RETRY_DELAYS_S must be a comma-separated list of seconds, got "${delaysRaw}"`,
-      );
-    return Number(s);
-  });
   const billingProvider = oneOf(env, 'BILLING_PROVIDER', 'none', ['none', 'stripe'] as const);
   const stripeSecretKey = optional(env, 'STRIPE_SECRET_KEY');
   const stripeWebhookSecret = optional(env, 'STRIPE_WEBHOOK_SECRET');
@@ -342,7 +346,8 @@ export function loadConfig(env: Env): Config {
     ffmpegPath: executable(env, 'FFMPEG_PATH'),
     searchPath: env.PATH ?? '',
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),
-    webhookRetryDelaysS,
+    webhookRetryDelaysS: seconds(env, 'WEBHOOK_RETRY_DELAYS_S', '120,240,480,960,1920,3840,7680,15360'),
+    recordingRetryDelaysS: seconds(env, 'RECORDING_RETRY_DELAYS_S', '10,20,40,80,160,320,640'),
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     oauthAllowPrivateClientUrls: bool(env, 'OAUTH_ALLOW_PRIVATE_CLIENT_URLS', false),
     oauthClientMetadataTimeoutMs: int(env, 'OAUTH_CLIENT_METADATA_TIMEOUT_MS', 5000, 100, 60_000),
@@ -387,6 +392,7 @@ export function loadConfig(env: Env): Config {
   };
   Object.freeze(config.keys);
   Object.freeze(config.webhookRetryDelaysS);
+  Object.freeze(config.recordingRetryDelaysS);
   Object.freeze(config.exportDeadline);
   Object.freeze(config.billingReturnOrigins);
   if (config.s3) Object.freeze(config.s3);

@@ -304,7 +304,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     oauth: oauthService({ config, db, store: oauthStore(db), projects }),
   };
   // Each module declares its jobs; the queue runs them.
-  for (const kind of recordingsJobs({ bus, jobs, writer, recordings: services.recordings }))
+  for (const kind of recordingsJobs({ config, bus, jobs, writer, recordings: services.recordings }))
     jobs.register(kind);
   jobs.register(deliveryJob({ config, store: webhooks, metrics }));
   jobs.register(

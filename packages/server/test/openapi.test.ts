@@ -294,6 +294,8 @@ describe('the OpenAPI document', () => {
     expect(dataRef('session.ended')).toBe(`${SCHEMAS}Session`);
     expect(dataRef('recording.ready')).toBe(`${SCHEMAS}RecordingReadyData`);
     expect(dataRef('export.completed')).toBe(`${SCHEMAS}ExportJob`);
+    expect(dataRef('export.failed')).toBe(`${SCHEMAS}ExportJob`);
+    expect(dataRef('recording.failed')).toBe(`${SCHEMAS}RecordingFailedData`);
 
     // Real deliveries match what the document says of them, headers included.
     const r = await receiver();

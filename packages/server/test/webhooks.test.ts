@@ -141,6 +141,7 @@ describe('webhook management', () => {
       ['POST', '/rotate-secret', undefined],
       ['POST', '/test', undefined],
       ['GET', '/deliveries', undefined],
+      ['POST', `/deliveries/${hook.id}/redeliver`, undefined],
     ] as const) {
       const res = await call(t, method, `/v1/webhooks/${hook.id}${path}`, { key: b.key, body });
       expectError(res, 404, 'NOT_FOUND');
@@ -178,6 +179,14 @@ describe('webhook management', () => {
     );
     expectError(
       await call(t, 'POST', `/v1/webhooks/${hook.id}/rotate-secret`, {
+        ...asMember,
+        headers: { ...asMember.headers, origin: BASE },
+      }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await call(t, 'POST', `/v1/webhooks/${hook.id}/deliveries/${hook.id}/redeliver`, {
         ...asMember,
         headers: { ...asMember.headers, origin: BASE },
       }),

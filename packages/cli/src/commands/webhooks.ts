@@ -1,4 +1,5 @@
-import type { DataOf, Paths } from '@vss/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DataOf, Paths, VssClient } from '@vss/client';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -15,7 +16,10 @@ type EventTypes = NonNullable<
 type Delivery = DataOf<'/v1/webhooks/{webhookId}/deliveries', 'get'>[number];
 
 const EVENTS_HELP =
-  'event types, comma-separated: session.created, session.started, session.ended, recording.ready, export.completed';
+  'event types, comma-separated: session.created, session.started, session.ended, recording.ready, recording.failed, export.completed, export.failed, participant.joined, participant.left';
+/** How often the log is read while waiting for a redelivery to be sent, and for how long at most. */
+const POLL_MS = 250;
+const WAIT_MS = 60_000;
 
 const COLUMNS: Column<Webhook>[] = [
   { key: 'id' },
@@ -27,6 +31,7 @@ const COLUMNS: Column<Webhook>[] = [
 
 const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { key: 'created_at', label: 'AT' },
+  { key: 'id', label: 'DELIVERY' },
   { key: 'event_type', label: 'EVENT' },
   { key: 'event_id', label: 'EVENT ID' },
   { key: 'attempt' },
@@ -35,7 +40,42 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { key: 'duration_ms', label: 'MS' },
   { key: 'error' },
   { key: 'next_attempt_at', label: 'NEXT ATTEMPT' },
+  { key: 'redelivery_of', label: 'SENT AGAIN OF' },
 ];
+
+/** What `redeliver` shows people of the new attempt (--json gives all of it, the payload too). */
+const ATTEMPT_FIELDS = [
+  'id',
+  'event_id',
+  'event_type',
+  'status',
+  'response_status',
+  'error',
+  'duration_ms',
+  'created_at',
+  'redelivery_of',
+];
+
+/**
+ * The redelivery's row once it has been sent (no longer `pending`), read from the log, newest
+ * first, down to where it was written; the row as it was if it is still pending after WAIT_MS.
+ */
+async function sent(vss: VssClient, webhookId: string, row: Delivery): Promise<Delivery> {
+  const until = Date.now() + WAIT_MS;
+  for (;;) {
+    for await (const d of vss.list('/v1/webhooks/{webhookId}/deliveries', {
+      params: { path: { webhookId }, query: { limit: 100 } },
+    })) {
+      if (d.id === row.id) {
+        if (d.status !== 'pending') return d;
+        break;
+      }
+      if (d.created_at < row.created_at) break;
+    }
+    if (Date.now() > until) return row;
+    await sleep(POLL_MS);
+  }
+}
 
 /**
  * `a,b` → ['a', 'b']: the list's shape is checked here, the types themselves by the server,
@@ -191,6 +231,31 @@ export function register(program: Command): void {
         `queued ${sent.type} event ${sent.event_id}: see \`vss webhooks deliveries ${webhookId}\``,
         sent,
       );
+    });
+
+  webhooks
+    .command('redeliver <webhookId> <deliveryId>')
+    .description(
+      "send a logged delivery's event again, now (same event id and body, signed anew); prints the new attempt",
+    )
+    .option('--no-wait', 'print the new attempt as queued (pending) rather than once it has been sent')
+    .addHelpText(
+      'after',
+      '\nDELIVERY_ID is a row of `vss webhooks deliveries <webhookId>`. The event goes to the webhook whether it is\n' +
+        'paused or not, once: a failure is not retried, and the original delivery keeps its own retries. Exits 1\n' +
+        'when the receiver did not take it (its answer or the error is printed).',
+    )
+    .action(async (webhookId: string, deliveryId: string, o: { wait: boolean }, cmd: Command) => {
+      const vss = client(cmd);
+      const queued = await vss.post('/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', {
+        params: { path: { webhookId, deliveryId } },
+      });
+      const row = o.wait ? await sent(vss, webhookId, queued) : queued;
+      printObject(cmd, row, ATTEMPT_FIELDS);
+      if (row.status === 'pending' && o.wait && !globals(cmd).json)
+        note(`not sent yet: follow it with \`vss webhooks deliveries ${webhookId}\``);
+      if (row.status === 'failed')
+        throw new Error(`the redelivery failed: ${row.error ?? 'no reason given'}`);
     });
 
   paged(

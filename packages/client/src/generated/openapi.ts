@@ -1067,11 +1067,11 @@ export interface paths {
          * Export a session to MP4
          * @description Queues an export job.
          *
-         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
          *
          *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
          *
-         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `focus` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key` (scope: the credential, the path and the query).
+         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation` or `focus` (`focus` must be a participant with video, and is accepted with `layout=presenter` only); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key` (scope: the credential, the path and the query).
          */
         get: operations["enqueueExport"];
         put?: never;
@@ -1246,67 +1246,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/sessions/{sessionId}/recording-rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A session's recording rules and whether it is paused */
-        get: operations["getRecordingRules"];
-        /**
-         * Replace a session's recording rules
-         * @description Decides which streams are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded. `{ "rules": [{ "type": "exclude", "all": true }, { "type": "include", "user_id": "host" }] }` records the host alone. A change applies to the messages published after it, before or during the session (a rule may name a participant before they join); what is not recorded is still relayed live (its publisher's `ack` then says `recorded: false`). The timeline records `recording.rules_changed` with the rules (at the session's start for rules set before it). Rules govern `cam`, `mic`, `screen` and `chat`; the director and captions streams are recorded whenever recording is not paused. After the session has ended the rules are kept and change nothing. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
-         */
-        put: operations["setRecordingRules"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{sessionId}/recording/pause": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pause the recording
-         * @description From now until it is resumed nothing is stored but the timeline's own events (`recording.paused`, joins and leaves…); the call goes on live as before. The manifest's tracks then list their recorded `segments`, replay skips the paused span, and the MP4 export leaves it out unless `keep_gaps=true`. A session that has not started yet starts paused. 409 when the session has ended or is already paused. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
-         */
-        post: operations["pauseRecording"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{sessionId}/recording/resume": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Resume a paused recording
-         * @description Recording goes on from now, in the same recording: the timeline records `recording.resumed` with `paused_ms`. 409 when it is not paused or the session has ended. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
-         */
-        post: operations["resumeRecording"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/sessions/{sessionId}/replay-links": {
         parameters: {
             query?: never;
@@ -1449,7 +1388,7 @@ export interface paths {
          * Create a webhook
          * @description Registers a receiver for the listed event types of the project. The `secret` is in this response only. An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation. Changes need the admin role (API keys have it).
          *
-         *     Delivery: a POST of `{ id, type, timestamp, project_id, session_id, data }` with `X-Service-Signature` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole `whsec_…` secret), `X-Service-Event-Id`, `X-Service-Timestamp` (Unix seconds of this attempt), and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes of the secret's base64 part. Only a 2xx answer within `WEBHOOK_TIMEOUT_MS` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.
+         *     Delivery: a POST of `{ id, type, timestamp, project_id, session_id, data }` with `X-Service-Signature` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole `whsec_…` secret), `X-Service-Event-Id`, `X-Service-Timestamp` (Unix seconds of this attempt), and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes of the secret's base64 part. Only a 2xx answer within `WEBHOOK_TIMEOUT_MS` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. Any logged delivery can be sent once more by hand (`redeliverWebhookDelivery`). A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1492,11 +1431,31 @@ export interface paths {
         };
         /**
          * Delivery log
-         * @description Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, and when the next attempt is due. Kept 30 days.
+         * @description Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, when the next attempt is due, and the `payload` sent (the event body, the same bytes on every attempt at it). Redeliveries asked for by hand are rows of their own, marked by `redelivery_of`. Kept 30 days.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Sends the delivery's event to this webhook once more, now: the same event id (`X-Service-Event-Id`, `webhook-id`) and the same body bytes, signed with the current secret at a new `X-Service-Timestamp`, paused or not. Answers 202 with the new row of the delivery log: `status` `pending`, `redelivery_of` the delivery asked for; it becomes `succeeded` or `failed` once sent (read it in `listWebhookDeliveries`). It is one attempt: a failure is not retried. The original's schedule is untouched: its pending retries still happen when due. 404 names what is unknown: the webhook (in this project), or the delivery (of this webhook).
+         */
+        post: operations["redeliverWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1554,7 +1513,7 @@ export interface paths {
          * Live WebSocket
          * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session: 403.
          *
-         *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`, `recording`, `skip`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
+         *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
          *
          *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4403 removed: the session's host removed the participant (`removeParticipant`; a `removed` control comes first; do not reconnect), 4409 replaced: a newer connection with the same `user_id` joined the session (in any server process; a `replaced` control comes first; do not reconnect). One `user_id` has one live connection in a session. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
          */
@@ -1580,9 +1539,29 @@ export interface webhooks {
         put?: never;
         /**
          * An MP4 export completed
-         * @description Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing. Delivered only to active webhooks of the project that list `export.completed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         * @description Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). An export that fails for good sends `export.failed` instead. Delivered only to active webhooks of the project that list `export.completed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
          */
         post: operations["deliverExportCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "export.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An MP4 export failed
+         * @description Sent once when an export job fails for good: the render failed in a way another attempt would repeat (ffmpeg refused the recording's media), or its attempts ran out. `data` is the job as `getExport` shows it: `status` `failed`, with `error` (why, in words) and `error_log` (the end of ffmpeg's log, or null). The session's timeline records it too. Delivered only to active webhooks of the project that list `export.failed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverExportFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1623,6 +1602,26 @@ export interface webhooks {
          * @description Sent for each live connection that leaves: it closed, was cut, was replaced by a newer one of the same user, or the participant was removed. `data` is `{ user_id, display_name }`. Delivered only to active webhooks of the project that list `participant.left` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
          */
         post: operations["deliverParticipantLeft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recording could not be sealed or stored
+         * @description Sent once when a step that makes an ended session's recording ready (`finalize`, which announces `recording.ready`) or keeps it (`seal`: its segments closed and stored in object storage) has failed its last attempt, after the retries of `RECORDING_RETRY_DELAYS_S`. `data` is `{ stage, error }`. After a failed `seal` the recording stays readable from this server's own storage, and may still be stored by a later pass. Delivered only to active webhooks of the project that list `recording.failed` in `events`; a failed attempt is retried, so a receiver may see an event more than once (same `id`), and events of one session may arrive out of order.
+         */
+        post: operations["deliverRecordingFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1934,6 +1933,26 @@ export interface components {
             /** @enum {string} */
             type: "export.completed";
         };
+        /** ExportFailedEvent */
+        ExportFailedEvent: {
+            data: components["schemas"]["ExportJob"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "export.failed";
+        };
         /** ExportJob */
         ExportJob: {
             /** @description render attempts started so far */
@@ -1957,8 +1976,6 @@ export interface components {
             focus: string | null;
             /** Format: uuid */
             job_id: string;
-            /** @description as asked: true when the paused spans are kept in the MP4, false when they are cut out */
-            keep_gaps: boolean;
             /** @enum {string} */
             layout: "grid" | "presenter";
             /** @enum {string} */
@@ -2094,7 +2111,7 @@ export interface components {
         };
         /**
          * LiveAck
-         * @description The publish with this `id` is durably written (survives a crash), or relayed when it is not recorded (a reduced video layer; `recorded: false` while paused or left out by the rules); sent to the publisher.
+         * @description The publish with this `id` is durably written (survives a crash), or for a reduced video layer relayed; sent to the publisher.
          */
         LiveAck: {
             data: {
@@ -2102,11 +2119,6 @@ export interface components {
                 id: string;
                 /** @description the reduced layer relayed (1 or 2) */
                 layer?: number;
-                /**
-                 * @description relayed live but not stored: the recording is paused, or its rules leave this stream out
-                 * @enum {boolean}
-                 */
-                recorded?: false;
                 /** @description absent for a reduced video layer: relayed, not recorded */
                 seq?: number;
             };
@@ -2135,7 +2147,7 @@ export interface components {
          * LiveControl
          * @description Server → client: lifecycle and protocol signals, by `event`.
          */
-        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveRecording"] | components["schemas"]["LiveSkip"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveRemoved"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveRemoved"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
         /**
          * LiveDirectorCommand
          * @description What a `director` publish carries in `body` (UTF-8 JSON).
@@ -2336,42 +2348,6 @@ export interface components {
             v: 1;
         };
         /**
-         * LiveRecording
-         * @description What the session records changed: it was paused or resumed, or its rules changed (`setRecordingRules`). Sent to everybody, in every process, at once; the `welcome` of who joins later says the same. A client shows whether it is being recorded.
-         */
-        LiveRecording: {
-            /** @description live: what the session records now */
-            data: {
-                /** @description the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored */
-                rules: {
-                    /**
-                     * @description the rule matches every stream
-                     * @enum {boolean}
-                     */
-                    all?: true;
-                    /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
-                    kind?: "cam" | "mic" | "screen" | "chat";
-                    /** @description `include` records what the rule matches, `exclude` leaves it out */
-                    type: "include" | "exclude";
-                    /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
-                    user_id?: string;
-                }[];
-                /**
-                 * @description `paused`: nothing of the call is being stored (`pauseRecording`) until it is resumed
-                 * @enum {string}
-                 */
-                state: "recording" | "paused";
-            };
-            /** @enum {string} */
-            event: "recording";
-            /** @description ms since 1970, the server's clock */
-            timestamp_ms: number;
-            /** @enum {string} */
-            type: "control";
-            /** @description `system` */
-            user_id: string;
-        };
-        /**
          * LiveRemoved
          * @description The session's host (or the API) removed this participant (`removeParticipant`). The connection has left (the others saw `leave`), and closes with 4403 next. Final: do not reconnect; tokens issued before the removal are refused with 403.
          */
@@ -2410,28 +2386,6 @@ export interface components {
          * @description What the server sends as JSON text frames.
          */
         LiveServerMessage: components["schemas"]["LiveMessage"] | components["schemas"]["LiveControl"];
-        /**
-         * LiveSkip
-         * @description Replay connections: the recording jumps over a span in which recording was paused; it takes no time. Sent before the first message after the span.
-         */
-        LiveSkip: {
-            data: {
-                /** @description where the recording was paused, ms since 1970 */
-                from_ts: number;
-                /** @enum {string} */
-                reason: "paused";
-                /** @description where it was resumed */
-                to_ts: number;
-            };
-            /** @enum {string} */
-            event: "skip";
-            /** @description ms since 1970, the server's clock */
-            timestamp_ms: number;
-            /** @enum {string} */
-            type: "control";
-            /** @description `system` */
-            user_id: string;
-        };
         /**
          * LiveTrack
          * @description A media track started (first publish) or stopped (unpublish, or leaving); sent to everybody else.
@@ -2478,28 +2432,6 @@ export interface components {
                 };
                 /** @description user ids present in every process (empty on a replay connection) */
                 participants: string[];
-                /** @description live: what the session records now */
-                recording?: {
-                    /** @description the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored */
-                    rules: {
-                        /**
-                         * @description the rule matches every stream
-                         * @enum {boolean}
-                         */
-                        all?: true;
-                        /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
-                        kind?: "cam" | "mic" | "screen" | "chat";
-                        /** @description `include` records what the rule matches, `exclude` leaves it out */
-                        type: "include" | "exclude";
-                        /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
-                        user_id?: string;
-                    }[];
-                    /**
-                     * @description `paused`: nothing of the call is being stored (`pauseRecording`) until it is resumed
-                     * @enum {string}
-                     */
-                    state: "recording" | "paused";
-                };
                 session_id: string;
                 user_id: string;
             };
@@ -2541,12 +2473,8 @@ export interface components {
         };
         /** ManifestTrack */
         ManifestTrack: {
-            /** @description its last recorded timestamp, ms since 1970 */
             end_ts: number;
             kind: "cam" | "mic" | "screen";
-            /** @description the intervals in which it was recorded, in order: one from start_ts to end_ts, unless recording was paused (`pauseRecording`) or the recording rules left the track out for a while (`setRecordingRules`); replay skips paused intervals and the export leaves them out */
-            segments: components["schemas"]["RecordedSegment"][];
-            /** @description its first recorded timestamp, ms since 1970 */
             start_ts: number;
             stream_id: string;
         };
@@ -2766,10 +2694,35 @@ export interface components {
             /** Format: date-time */
             started_at: string | null;
         };
-        /** RecordedSegment */
-        RecordedSegment: {
-            end_ts: number;
-            start_ts: number;
+        /** RecordingFailedData */
+        RecordingFailedData: {
+            /** @description why the last attempt failed */
+            error: string;
+            /**
+             * @description `finalize`: the recording could not be announced ready; `seal`: it could not be sealed and stored in object storage
+             * @enum {string}
+             */
+            stage: "finalize" | "seal";
+        };
+        /** RecordingFailedEvent */
+        RecordingFailedEvent: {
+            data: components["schemas"]["RecordingFailedData"];
+            /**
+             * Format: uuid
+             * @description the event id, the same in every attempt at this event (and in `X-Service-Event-Id` and `webhook-id`): receivers deduplicate on it
+             */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (ISO 8601 UTC, milliseconds), not when this attempt was sent
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "recording.failed";
         };
         /** RecordingReadyData */
         RecordingReadyData: {
@@ -3009,7 +2962,7 @@ export interface components {
         };
         /** WebhookDelivery */
         WebhookDelivery: {
-            /** @description 1 for the first attempt at this event */
+            /** @description 1 for the first attempt at this event, counting up with its retries; a redelivery is an attempt of its own, numbered 1 */
             attempt: number;
             /** Format: date-time */
             created_at: string;
@@ -3021,19 +2974,35 @@ export interface components {
             id: string;
             /** Format: date-time */
             next_attempt_at: string | null;
+            /** @description the body sent, parsed: the same bytes on every attempt at the event. Kept as long as a delivery of the event is in the log; null only if it is gone */
+            payload: components["schemas"]["WebhookEventPayload"] | null;
+            /** @description the `id` of the delivery this row sends again (`redeliverWebhookDelivery`); null for deliveries of the event as it happened and their retries */
+            redelivery_of: string | null;
             /** @description the receiver's HTTP status, null when none came */
             response_status: number | null;
             /**
-             * @description what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.
+             * @description what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending`: a redelivery asked for and not yet made; it becomes `succeeded` or `failed` once sent.
              * @enum {string}
              */
             status: "succeeded" | "failed" | "pending";
+        };
+        /** WebhookEventPayload */
+        WebhookEventPayload: {
+            /** @description by type: see the `webhooks` section of this document */
+            data: unknown;
+            /** @description the event id (`X-Service-Event-Id`, `webhook-id`) */
+            id: string;
+            project_id: string;
+            session_id: string | null;
+            /** Format: date-time */
+            timestamp: string;
+            type: string;
         };
         /**
          * WebhookEventType
          * @enum {string}
          */
-        WebhookEventType: "session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed" | "participant.joined" | "participant.left";
+        WebhookEventType: "session.created" | "session.started" | "session.ended" | "recording.ready" | "export.completed" | "participant.joined" | "participant.left" | "recording.failed" | "export.failed";
         /** WebhookTestQueued */
         WebhookTestQueued: {
             event_id: string;
@@ -5293,8 +5262,6 @@ export interface operations {
             query?: {
                 /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
                 focus?: string;
-                /** @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence. */
-                keep_gaps?: boolean;
                 /** @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. */
                 layout?: "grid" | "presenter";
                 /** @description `landscape` (1280x720) or `vertical` (720x1280) */
@@ -5598,209 +5565,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["PlaybackTimeline"];
-                        error: null;
-                    };
-                };
-            };
-        };
-    };
-    getRecordingRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-            /** @description The rules, in the order they apply, and the recording state. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description since when it is paused; null while recording */
-                            paused_at: string | null;
-                            rules: {
-                                /**
-                                 * @description the rule matches every stream
-                                 * @enum {boolean}
-                                 */
-                                all?: true;
-                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
-                                kind?: "cam" | "mic" | "screen" | "chat";
-                                /** @description `include` records what the rule matches, `exclude` leaves it out */
-                                type: "include" | "exclude";
-                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
-                                user_id?: string;
-                            }[];
-                            session_id: string;
-                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
-                            state: "recording" | "paused";
-                        };
-                        error: null;
-                    };
-                };
-            };
-        };
-    };
-    setRecordingRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Evaluated in order for each stream, a later matching rule winning over an earlier one; a stream no rule matches is recorded. At most 100 rules; `[]` records everything. */
-                    rules: {
-                        /**
-                         * @description the rule matches every stream
-                         * @enum {boolean}
-                         */
-                        all?: true;
-                        /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
-                        kind?: "cam" | "mic" | "screen" | "chat";
-                        /** @description `include` records what the rule matches, `exclude` leaves it out */
-                        type: "include" | "exclude";
-                        /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
-                        user_id?: string;
-                    }[];
-                };
-            };
-        };
-        responses: {
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-            /** @description The rules now in force. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description since when it is paused; null while recording */
-                            paused_at: string | null;
-                            rules: {
-                                /**
-                                 * @description the rule matches every stream
-                                 * @enum {boolean}
-                                 */
-                                all?: true;
-                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
-                                kind?: "cam" | "mic" | "screen" | "chat";
-                                /** @description `include` records what the rule matches, `exclude` leaves it out */
-                                type: "include" | "exclude";
-                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
-                                user_id?: string;
-                            }[];
-                            session_id: string;
-                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
-                            state: "recording" | "paused";
-                        };
-                        error: null;
-                    };
-                };
-            };
-        };
-    };
-    pauseRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-            /** @description The recording is paused. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description since when it is paused; null while recording */
-                            paused_at: string | null;
-                            rules: {
-                                /**
-                                 * @description the rule matches every stream
-                                 * @enum {boolean}
-                                 */
-                                all?: true;
-                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
-                                kind?: "cam" | "mic" | "screen" | "chat";
-                                /** @description `include` records what the rule matches, `exclude` leaves it out */
-                                type: "include" | "exclude";
-                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
-                                user_id?: string;
-                            }[];
-                            session_id: string;
-                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
-                            state: "recording" | "paused";
-                        };
-                        error: null;
-                    };
-                };
-            };
-        };
-    };
-    resumeRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            "4XX": components["responses"]["ClientError"];
-            "5XX": components["responses"]["ServerError"];
-            /** @description The recording goes on. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description since when it is paused; null while recording */
-                            paused_at: string | null;
-                            rules: {
-                                /**
-                                 * @description the rule matches every stream
-                                 * @enum {boolean}
-                                 */
-                                all?: true;
-                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
-                                kind?: "cam" | "mic" | "screen" | "chat";
-                                /** @description `include` records what the rule matches, `exclude` leaves it out */
-                                type: "include" | "exclude";
-                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
-                                user_id?: string;
-                            }[];
-                            session_id: string;
-                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
-                            state: "recording" | "paused";
-                        };
                         error: null;
                     };
                 };
@@ -6231,6 +5995,35 @@ export interface operations {
             };
         };
     };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row of the delivery log (its `id`) */
+                deliveryId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Queued: the new attempt, logged as pending, is being sent. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -6417,6 +6210,56 @@ export interface operations {
             };
         };
     };
+    deliverExportFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     deliverParticipantJoined: {
         parameters: {
             query?: never;
@@ -6491,6 +6334,56 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ParticipantLeftEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within `WEBHOOK_TIMEOUT_MS` (5 s) completes the delivery. The body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a receiver answers 401 to a signature that does not match): the attempt failed and is retried like any other failure. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects are not followed), no answer in time, or an address that is refused when the URL is resolved at this attempt: the attempt failed. It is retried after each delay of `WEBHOOK_RETRY_DELAYS_S` (2, 4, 8 … minutes by default) with the same event id and the same bytes; every attempt appears in the delivery log. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverRecordingFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                "User-Agent": "vss-webhooks/1";
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes of the base64 part of the secret (after `whsec_`) */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description the event id (the body's `id`) */
+                "X-Service-Event-Id": string;
+                /** @description lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook's whole `whsec_…` secret: compute it over the bytes as received and compare in constant time; refuse a mismatch with 401 */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt: reject old ones to refuse replays */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingFailedEvent"];
             };
         };
         responses: {

@@ -188,6 +188,8 @@ export interface WebhookDeliveriesTable {
   duration_ms: number | null;
   created_at: number;
   next_attempt_at: number | null;
+  /** the delivery this row sends again (a redelivery, made once at a person's request), else null */
+  redelivery_of: string | null;
 }
 
 /** An MP4 export (modules/exports): the job's request, state and result. */

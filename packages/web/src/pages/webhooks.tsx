@@ -29,7 +29,7 @@ export function WebhooksPage() {
     <>
       <PageHeader
         title="Webhooks"
-        sub={`Signed POSTs to your server when sessions start, end, get their recording or an export${project ? ` (project ${project.name})` : ''}.`}
+        sub={`Signed POSTs to your server when sessions start or end, people join or leave, and recordings or exports are ready (or fail)${project ? ` (project ${project.name})` : ''}.`}
       />
       {created ? (
         <SecretOnce

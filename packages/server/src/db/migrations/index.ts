@@ -11,6 +11,7 @@ import { segmentsMigration } from './008-segments.js';
 import { oauthSpentCodesMigration } from './009-oauth-spent-codes.js';
 import { guestsMigration } from './010-guests.js';
 import { recordingControlsMigration } from './011-recording-controls.js';
+import { webhookRedeliveryMigration } from './012-webhook-redelivery.js';
 import { exportKeepGapsMigration } from './013-export-keep-gaps.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
@@ -27,6 +28,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '009-oauth-spent-codes': oauthSpentCodesMigration(),
     '010-guests': guestsMigration(),
     '011-recording-controls': recordingControlsMigration(),
+    '012-webhook-redelivery': webhookRedeliveryMigration(),
     '013-export-keep-gaps': exportKeepGapsMigration(),
   };
   return { getMigrations: async () => all };

@@ -38,7 +38,8 @@ type RenderDetail = Rendered | { log: string | null };
 /**
  * The exports module's job: renders an export in whichever process claims it, streaming the
  * recording into ffmpeg, writing to a temporary name renamed into place when complete, and
- * recording the outcome (and `export.completed`) in the transaction that settles the attempt.
+ * recording the outcome (and `export.completed`, or `export.failed` once no attempt is left) in the
+ * transaction that settles the attempt.
  */
 export function renderJob(deps: {
   config: Config;
@@ -141,22 +142,28 @@ export function renderJob(deps: {
       const detail = outcome.detail;
       if (!detail || !('sizeBytes' in detail) || !(await store.complete(trx, id, job.attempt, at, detail)))
         return;
-      const row = (await store.forJob(id, trx))!;
-      await deps.bus.publish(trx, {
-        id: newId(),
-        type: 'export.completed',
-        at,
-        orgId: row.org_id,
-        projectId: row.project_id,
-        sessionId: row.session_id,
-        data: presentExport(row, config.publicBaseUrl),
-      });
+      await announce(trx, 'export.completed', id, at);
       return;
     }
     const error = outcome.error ?? 'the render failed';
     const log = outcome.detail && 'log' in outcome.detail ? outcome.detail.log : null;
     if (nextRunAt !== null) await store.retrying(trx, id, job.attempt, error, log);
-    else await store.fail(trx, id, job.attempt, at, error, log);
+    else if (await store.fail(trx, id, job.attempt, at, error, log))
+      await announce(trx, 'export.failed', id, at);
+  }
+
+  /** Publishes the export's outcome, the job as `getExport` shows it, in the transaction that records it. */
+  async function announce(trx: Trx, type: 'export.completed' | 'export.failed', id: string, at: number) {
+    const row = (await store.forJob(id, trx))!;
+    await deps.bus.publish(trx, {
+      id: newId(),
+      type,
+      at,
+      orgId: row.org_id,
+      projectId: row.project_id,
+      sessionId: row.session_id,
+      data: presentExport(row, config.publicBaseUrl),
+    });
   }
 
   return {

@@ -47,15 +47,14 @@ export function exportsService(deps: {
   const files = deps.files;
   const present = (e: ExportsTable) => presentExport(e, config.publicBaseUrl);
 
-  // The recording's timeline records the export once it is committed.
-  deps.bus.on('export.completed', (e) => {
-    if (!e.sessionId) return;
-    void deps.live
-      .appendTimeline(e.sessionId, 'export.completed', 'system', e.data as Record<string, unknown>)
-      .catch((err: unknown) =>
-        deps.log.error({ err, session: e.sessionId }, 'recording export.completed failed'),
-      );
-  });
+  // The recording's timeline records the export's outcome once it is committed.
+  for (const type of ['export.completed', 'export.failed'])
+    deps.bus.on(type, (e) => {
+      if (!e.sessionId) return;
+      void deps.live
+        .appendTimeline(e.sessionId, type, 'system', e.data as Record<string, unknown>)
+        .catch((err: unknown) => deps.log.error({ err, session: e.sessionId }, `recording ${type} failed`));
+    });
 
   return {
     /**

@@ -83,13 +83,22 @@ export function exportsStore(db: Db) {
       return Number(res.numUpdatedRows) > 0;
     },
 
-    async fail(trx: Trx, id: string, attempt: number, at: number, error: string, log: string | null) {
-      await trx
+    /** True when this attempt's failure was recorded (the export still exists and was not finished). */
+    async fail(
+      trx: Trx,
+      id: string,
+      attempt: number,
+      at: number,
+      error: string,
+      log: string | null,
+    ): Promise<boolean> {
+      const res = await trx
         .updateTable('exports')
         .set({ status: 'failed', attempts: attempt, error, error_log: log, completed_at: at })
         .where('id', '=', id)
         .where('status', 'in', ['queued', 'processing'])
-        .execute();
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
     },
 
     /** A failed attempt that will be tried again: queued, with the error so far. */

@@ -1,5 +1,8 @@
 import type { EventBus } from '../../bus/events.js';
+import type { Config } from '../../config.js';
 import type { JobKind, JobQueue } from '../../jobs/queue.js';
+import { newId } from '../../lib/ids.js';
+import { now } from '../../lib/time.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import type { RecordingsService } from './service.js';
 
@@ -14,14 +17,23 @@ interface FinalizePayload {
   project_id: string;
 }
 
+/** What `recording.failed` carries: the step that gave up, and why. */
+export interface RecordingFailedData {
+  stage: 'finalize' | 'seal';
+  error: string;
+}
+
 /**
  * The recordings module's jobs. Once a session has ended its recording is announced by a job
  * enqueued in the transaction of the end, so a crash in between delays `recording.ready` but
  * cannot lose it. The announcement enqueues the sealing in its own transaction the same way: the
  * recording's last event (`recording.ready` in its timeline) is written by then, and a sealing
- * that fails (object storage unreachable) is retried without announcing twice.
+ * that fails (object storage unreachable) is retried without announcing twice. Either step that
+ * fails for the last time (`RECORDING_RETRY_DELAYS_S` spent) announces `recording.failed`, in the
+ * transaction that records the failure.
  */
 export function recordingsJobs(deps: {
+  config: Pick<Config, 'recordingRetryDelaysS' | 'dataDir'>;
   bus: EventBus;
   jobs: JobQueue;
   writer: Pick<StreamWriter, 'seal'>;
@@ -39,27 +51,46 @@ export function recordingsJobs(deps: {
     });
   then('session.ended', FINALIZE_JOB);
   then('recording.ready', SEAL_JOB);
+  const delays = deps.config.recordingRetryDelaysS;
+  const step = (
+    kind: string,
+    stage: RecordingFailedData['stage'],
+    options: { concurrency: number; leaseMs: number },
+    run: (p: FinalizePayload) => Promise<void>,
+  ): JobKind<FinalizePayload> => ({
+    kind,
+    ...options,
+    retryDelayMs: (attempt) => {
+      const s = delays[attempt - 1];
+      return s === undefined ? undefined : Math.round(s * 1000);
+    },
+    async run(job) {
+      await run(job.payload);
+      return { ok: true };
+    },
+    async settle(trx, job, outcome, nextRunAt) {
+      // Only the last failure is told: no retry is left.
+      if (outcome.ok || nextRunAt !== null) return;
+      const p = job.payload;
+      // What went wrong, without this machine's paths: the receiver is someone else.
+      const error = (outcome.error ?? `the ${stage} step failed`)
+        .split(deps.config.dataDir)
+        .join('$DATA_DIR');
+      await deps.bus.publish(trx, {
+        id: newId(),
+        type: 'recording.failed',
+        at: now(),
+        orgId: p.org_id,
+        projectId: p.project_id,
+        sessionId: p.session_id,
+        data: { stage, error } satisfies RecordingFailedData,
+      });
+    },
+  });
   return [
-    {
-      kind: FINALIZE_JOB,
-      concurrency: 4,
-      leaseMs: 60_000,
-      retryDelayMs: (attempt) => (attempt < 5 ? 5000 * 2 ** attempt : undefined),
-      async run(job) {
-        const p = job.payload;
-        await deps.recordings.finalize(p.session_id, p.org_id, p.project_id);
-        return { ok: true };
-      },
-    },
-    {
-      kind: SEAL_JOB,
-      concurrency: 2,
-      leaseMs: 120_000,
-      retryDelayMs: (attempt) => (attempt < 8 ? 5000 * 2 ** attempt : undefined),
-      async run(job) {
-        await deps.writer.seal(job.payload.session_id);
-        return { ok: true };
-      },
-    },
+    step(FINALIZE_JOB, 'finalize', { concurrency: 4, leaseMs: 60_000 }, (p) =>
+      deps.recordings.finalize(p.session_id, p.org_id, p.project_id),
+    ),
+    step(SEAL_JOB, 'seal', { concurrency: 2, leaseMs: 120_000 }, (p) => deps.writer.seal(p.session_id)),
   ];
 }

@@ -13,6 +13,11 @@ export const DELIVER_JOB = 'webhook.deliver';
 export interface DeliverPayload {
   webhook_id: string;
   event_id: string;
+  /**
+   * A redelivery: its row in the log, written `pending` when it was asked for. It is sent once,
+   * paused or not, and never retried (a worker that died mid-attempt is the one exception).
+   */
+  delivery_id?: string;
 }
 
 /** What a delivery attempt records in the log: the attempt, and the type of its event. */
@@ -49,10 +54,20 @@ export function deliveryJob(deps: {
         store.find(job.payload.webhook_id),
         store.event(job.payload.event_id),
       ]);
-      // Deleted or paused since, or no longer subscribed: nothing to send, nothing to log.
-      if (!hook || !event) return { ok: true };
+      const again = job.payload.delivery_id !== undefined;
+      // Deleted since (a redelivery's row went with it): nothing to send, nothing to log.
+      if (!hook) return { ok: true };
+      // Its event forgotten (kept while the log refers to it): a redelivery's row says so.
+      if (!event)
+        return again ? { ok: false, final: true, error: 'the event is no longer kept' } : { ok: true };
+      // Paused since, or no longer subscribed: nothing to send, nothing to log. A test event, or a
+      // delivery sent again at a person's request, goes out all the same.
       const isTest = event.type === 'webhook.test';
-      if (!isTest && (hook.is_active !== 1 || !(JSON.parse(hook.events) as string[]).includes(event.type)))
+      if (
+        !isTest &&
+        !again &&
+        (hook.is_active !== 1 || !(JSON.parse(hook.events) as string[]).includes(event.type))
+      )
         return { ok: true };
       const signed = sign(
         unseal(key, hook.secret_sealed),
@@ -72,10 +87,36 @@ export function deliveryJob(deps: {
         if (attempt.ok)
           deps.metrics.webhookLatency.observe(Math.max(0, Date.now() - event.created_at) / 1000);
       }
-      return { ok: attempt.ok, error: attempt.error ?? undefined, detail: { attempt, type: event.type } };
+      return {
+        ok: attempt.ok,
+        error: attempt.error ?? undefined,
+        // A redelivery is one attempt: its failure is final.
+        final: again && !attempt.ok,
+        detail: { attempt, type: event.type },
+      };
     },
     async settle(trx, job, outcome, nextRunAt) {
       const detail = outcome.detail;
+      const redelivery = job.payload.delivery_id;
+      if (redelivery !== undefined) {
+        // Its row was logged when asked for: now it says what happened. An attempt that could not
+        // be made (the run threw) stays pending while it is retried, and fails with the last error.
+        if (detail)
+          await store.settleDelivery(trx, redelivery, {
+            status: outcome.ok ? 'succeeded' : 'failed',
+            response_status: detail.attempt.responseStatus,
+            error: detail.attempt.error,
+            duration_ms: detail.attempt.durationMs,
+          });
+        else if (!outcome.ok && nextRunAt === null)
+          await store.settleDelivery(trx, redelivery, {
+            status: 'failed',
+            response_status: null,
+            error: outcome.error ?? 'the attempt could not be made',
+            duration_ms: null,
+          });
+        return;
+      }
       if (!detail) return;
       await store.insertDelivery(trx, {
         id: newId(),
@@ -90,6 +131,7 @@ export function deliveryJob(deps: {
         duration_ms: detail.attempt.durationMs,
         created_at: now(),
         next_attempt_at: nextRunAt,
+        redelivery_of: null,
       });
     },
   };

@@ -9,6 +9,7 @@ import type { Idempotency } from '../../http/idempotency.js';
 import {
   CreateWebhook,
   Delivery,
+  DeliveryParams,
   TestSent,
   UpdateWebhook,
   Webhook,
@@ -25,7 +26,7 @@ const SCOPE =
 
 const DELIVERY_RULES = `
 
-Delivery: a POST of \`{ id, type, timestamp, project_id, session_id, data }\` with \`X-Service-Signature\` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole \`whsec_…\` secret), \`X-Service-Event-Id\`, \`X-Service-Timestamp\` (Unix seconds of this attempt), and the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">\` keyed with the bytes of the secret's base64 part. Only a 2xx answer within \`WEBHOOK_TIMEOUT_MS\` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of \`WEBHOOK_RETRY_DELAYS_S\` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.`;
+Delivery: a POST of \`{ id, type, timestamp, project_id, session_id, data }\` with \`X-Service-Signature\` (lowercase hex HMAC-SHA256 of the raw body, keyed with the whole \`whsec_…\` secret), \`X-Service-Event-Id\`, \`X-Service-Timestamp\` (Unix seconds of this attempt), and the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">\` keyed with the bytes of the secret's base64 part. Only a 2xx answer within \`WEBHOOK_TIMEOUT_MS\` (5 s) is success; redirects are not followed; at most 64 KiB of the answer is read. A failed attempt is retried after each delay of \`WEBHOOK_RETRY_DELAYS_S\` (2, 4, 8 … minutes: 9 attempts by default) with the same event id and the same bytes; retries are kept in the database and survive restarts. Any logged delivery can be sent once more by hand (\`redeliverWebhookDelivery\`). A paused or deleted webhook, or one no longer subscribed to the type, gets no further attempts of pending events. The address the URL resolves to is checked at every attempt.`;
 
 /** What the webhooks routes need. */
 export interface WebhooksRoutesOptions {
@@ -182,7 +183,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
         operationId: 'listWebhookDeliveries',
         summary: 'Delivery log',
         description:
-          'Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, and when the next attempt is due. Kept 30 days.',
+          'Every attempt at delivering an event to this webhook, newest first: one row per attempt, with the answer or the error, its duration, when the next attempt is due, and the `payload` sent (the event body, the same bytes on every attempt at it). Redeliveries asked for by hand are rows of their own, marked by `redelivery_of`. Kept 30 days.',
         params: WebhookParams,
         querystring: PageQuery,
         response: { 200: okResponse('A page of delivery attempts, newest first.', Type.Array(Delivery)) },
@@ -192,6 +193,30 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
       const { limit, cursor } = request.query;
       const rows = await webhooks.deliveries(request.principal!, request.params.webhookId, limit, cursor);
       return ok(paginate(rows, limit, request, reply, base).map(presentDelivery));
+    },
+  );
+
+  app.post(
+    '/v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    {
+      config: { auth: KEY_OR_USER },
+      schema: {
+        tags,
+        operationId: 'redeliverWebhookDelivery',
+        summary: 'Send a delivery again',
+        description:
+          "Sends the delivery's event to this webhook once more, now: the same event id (`X-Service-Event-Id`, `webhook-id`) and the same body bytes, signed with the current secret at a new `X-Service-Timestamp`, paused or not. Answers 202 with the new row of the delivery log: `status` `pending`, `redelivery_of` the delivery asked for; it becomes `succeeded` or `failed` once sent (read it in `listWebhookDeliveries`). It is one attempt: a failure is not retried. The original's schedule is untouched: its pending retries still happen when due. 404 names what is unknown: the webhook (in this project), or the delivery (of this webhook).",
+        params: DeliveryParams,
+        response: {
+          202: okResponse('Queued: the new attempt, logged as pending, is being sent.', Delivery),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { webhookId, deliveryId } = request.params;
+      const row = await webhooks.redeliver(request.principal!, webhookId, deliveryId);
+      reply.code(202);
+      return ok(presentDelivery(row));
     },
   );
 };

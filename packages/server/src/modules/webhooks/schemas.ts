@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { emptyDoc, type WebhookDoc } from '../../http/openapi-docs.js';
 import { Nullable, StringEnum } from '../../http/schema-types.js';
 
@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'export.completed',
   'participant.joined',
   'participant.left',
+  'recording.failed',
+  'export.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -77,19 +79,40 @@ export const UpdateWebhook = Type.Object(
 );
 
 export const WebhookParams = Type.Object({ webhookId: Type.String({ format: 'uuid' }) });
+export const DeliveryParams = Type.Object({
+  webhookId: Type.String({ format: 'uuid' }),
+  deliveryId: Type.String({ format: 'uuid', description: 'a row of the delivery log (its `id`)' }),
+});
 export const WebhookListQuery = Type.Object({
   include_inactive: Type.Boolean({ default: false, description: 'also list paused webhooks' }),
 });
+
+/** A delivery's body, any type (`webhook.test` included): what `eventBody` in service.ts writes. */
+const EventPayload = Type.Object(
+  {
+    id: Type.String({ description: 'the event id (`X-Service-Event-Id`, `webhook-id`)' }),
+    type: Type.String(),
+    timestamp: Type.String({ format: 'date-time' }),
+    project_id: Type.String(),
+    session_id: Nullable(Type.String()),
+    data: Type.Unknown({ description: 'by type: see the `webhooks` section of this document' }),
+  },
+  { title: 'WebhookEventPayload' },
+);
+export type EventPayload = Static<typeof EventPayload>;
 
 export const Delivery = Type.Object(
   {
     id: Type.String(),
     event_id: Type.String(),
     event_type: Type.String(),
-    attempt: Type.Integer({ description: '1 for the first attempt at this event' }),
+    attempt: Type.Integer({
+      description:
+        '1 for the first attempt at this event, counting up with its retries; a redelivery is an attempt of its own, numbered 1',
+    }),
     status: StringEnum(['succeeded', 'failed', 'pending'] as const, {
       description:
-        'what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending` stands only for an attempt not yet made: the log lists attempts made, so its rows are `succeeded` or `failed`.',
+        'what happened to this attempt: `succeeded` (the receiver answered 2xx) or `failed` (anything else; `next_attempt_at` says when the next attempt is scheduled, null when none remains). `pending`: a redelivery asked for and not yet made; it becomes `succeeded` or `failed` once sent.',
     }),
     response_status: Nullable(Type.Integer(), {
       description: "the receiver's HTTP status, null when none came",
@@ -98,6 +121,14 @@ export const Delivery = Type.Object(
     duration_ms: Nullable(Type.Integer()),
     created_at: Type.String({ format: 'date-time' }),
     next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+    redelivery_of: Nullable(Type.String(), {
+      description:
+        'the `id` of the delivery this row sends again (`redeliverWebhookDelivery`); null for deliveries of the event as it happened and their retries',
+    }),
+    payload: Type.Union([EventPayload, Type.Null()], {
+      description:
+        'the body sent, parsed: the same bytes on every attempt at the event. Kept as long as a delivery of the event is in the log; null only if it is gone',
+    }),
   },
   { title: 'WebhookDelivery' },
 );
@@ -128,6 +159,18 @@ export const RecordingReadyData = Type.Object(
     bytes: Type.Integer({ description: 'bytes of the recorded streams' }),
   },
   { title: 'RecordingReadyData' },
+);
+
+/** What `recording.failed` carries (recordings/jobs.ts). */
+const RecordingFailedData = Type.Object(
+  {
+    stage: StringEnum(['finalize', 'seal'] as const, {
+      description:
+        '`finalize`: the recording could not be announced ready; `seal`: it could not be sealed and stored in object storage',
+    }),
+    error: Type.String({ description: 'why the last attempt failed' }),
+  },
+  { title: 'RecordingFailedData' },
 );
 
 /** The body of a delivery: the same fields for every type, `data` by type (service.ts, eventBody). */
@@ -240,7 +283,15 @@ const EVENTS: Record<
     operationId: 'deliverExportCompleted',
     summary: 'An MP4 export completed',
     description:
-      'Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). A failed export sends nothing.',
+      'Sent when an export job completes. `data` is the job as `getExport` shows it (`status` `completed`, with `download_url`, `size_bytes` and `duration_ms`). An export that fails for good sends `export.failed` instead.',
+    data: Named('ExportJob'),
+  },
+  'export.failed': {
+    title: 'ExportFailedEvent',
+    operationId: 'deliverExportFailed',
+    summary: 'An MP4 export failed',
+    description:
+      "Sent once when an export job fails for good: the render failed in a way another attempt would repeat (ffmpeg refused the recording's media), or its attempts ran out. `data` is the job as `getExport` shows it: `status` `failed`, with `error` (why, in words) and `error_log` (the end of ffmpeg's log, or null). The session's timeline records it too.",
     data: Named('ExportJob'),
   },
   'participant.joined': {
@@ -258,6 +309,14 @@ const EVENTS: Record<
     description:
       'Sent for each live connection that leaves: it closed, was cut, was replaced by a newer one of the same user, or the participant was removed. `data` is `{ user_id, display_name }`.',
     data: ParticipantData,
+  },
+  'recording.failed': {
+    title: 'RecordingFailedEvent',
+    operationId: 'deliverRecordingFailed',
+    summary: 'A recording could not be sealed or stored',
+    description:
+      "Sent once when a step that makes an ended session's recording ready (`finalize`, which announces `recording.ready`) or keeps it (`seal`: its segments closed and stored in object storage) has failed its last attempt, after the retries of `RECORDING_RETRY_DELAYS_S`. `data` is `{ stage, error }`. After a failed `seal` the recording stays readable from this server's own storage, and may still be stored by a later pass.",
+    data: RecordingFailedData,
   },
 };
 

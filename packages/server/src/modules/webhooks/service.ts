@@ -14,7 +14,7 @@ import { iso, now } from '../../lib/time.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import { bareHost, isPrivateAddress } from '../../lib/address.js';
 import { DELIVER_JOB, type DeliverPayload } from './jobs.js';
-import { EVENT_TYPES } from './schemas.js';
+import { EVENT_TYPES, type EventPayload } from './schemas.js';
 import type { WebhooksStore } from './store.js';
 
 /** Events and log rows are kept this long (the default retry schedule spans about 8.5 hours). */
@@ -34,7 +34,10 @@ export function presentWebhook(w: WebhooksTable) {
   };
 }
 
-export function presentDelivery(d: WebhookDeliveriesTable) {
+/** A log row with its event's body (null when the event is no longer kept). */
+export type DeliveryRow = WebhookDeliveriesTable & { body: string | null };
+
+export function presentDelivery(d: DeliveryRow) {
   return {
     id: d.id,
     event_id: d.event_id,
@@ -46,6 +49,8 @@ export function presentDelivery(d: WebhookDeliveriesTable) {
     duration_ms: d.duration_ms,
     created_at: iso(d.created_at),
     next_attempt_at: d.next_attempt_at === null ? null : iso(d.next_attempt_at),
+    redelivery_of: d.redelivery_of,
+    payload: d.body === null ? null : (JSON.parse(d.body) as EventPayload),
   };
 }
 
@@ -117,7 +122,7 @@ export function webhooksService(deps: {
   const hookOf = async (principal: Principal, id: string): Promise<WebhooksTable> => {
     const project = await projects.scope(principal);
     const hook = await store.byId(project.id, id);
-    if (!hook) throw new NotFound('webhook not found');
+    if (!hook) throw new NotFound(`webhook not found: this project has no webhook ${id}`);
     return hook;
   };
 
@@ -212,7 +217,7 @@ export function webhooksService(deps: {
         await jobs.cancelGroup(trx, DELIVER_JOB, id);
         return true;
       });
-      if (!deleted) throw new NotFound('webhook not found');
+      if (!deleted) throw new NotFound(`webhook not found: this project has no webhook ${id}`);
       return { id, deleted: true as const };
     },
 
@@ -241,9 +246,49 @@ export function webhooksService(deps: {
       return { event_id: event.id, type: 'webhook.test' as const };
     },
 
-    async deliveries(principal: Principal, id: string, limit: number, cursor: string | undefined) {
+    async deliveries(
+      principal: Principal,
+      id: string,
+      limit: number,
+      cursor: string | undefined,
+    ): Promise<DeliveryRow[]> {
       const hook = await hookOf(principal, id);
-      return store.deliveries(hook.id, limit + 1, decodeCursor(cursor));
+      const rows = await store.deliveries(hook.id, limit + 1, decodeCursor(cursor));
+      const bodies = await store.eventBodies([...new Set(rows.map((r) => r.event_id))]);
+      return rows.map((r) => ({ ...r, body: bodies.get(r.event_id) ?? null }));
+    },
+
+    /**
+     * Sends a logged delivery's event once more, now: the same event id and bytes, signed anew.
+     * The new attempt is logged at once as `pending` (the row answered) and sent by the delivery
+     * job, once, paused or not; the original's scheduled retries are left as they are.
+     */
+    async redeliver(principal: Principal, id: string, deliveryId: string): Promise<DeliveryRow> {
+      requireRole(principal, 'admin');
+      const hook = await hookOf(principal, id);
+      const original = await store.delivery(hook.id, deliveryId);
+      if (!original) throw new NotFound(`delivery not found: this webhook has no delivery ${deliveryId}`);
+      const [body] = (await store.eventBodies([original.event_id])).values();
+      if (body === undefined) throw new NotFound(`the event of delivery ${deliveryId} is no longer kept`);
+      const row: WebhookDeliveriesTable = {
+        ...original,
+        id: newId(),
+        attempt: 1,
+        status: 'pending',
+        response_status: null,
+        error: null,
+        duration_ms: null,
+        created_at: now(),
+        next_attempt_at: null,
+        redelivery_of: original.id,
+      };
+      await transaction(deps.db, async (trx) => {
+        await store.insertDelivery(trx, row);
+        // No group: a person is waiting for it, so it does not queue behind the webhook's backlog.
+        const job: DeliverPayload = { webhook_id: hook.id, event_id: row.event_id, delivery_id: row.id };
+        await jobs.enqueue(trx, DELIVER_JOB, job);
+      });
+      return { ...row, body };
     },
 
     sweep: () => store.sweep(Date.now() - RETENTION_MS),

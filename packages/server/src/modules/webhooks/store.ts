@@ -66,17 +66,59 @@ export function webhooksStore(db: Db) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
+    /** The bodies of these events, by id (those still kept). */
+    async eventBodies(ids: string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('webhook_events')
+        .select(['id', 'body'])
+        .where('id', 'in', ids)
+        .execute();
+      return new Map(rows.map((r) => [r.id, r.body]));
+    },
     async insertDelivery(q: Db | Trx, row: WebhookDeliveriesTable): Promise<void> {
       await q.insertInto('webhook_deliveries').values(row).execute();
+    },
+    /** Records what became of a redelivery's attempt in its row, logged `pending` when asked for. */
+    async settleDelivery(
+      trx: Trx,
+      id: string,
+      result: Pick<WebhookDeliveriesTable, 'status' | 'response_status' | 'error' | 'duration_ms'>,
+    ): Promise<void> {
+      await trx.updateTable('webhook_deliveries').set(result).where('id', '=', id).execute();
+    },
+    /** One row of a webhook's delivery log. */
+    delivery(webhookId: string, id: string): Promise<WebhookDeliveriesTable | undefined> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', webhookId)
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
     deliveries(webhookId: string, limit: number, after: Cursor | null) {
       const q = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
       return keysetPage(q, after, 'desc', limit).execute();
     },
-    /** Forgets events and log rows older than `before` (the retry schedule is hours, not weeks). */
+    /**
+     * Forgets log rows older than `before` (the retry schedule is hours, not weeks), and events
+     * older than that which no row left refers to: a row's payload is there as long as the row is.
+     */
     async sweep(before: number): Promise<void> {
-      await db.deleteFrom('webhook_events').where('created_at', '<', before).execute();
       await db.deleteFrom('webhook_deliveries').where('created_at', '<', before).execute();
+      await db
+        .deleteFrom('webhook_events')
+        .where('created_at', '<', before)
+        .where(({ exists, not, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries')
+                .select('webhook_deliveries.id')
+                .whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'),
+            ),
+          ),
+        )
+        .execute();
     },
   };
 }

@@ -6,7 +6,9 @@ export const EVENT_TYPES = [
   ['session.started', 'its first participant joined'],
   ['session.ended', 'its last participant left'],
   ['recording.ready', 'its recording can be replayed'],
+  ['recording.failed', 'its recording could not be made ready or stored, even after retrying'],
   ['export.completed', 'an MP4 export finished'],
+  ['export.failed', 'an MP4 export could not be made (with the reason)'],
   ['participant.joined', 'someone joined a live call (with their name)'],
   ['participant.left', 'someone left a live call'],
 ] as const;
@@ -38,4 +40,8 @@ export interface Delivery {
   duration_ms: number | null;
   created_at: string;
   next_attempt_at: string | null;
+  /** the delivery this one sent again by hand, else null */
+  redelivery_of: string | null;
+  /** the body that was sent (`{ id, type, timestamp, project_id, session_id, data }`); null once forgotten */
+  payload: Record<string, unknown> | null;
 }
