@@ -52,3 +52,13 @@ export interface LiveSession {
   /** what is stored of its messages: paused or not, and its recording rules */
   recording: RecordingState;
 }
+
+/** Sends a control signal to every other member of a session, here and in other processes. */
+export type SendControl = (
+  live: LiveSession,
+  fromConn: string,
+  event: string,
+  userId: string,
+  data: Record<string, unknown>,
+  ts: number,
+) => void;

@@ -2,7 +2,7 @@ import { recordStartState, recordingData } from './recording.js';
 import type { EventBus } from '../../bus/events.js';
 import type { Db, SessionsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
-import type { LiveConnection, LiveSession } from './connection.js';
+import type { LiveConnection, LiveSession, SendControl } from './connection.js';
 import { sendControl } from './delivery.js';
 import type { SessionLifecycle } from './lifecycle.js';
 import type { ConnectionMeter } from './service.js';
@@ -21,15 +21,7 @@ export interface Announcing {
   events: Timeline;
   nodeId: string;
   meter?: ConnectionMeter;
-  /** sends a control signal to every other member, here and in other processes */
-  control(
-    live: LiveSession,
-    fromConn: string,
-    event: string,
-    userId: string,
-    data: Record<string, unknown>,
-    ts: number,
-  ): void;
+  control: SendControl;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { parseMediaStream } from '@vss/protocol';
 import type { Db, SessionsTable } from '../../db/types.js';
-import { Conflict, Forbidden } from '../../http/errors.js';
-import { roleAtLeast, type Principal } from '../../http/principal.js';
+import { Conflict } from '../../http/errors.js';
+import type { Principal } from '../../http/principal.js';
+import { hostedBy } from './removal.js';
 import { isRecorded, type RecordingRule, type RuleKind } from '../../lib/recording.js';
 import type { SessionsService } from '../sessions/service.js';
 
@@ -99,22 +100,9 @@ interface Deps {
   hub: RecordingSwitch;
 }
 
-/**
- * Who may change what a session records: API keys, the session's creator, and the organisation's
- * admins and owner (as for removing a participant: it decides what is kept of everyone).
- */
-async function changeable(deps: Deps, principal: Principal, sessionId: string): Promise<SessionsTable> {
-  const session = await deps.sessions.get(principal, sessionId);
-  if (
-    principal.kind === 'user' &&
-    principal.userId !== session.created_by &&
-    !roleAtLeast(principal.role, 'admin')
-  )
-    throw new Forbidden(
-      "only the session's creator or an admin of the organisation may change what it records",
-    );
-  return session;
-}
+/** Who may change what a session records: those who may run it for everyone (see hostedBy). */
+const changeable = (deps: Deps, principal: Principal, sessionId: string) =>
+  hostedBy(deps.sessions, principal, sessionId, 'change what it records');
 
 const actorOf = (p: Principal) => p.userId ?? p.kind;
 

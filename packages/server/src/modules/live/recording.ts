@@ -1,7 +1,7 @@
 import { parseMediaStream } from '@vss/protocol';
 import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
 import type { StreamWriter } from '../../streams/writer.js';
-import type { LiveConnection, LiveSession, Member } from './connection.js';
+import type { LiveConnection, LiveSession, Member, SendControl } from './connection.js';
 import { deliver } from './delivery.js';
 import type { Sequencer } from './sequencer.js';
 import type { LiveStats } from './socket.js';
@@ -15,14 +15,7 @@ export interface Pipeline {
   writer: StreamWriter;
   fanout: Fanout;
   stats: LiveStats;
-  control(
-    live: LiveSession,
-    fromConn: string,
-    event: string,
-    userId: string,
-    data: Record<string, unknown>,
-    ts: number,
-  ): void;
+  control: SendControl;
 }
 
 /**

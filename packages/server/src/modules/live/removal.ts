@@ -1,4 +1,4 @@
-import type { Db } from '../../db/types.js';
+import type { Db, SessionsTable } from '../../db/types.js';
 import { Forbidden, NotFound } from '../../http/errors.js';
 import { roleAtLeast, type Principal } from '../../http/principal.js';
 import type { SessionsService } from '../sessions/service.js';
@@ -18,6 +18,27 @@ export async function isRemovedSince(
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return row !== undefined && row.removed_at >= since;
+}
+
+/**
+ * The session, when `principal` may run it for everyone (remove a participant, decide what is
+ * recorded): API keys, the session's creator, and the organisation's admins and owner; 403 for
+ * other members, saying what they may not `do`.
+ */
+export async function hostedBy(
+  sessions: SessionsService,
+  principal: Principal,
+  sessionId: string,
+  doing: string,
+): Promise<SessionsTable> {
+  const session = await sessions.get(principal, sessionId);
+  if (
+    principal.kind === 'user' &&
+    principal.userId !== session.created_by &&
+    !roleAtLeast(principal.role, 'admin')
+  )
+    throw new Forbidden(`only the session's creator or an admin of the organisation may ${doing}`);
+  return session;
 }
 
 /** What a removal closes: the hub's side of it. */
@@ -45,15 +66,7 @@ export async function removeParticipant(
   sessionId: string,
   userId: string,
 ) {
-  const session = await deps.sessions.get(principal, sessionId);
-  if (
-    principal.kind === 'user' &&
-    principal.userId !== session.created_by &&
-    !roleAtLeast(principal.role, 'admin')
-  )
-    throw new Forbidden(
-      "only the session's creator or an admin of the organisation may remove a participant",
-    );
+  const session = await hostedBy(deps.sessions, principal, sessionId, 'remove a participant');
   const now = Date.now();
   const present = await deps.store.present(session.id, now);
   if (!present.some((p) => p.user_id === userId))
