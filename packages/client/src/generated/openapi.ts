@@ -1067,11 +1067,11 @@ export interface paths {
          * Export a session to MP4
          * @description Queues an export job.
          *
-         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
          *
          *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
          *
-         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation` or `focus` (`focus` must be a participant with video, and is accepted with `layout=presenter` only); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key` (scope: the credential, the path and the query).
+         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `focus` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key` (scope: the credential, the path and the query).
          */
         get: operations["enqueueExport"];
         put?: never;
@@ -1240,6 +1240,67 @@ export interface paths {
         get: operations["getPlaybackTimeline"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/recording-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's recording rules and whether it is paused */
+        get: operations["getRecordingRules"];
+        /**
+         * Replace a session's recording rules
+         * @description Decides which streams are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded. `{ "rules": [{ "type": "exclude", "all": true }, { "type": "include", "user_id": "host" }] }` records the host alone. A change applies to the messages published after it, before or during the session (a rule may name a participant before they join); what is not recorded is still relayed live (its publisher's `ack` then says `recorded: false`). The timeline records `recording.rules_changed` with the rules (at the session's start for rules set before it). Rules govern `cam`, `mic`, `screen` and `chat`; the director and captions streams are recorded whenever recording is not paused. After the session has ended the rules are kept and change nothing. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
+         */
+        put: operations["setRecordingRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/recording/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the recording
+         * @description From now until it is resumed nothing is stored but the timeline's own events (`recording.paused`, joins and leaves…); the call goes on live as before. The manifest's tracks then list their recorded `segments`, replay skips the paused span, and the MP4 export leaves it out unless `keep_gaps=true`. A session that has not started yet starts paused. 409 when the session has ended or is already paused. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
+         */
+        post: operations["pauseRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/recording/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused recording
+         * @description Recording goes on from now, in the same recording: the timeline records `recording.resumed` with `paused_ms`. 409 when it is not paused or the session has ended. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
+         */
+        post: operations["resumeRecording"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1513,7 +1574,7 @@ export interface paths {
          * Live WebSocket
          * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session: 403.
          *
-         *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
+         *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`, `recording`, `skip`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
          *
          *     Close codes: 1000 normal (and replay finished), 1001 server shutting down (on a graceful stop a `reconnect` control comes first: connect again), 1008 too many invalid messages, 1011 server error, 1012 a new connection to a server that is draining (connect again, elsewhere), 1013 too slow a receiver, 4403 removed: the session's host removed the participant (`removeParticipant`; a `removed` control comes first; do not reconnect), 4409 replaced: a newer connection with the same `user_id` joined the session (in any server process; a `replaced` control comes first; do not reconnect). One `user_id` has one live connection in a session. A replay token plays the recording from `from_ts` at `speed`, then sends `end`. Full protocol: docs/protocol.md in the repository.
          */
@@ -1976,6 +2037,8 @@ export interface components {
             focus: string | null;
             /** Format: uuid */
             job_id: string;
+            /** @description as asked: true when the paused spans are kept in the MP4, false when they are cut out */
+            keep_gaps: boolean;
             /** @enum {string} */
             layout: "grid" | "presenter";
             /** @enum {string} */
@@ -2111,7 +2174,7 @@ export interface components {
         };
         /**
          * LiveAck
-         * @description The publish with this `id` is durably written (survives a crash), or for a reduced video layer relayed; sent to the publisher.
+         * @description The publish with this `id` is durably written (survives a crash), or relayed when it is not recorded (a reduced video layer; `recorded: false` while paused or left out by the rules); sent to the publisher.
          */
         LiveAck: {
             data: {
@@ -2119,6 +2182,11 @@ export interface components {
                 id: string;
                 /** @description the reduced layer relayed (1 or 2) */
                 layer?: number;
+                /**
+                 * @description relayed live but not stored: the recording is paused, or its rules leave this stream out
+                 * @enum {boolean}
+                 */
+                recorded?: false;
                 /** @description absent for a reduced video layer: relayed, not recorded */
                 seq?: number;
             };
@@ -2147,7 +2215,7 @@ export interface components {
          * LiveControl
          * @description Server → client: lifecycle and protocol signals, by `event`.
          */
-        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveRemoved"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
+        LiveControl: components["schemas"]["LiveWelcome"] | components["schemas"]["LivePresence"] | components["schemas"]["LiveTrack"] | components["schemas"]["LiveAck"] | components["schemas"]["LiveError"] | components["schemas"]["LiveEnd"] | components["schemas"]["LiveRecording"] | components["schemas"]["LiveSkip"] | components["schemas"]["LiveReconnect"] | components["schemas"]["LiveReplaced"] | components["schemas"]["LiveRemoved"] | components["schemas"]["LiveLayer"] | components["schemas"]["LiveKeyframe"];
         /**
          * LiveDirectorCommand
          * @description What a `director` publish carries in `body` (UTF-8 JSON).
@@ -2348,6 +2416,42 @@ export interface components {
             v: 1;
         };
         /**
+         * LiveRecording
+         * @description What the session records changed: it was paused or resumed, or its rules changed (`setRecordingRules`). Sent to everybody, in every process, at once; the `welcome` of who joins later says the same. A client shows whether it is being recorded.
+         */
+        LiveRecording: {
+            /** @description live: what the session records now */
+            data: {
+                /** @description the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored */
+                rules: {
+                    /**
+                     * @description the rule matches every stream
+                     * @enum {boolean}
+                     */
+                    all?: true;
+                    /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
+                    kind?: "cam" | "mic" | "screen" | "chat";
+                    /** @description `include` records what the rule matches, `exclude` leaves it out */
+                    type: "include" | "exclude";
+                    /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
+                    user_id?: string;
+                }[];
+                /**
+                 * @description `paused`: nothing of the call is being stored (`pauseRecording`) until it is resumed
+                 * @enum {string}
+                 */
+                state: "recording" | "paused";
+            };
+            /** @enum {string} */
+            event: "recording";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description `system` */
+            user_id: string;
+        };
+        /**
          * LiveRemoved
          * @description The session's host (or the API) removed this participant (`removeParticipant`). The connection has left (the others saw `leave`), and closes with 4403 next. Final: do not reconnect; tokens issued before the removal are refused with 403.
          */
@@ -2386,6 +2490,28 @@ export interface components {
          * @description What the server sends as JSON text frames.
          */
         LiveServerMessage: components["schemas"]["LiveMessage"] | components["schemas"]["LiveControl"];
+        /**
+         * LiveSkip
+         * @description Replay connections: the recording jumps over a span in which recording was paused; it takes no time. Sent before the first message after the span.
+         */
+        LiveSkip: {
+            data: {
+                /** @description where the recording was paused, ms since 1970 */
+                from_ts: number;
+                /** @enum {string} */
+                reason: "paused";
+                /** @description where it was resumed */
+                to_ts: number;
+            };
+            /** @enum {string} */
+            event: "skip";
+            /** @description ms since 1970, the server's clock */
+            timestamp_ms: number;
+            /** @enum {string} */
+            type: "control";
+            /** @description `system` */
+            user_id: string;
+        };
         /**
          * LiveTrack
          * @description A media track started (first publish) or stopped (unpublish, or leaving); sent to everybody else.
@@ -2432,6 +2558,28 @@ export interface components {
                 };
                 /** @description user ids present in every process (empty on a replay connection) */
                 participants: string[];
+                /** @description live: what the session records now */
+                recording?: {
+                    /** @description the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored */
+                    rules: {
+                        /**
+                         * @description the rule matches every stream
+                         * @enum {boolean}
+                         */
+                        all?: true;
+                        /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
+                        kind?: "cam" | "mic" | "screen" | "chat";
+                        /** @description `include` records what the rule matches, `exclude` leaves it out */
+                        type: "include" | "exclude";
+                        /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
+                        user_id?: string;
+                    }[];
+                    /**
+                     * @description `paused`: nothing of the call is being stored (`pauseRecording`) until it is resumed
+                     * @enum {string}
+                     */
+                    state: "recording" | "paused";
+                };
                 session_id: string;
                 user_id: string;
             };
@@ -2473,8 +2621,12 @@ export interface components {
         };
         /** ManifestTrack */
         ManifestTrack: {
+            /** @description its last recorded timestamp, ms since 1970 */
             end_ts: number;
             kind: "cam" | "mic" | "screen";
+            /** @description the intervals in which it was recorded, in order: one from start_ts to end_ts, unless recording was paused (`pauseRecording`) or the recording rules left the track out for a while (`setRecordingRules`); replay skips paused intervals and the export leaves them out */
+            segments: components["schemas"]["RecordedSegment"][];
+            /** @description its first recorded timestamp, ms since 1970 */
             start_ts: number;
             stream_id: string;
         };
@@ -2693,6 +2845,11 @@ export interface components {
             name: string;
             /** Format: date-time */
             started_at: string | null;
+        };
+        /** RecordedSegment */
+        RecordedSegment: {
+            end_ts: number;
+            start_ts: number;
         };
         /** RecordingFailedData */
         RecordingFailedData: {
@@ -5262,6 +5419,8 @@ export interface operations {
             query?: {
                 /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
                 focus?: string;
+                /** @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence. */
+                keep_gaps?: boolean;
                 /** @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. */
                 layout?: "grid" | "presenter";
                 /** @description `landscape` (1280x720) or `vertical` (720x1280) */
@@ -5565,6 +5724,209 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["PlaybackTimeline"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getRecordingRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The rules, in the order they apply, and the recording state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description since when it is paused; null while recording */
+                            paused_at: string | null;
+                            rules: {
+                                /**
+                                 * @description the rule matches every stream
+                                 * @enum {boolean}
+                                 */
+                                all?: true;
+                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
+                                kind?: "cam" | "mic" | "screen" | "chat";
+                                /** @description `include` records what the rule matches, `exclude` leaves it out */
+                                type: "include" | "exclude";
+                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
+                                user_id?: string;
+                            }[];
+                            session_id: string;
+                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
+                            state: "recording" | "paused";
+                        };
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    setRecordingRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Evaluated in order for each stream, a later matching rule winning over an earlier one; a stream no rule matches is recorded. At most 100 rules; `[]` records everything. */
+                    rules: {
+                        /**
+                         * @description the rule matches every stream
+                         * @enum {boolean}
+                         */
+                        all?: true;
+                        /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
+                        kind?: "cam" | "mic" | "screen" | "chat";
+                        /** @description `include` records what the rule matches, `exclude` leaves it out */
+                        type: "include" | "exclude";
+                        /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
+                        user_id?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The rules now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description since when it is paused; null while recording */
+                            paused_at: string | null;
+                            rules: {
+                                /**
+                                 * @description the rule matches every stream
+                                 * @enum {boolean}
+                                 */
+                                all?: true;
+                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
+                                kind?: "cam" | "mic" | "screen" | "chat";
+                                /** @description `include` records what the rule matches, `exclude` leaves it out */
+                                type: "include" | "exclude";
+                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
+                                user_id?: string;
+                            }[];
+                            session_id: string;
+                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
+                            state: "recording" | "paused";
+                        };
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    pauseRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The recording is paused. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description since when it is paused; null while recording */
+                            paused_at: string | null;
+                            rules: {
+                                /**
+                                 * @description the rule matches every stream
+                                 * @enum {boolean}
+                                 */
+                                all?: true;
+                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
+                                kind?: "cam" | "mic" | "screen" | "chat";
+                                /** @description `include` records what the rule matches, `exclude` leaves it out */
+                                type: "include" | "exclude";
+                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
+                                user_id?: string;
+                            }[];
+                            session_id: string;
+                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
+                            state: "recording" | "paused";
+                        };
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    resumeRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The recording goes on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description since when it is paused; null while recording */
+                            paused_at: string | null;
+                            rules: {
+                                /**
+                                 * @description the rule matches every stream
+                                 * @enum {boolean}
+                                 */
+                                all?: true;
+                                /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
+                                kind?: "cam" | "mic" | "screen" | "chat";
+                                /** @description `include` records what the rule matches, `exclude` leaves it out */
+                                type: "include" | "exclude";
+                                /** @description only this participant (who need not have joined yet: rules may name someone before they join) */
+                                user_id?: string;
+                            }[];
+                            session_id: string;
+                            /** @description what participants are told (`welcome`'s `recording` and `control` `recording`) */
+                            state: "recording" | "paused";
+                        };
                         error: null;
                     };
                 };
