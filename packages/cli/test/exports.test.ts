@@ -154,7 +154,16 @@ describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
     expect(Object.keys(queued)).toEqual(['job_id']);
     const job = (await call(server.app, 'GET', `/v1/exports/${queued.job_id}`, { key: server.key })).body
       .data;
-    expect(job).toMatchObject({ layout: 'presenter', focus: 'bot-2', orientation: 'vertical' });
+    expect(job).toMatchObject({
+      layout: 'presenter',
+      focus: 'bot-2',
+      orientation: 'vertical',
+      keep_gaps: false,
+    });
+    const kept = await vssJson(server, ['export', sessionId, '--keep-gaps']);
+    const keptJob = (await call(server.app, 'GET', `/v1/exports/${kept.job_id}`, { key: server.key })).body
+      .data;
+    expect(keptJob).toMatchObject({ layout: 'grid', keep_gaps: true });
     const r = await run(['export', sessionId]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/);

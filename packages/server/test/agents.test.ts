@@ -214,9 +214,14 @@ describe('every MCP tool, with valid and invalid arguments', () => {
     );
     const job = await ok('start_export', { session_id: s.id });
     expect(job.job_id).toBeTruthy();
+    // The paused spans kept: a job of its own, saying so.
+    const kept = await ok('start_export', { session_id: s.id, keep_gaps: true });
+    expect(await ok('get_export', { export_id: kept.job_id })).toMatchObject({ keep_gaps: true });
+    await waitForJob(t, a.key, kept.job_id);
     await waitForJob(t, a.key, job.job_id);
     expect(await ok('get_export', { export_id: job.job_id })).toMatchObject({ status: 'completed' });
-    expect((await ok('list_exports', { session_id: s.id }))[0]).toMatchObject({ job_id: job.job_id });
+    const listed = (await ok('list_exports', { session_id: s.id })).map((j: any) => j.job_id);
+    expect(listed.sort()).toEqual([job.job_id, kept.job_id].sort());
     expect(await ok('redact_participant', { session_id: s.id, user_id: 'ben' })).toMatchObject({
       redacted: 'ben',
     });
@@ -244,6 +249,7 @@ describe('every MCP tool, with valid and invalid arguments', () => {
       /expires_in_minutes/,
     );
     await refused('start_export', { session_id: s.id, layout: 'mosaic' }, /layout/);
+    await refused('start_export', { session_id: s.id, keep_gaps: 'yes' }, /keep_gaps/);
     await refused('start_export', { session_id: made.id }, /CONFLICT/);
     await refused('redact_participant', { session_id: s.id, user_id: 'nobody' }, /NOT_FOUND/);
 
@@ -303,6 +309,7 @@ describe('every MCP tool, with valid and invalid arguments', () => {
       'redact_participant:NOT_FOUND',
       'resource:manifest:NOT_FOUND',
       'set_visibility:BAD_REQUEST',
+      'start_export:BAD_REQUEST',
       'start_export:BAD_REQUEST',
       'start_export:CONFLICT',
     ]);

@@ -232,6 +232,15 @@ describeBrowser(
       await chat.getByText('said after resuming').waitFor();
       await chat.getByText('said while recording').waitFor();
       expect(await chat.getByText('said while paused').count()).toBe(0);
+
+      // An export may keep the paused span (silent, showing names) rather than cut it out.
+      await a.goto(path);
+      await a.getByLabel('Keep paused parts (silent, showing names)').check();
+      await a.getByRole('button', { name: 'Export MP4' }).click();
+      const jobs = a.getByRole('list', { name: 'Exports' });
+      await jobs.getByText('Grid, landscape, paused parts kept').waitFor();
+      const exported = await apiGet<Array<{ keep_gaps: boolean }>>(a, `/v1/sessions/${id}/exports`);
+      expect(exported.map((j) => j.keep_gaps)).toEqual([true]);
       await ctxA.close();
       await ctxG.close();
     });

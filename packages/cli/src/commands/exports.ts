@@ -153,6 +153,7 @@ interface ExportOptions {
   layout?: (typeof LAYOUTS)[number];
   orientation: (typeof ORIENTATIONS)[number];
   focus?: string;
+  keepGaps?: boolean;
   wait?: boolean;
   output?: string;
 }
@@ -175,6 +176,10 @@ export function register(program: Command): void {
     .option(
       '--focus <userId>',
       "presenter layout: the participant shown large throughout (default: follow the recording's director)",
+    )
+    .option(
+      '--keep-gaps',
+      'keep the spans in which recording was paused, as silence and names (default: cut out, the MP4 shorter)',
     )
     .option('--wait', 'wait for the render (progress on stderr), then download the MP4')
     .option(
@@ -201,6 +206,7 @@ export function register(program: Command): void {
               layout,
               orientation: o.orientation,
               ...(o.focus !== undefined ? { focus: o.focus } : {}),
+              ...(o.keepGaps ? { keep_gaps: true } : {}),
             },
           },
         });

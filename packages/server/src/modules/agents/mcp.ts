@@ -325,6 +325,10 @@ export function mcpServer(
           .max(200)
           .optional()
           .describe('with layout presenter: the participant in the large tile'),
+        keep_gaps: z
+          .boolean()
+          .default(false)
+          .describe('keep the spans in which recording was paused (silence and names); default: cut out'),
       },
     },
     async (args) =>
@@ -332,6 +336,7 @@ export function mcpServer(
         layout: args.layout as 'grid' | 'presenter',
         orientation: args.orientation as 'landscape' | 'vertical',
         focus: args.focus as string | undefined,
+        keep_gaps: args.keep_gaps as boolean,
       }),
   );
   tool(

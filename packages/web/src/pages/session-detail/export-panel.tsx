@@ -18,7 +18,7 @@ const STATUS_LABEL = {
 function JobItem({ job, names }: { job: ExportJob; names: Record<string, string> }) {
   const what = `${job.layout === 'presenter' ? 'Presenter' : 'Grid'}, ${job.orientation}${
     job.focus ? `, focus ${names[job.focus] ?? job.focus}` : ''
-  }`;
+  }${job.keep_gaps ? ', paused parts kept' : ''}`;
   return (
     <li className="card export-job">
       <div className="row">
@@ -70,9 +70,15 @@ export function ExportPanel(props: {
   const [layout, setLayout] = useState<Layout>('grid');
   const [orientation, setOrientation] = useState<Orientation>('landscape');
   const [focus, setFocus] = useState('');
+  const [keepGaps, setKeepGaps] = useState(false);
   const start = useAction(async () => {
     const { job_id } = await api<{ job_id: string }>('GET', `/v1/sessions/${props.sessionId}/export`, {
-      query: { layout, orientation, focus: layout === 'presenter' && focus ? focus : undefined },
+      query: {
+        layout,
+        orientation,
+        focus: layout === 'presenter' && focus ? focus : undefined,
+        keep_gaps: keepGaps ? 'true' : undefined,
+      },
     });
     await props.exports.add(job_id);
   });
@@ -127,6 +133,10 @@ export function ExportPanel(props: {
             </select>
           )}
         </Field>
+        <label className="check">
+          <input type="checkbox" checked={keepGaps} onChange={(e) => setKeepGaps(e.target.checked)} />
+          Keep paused parts (silent, showing names)
+        </label>
         <button type="submit" disabled={start.busy}>
           {start.busy ? 'Queueing…' : 'Export MP4'}
         </button>

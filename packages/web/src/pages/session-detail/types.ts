@@ -27,6 +27,8 @@ export interface ExportJob {
   layout: Layout;
   orientation: Orientation;
   focus: string | null;
+  /** the spans in which recording was paused are kept (silent, showing names) rather than cut out */
+  keep_gaps: boolean;
   progress: number;
   size_bytes: number | null;
   duration_ms: number | null;
