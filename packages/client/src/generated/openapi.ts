@@ -475,7 +475,7 @@ export interface paths {
         };
         /**
          * Download an export
-         * @description The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and store it under its final name when done. With object storage configured the file is in the bucket, and every server process serves it (streamed through the server, or with `redirect=true` a 302 to a short-lived presigned URL).
+         * @description The MP4 (`Content-Type: video/mp4`), or for `format=m4a` the sound (`audio/mp4`), as an attachment (`Content-Disposition`), once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and store it under its final name when done. With object storage configured the file is in the bucket, and every server process serves it (streamed through the server, or with `redirect=true` a 302 to a short-lived presigned URL).
          */
         get: operations["downloadExport"];
         put?: never;
@@ -1064,14 +1064,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export a session to MP4
-         * @description Queues an export job.
+         * Export a session to MP4 (query form)
+         * @description Queues an export job, with its options in the query; `POST /v1/sessions/{sessionId}/exports` takes the same options as a JSON body and is the documented way. The idempotency key's scope is the credential, the path and the query.
          *
-         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`), or 1920x1080 and 1080x1920 with `resolution=1080p`; or with `format=m4a` to the sound alone. A clip (`from_ts`, `to_ts`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
          *
          *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
          *
-         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `focus` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key` (scope: the credential, the path and the query).
+         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `resolution`, `format`, `names`, `focus`, `from_ts`, `to_ts` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only; `to_ts` must be after `from_ts`; a clip wholly before or after the recording is refused); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key`.
          */
         get: operations["enqueueExport"];
         put?: never;
@@ -1095,7 +1095,17 @@ export interface paths {
          */
         get: operations["listSessionExports"];
         put?: never;
-        post?: never;
+        /**
+         * Export a session
+         * @description Queues an export job with the options in a JSON body (every field optional; unknown fields are refused). The idempotency key's scope is the credential, the path and the body.
+         *
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`), or 1920x1080 and 1080x1920 with `resolution=1080p`; or with `format=m4a` to the sound alone. A clip (`from_ts`, `to_ts`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
+         *
+         *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
+         *
+         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `resolution`, `format`, `names`, `focus`, `from_ts`, `to_ts` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only; `to_ts` must be after `from_ts`; a clip wholly before or after the recording is refused); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key`.
+         */
+        post: operations["createExport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2018,6 +2028,8 @@ export interface components {
         ExportJob: {
             /** @description render attempts started so far */
             attempts: number;
+            /** @description true when the project's auto-export made it (`PUT /v1/projects/{projectId}/auto-export`) */
+            auto: boolean;
             /**
              * Format: date-time
              * @description when it completed or failed
@@ -2035,16 +2047,27 @@ export interface components {
             error_log: string | null;
             /** @description as asked; null when the layout follows the director */
             focus: string | null;
+            /**
+             * @description `mp4`, or `m4a` for the sound alone
+             * @enum {string}
+             */
+            format: "mp4" | "m4a";
+            /** @description a clip's start as asked (ms since 1970); null: the start */
+            from_ts: number | null;
             /** Format: uuid */
             job_id: string;
             /** @description as asked: true when the paused spans are kept in the MP4, false when they are cut out */
             keep_gaps: boolean;
             /** @enum {string} */
-            layout: "grid" | "presenter";
+            layout: "grid" | "presenter" | "speaker";
+            /** @description as asked: whether the tiles carry name bars */
+            names: boolean;
             /** @enum {string} */
             orientation: "landscape" | "vertical";
             /** @description share of the current attempt rendered */
             progress: number;
+            /** @enum {string} */
+            resolution: "720p" | "1080p";
             /** @description the session id */
             room_id: string;
             /** @description of the MP4, once completed */
@@ -2059,6 +2082,8 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "processing" | "completed" | "failed";
+            /** @description a clip's end as asked (ms since 1970); null: the end */
+            to_ts: number | null;
         };
         /** GuestToken */
         GuestToken: {
@@ -3336,6 +3361,52 @@ export interface components {
                 };
             };
         };
+        ExportOptions: {
+            content: {
+                "application/json": {
+                    /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
+                    focus?: string;
+                    /**
+                     * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
+                     * @default mp4
+                     * @enum {string}
+                     */
+                    format?: "mp4" | "m4a";
+                    /** @description A clip: where it starts, on the session's clock (ms since 1970, as the timeline, the manifest and replay use). Only that span is read, decoded and encoded, so a minute of an hour costs a minute. Default: the first recorded frame. A clip reaching beyond the recording is cut to it; one wholly outside it is refused. */
+                    from_ts?: number;
+                    /**
+                     * @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence.
+                     * @default false
+                     */
+                    keep_gaps?: boolean;
+                    /**
+                     * @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. `speaker`: the presenter layout whose large tile follows whoever is speaking, decided from the microphones' sound level (someone must speak for most of a second to take it: a cough does not), starting with the first participant until someone speaks; a screen share still takes it while on.
+                     * @default grid
+                     * @enum {string}
+                     */
+                    layout?: "grid" | "presenter" | "speaker";
+                    /**
+                     * @description Draw each video tile's name bar: the participant's display name (the user id where none was given). `false` leaves the pictures bare; a tile whose camera is off still shows the name in its middle.
+                     * @default true
+                     */
+                    names?: boolean;
+                    /**
+                     * @description `landscape` (1280x720, or 1920x1080 at 1080p) or `vertical` (720x1280, or 1080x1920)
+                     * @default landscape
+                     * @enum {string}
+                     */
+                    orientation?: "landscape" | "vertical";
+                    /**
+                     * @description `720p` (1280x720 or 720x1280) or `1080p` (1920x1080 or 1080x1920: the same layout drawn 1.5 times larger, names included).
+                     * @default 720p
+                     * @enum {string}
+                     */
+                    resolution?: "720p" | "1080p";
+                    /** @description A clip: where it ends (exclusive), ms since 1970; after `from_ts`. Default: the last recorded frame. Paused spans inside a clip are cut out like any other unless `keep_gaps`. */
+                    to_ts?: number;
+                };
+            };
+        };
         JoinRequest: {
             content: {
                 "application/json": {
@@ -4296,7 +4367,7 @@ export interface operations {
             200: {
                 headers: {
                     "Accept-Ranges"?: "bytes";
-                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` */
+                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` (`…-1080p.mp4` at 1080p; `{session id}-audio.m4a` for `format=m4a`) */
                     "Content-Disposition"?: string;
                     /** @description bytes in this answer */
                     "Content-Length"?: number;
@@ -4305,6 +4376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "audio/mp4": string;
                     "video/mp4": string;
                 };
             };
@@ -4312,7 +4384,7 @@ export interface operations {
             206: {
                 headers: {
                     "Accept-Ranges"?: "bytes";
-                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` */
+                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` (`…-1080p.mp4` at 1080p; `{session id}-audio.m4a` for `format=m4a`) */
                     "Content-Disposition"?: string;
                     /** @description bytes in this answer */
                     "Content-Length"?: number;
@@ -4323,6 +4395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "audio/mp4": string;
                     "video/mp4": string;
                 };
             };
@@ -5419,12 +5492,22 @@ export interface operations {
             query?: {
                 /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
                 focus?: string;
+                /** @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply. */
+                format?: "mp4" | "m4a";
+                /** @description A clip: where it starts, on the session's clock (ms since 1970, as the timeline, the manifest and replay use). Only that span is read, decoded and encoded, so a minute of an hour costs a minute. Default: the first recorded frame. A clip reaching beyond the recording is cut to it; one wholly outside it is refused. */
+                from_ts?: number;
                 /** @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence. */
                 keep_gaps?: boolean;
-                /** @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. */
-                layout?: "grid" | "presenter";
-                /** @description `landscape` (1280x720) or `vertical` (720x1280) */
+                /** @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. `speaker`: the presenter layout whose large tile follows whoever is speaking, decided from the microphones' sound level (someone must speak for most of a second to take it: a cough does not), starting with the first participant until someone speaks; a screen share still takes it while on. */
+                layout?: "grid" | "presenter" | "speaker";
+                /** @description Draw each video tile's name bar: the participant's display name (the user id where none was given). `false` leaves the pictures bare; a tile whose camera is off still shows the name in its middle. */
+                names?: boolean;
+                /** @description `landscape` (1280x720, or 1920x1080 at 1080p) or `vertical` (720x1280, or 1080x1920) */
                 orientation?: "landscape" | "vertical";
+                /** @description `720p` (1280x720 or 720x1280) or `1080p` (1920x1080 or 1080x1920: the same layout drawn 1.5 times larger, names included). */
+                resolution?: "720p" | "1080p";
+                /** @description A clip: where it ends (exclusive), ms since 1970; after `from_ts`. Default: the last recorded frame. Paused spans inside a clip are cut out like any other unless `keep_gaps`. */
+                to_ts?: number;
             };
             header?: {
                 /** @description see Idempotency */
@@ -5482,6 +5565,44 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ExportJob"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description see Idempotency */
+                "idempotency-key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["ExportOptions"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Queued: poll the job with `getExport`. */
+            202: {
+                headers: {
+                    /** @description `true` when this answer replays the first one of a retry with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description poll GET /v1/exports/{jobId}
+                             */
+                            job_id: string;
+                        };
                         error: null;
                     };
                 };
@@ -6983,6 +7104,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   "POST /v1/projects/{projectId}/sessions",
   "POST /v1/restricted-keys",
   "POST /v1/sessions",
+  "POST /v1/sessions/{sessionId}/exports",
   "POST /v1/sessions/{sessionId}/join-links",
   "POST /v1/sessions/{sessionId}/replay-links",
   "POST /v1/webhooks",

@@ -114,6 +114,30 @@ export interface RecordingControlsTable {
   updated_at: number;
 }
 
+/** A project's auto-export preset (modules/exports). */
+export interface AutoExportsTable {
+  project_id: string;
+  enabled: number;
+  /** the export options, JSON */
+  options: string;
+  updated_at: number;
+}
+
+/** A session's storyboard: a sprite of thumbnails (modules/exports). */
+export interface StoryboardsTable {
+  session_id: string;
+  /** `queued`, `completed` or `failed` */
+  status: string;
+  interval_ms: number;
+  columns: number;
+  tile_w: number;
+  tile_h: number;
+  count: number;
+  error: string | null;
+  created_at: number;
+  completed_at: number | null;
+}
+
 export interface RemovalsTable {
   session_id: string;
   user_id: string;
@@ -205,6 +229,17 @@ export interface ExportsTable {
   focus: string | null;
   /** 1: the paused spans are kept in the MP4; 0: cut out */
   keep_gaps: number;
+  /** a clip's span, ms since 1970 (`to_ts` exclusive); null: from the start, to the end */
+  from_ts: number | null;
+  to_ts: number | null;
+  /** `mp4` or `m4a` */
+  format: string;
+  /** `720p` or `1080p` */
+  resolution: string;
+  /** 1: name bars drawn on the tiles' video */
+  names: number;
+  /** 1: made by the project's auto-export, not asked for */
+  auto: number;
   attempts: number;
   /** thousandths */
   progress: number;
@@ -359,6 +394,8 @@ export interface Tables {
   join_links: JoinLinksTable;
   removals: RemovalsTable;
   recording_controls: RecordingControlsTable;
+  auto_exports: AutoExportsTable;
+  storyboards: StoryboardsTable;
   redactions: RedactionsTable;
   jobs: JobsTable;
   webhooks: WebhooksTable;

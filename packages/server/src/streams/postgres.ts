@@ -126,6 +126,7 @@ export function postgresStreamStore(pool: pg.Pool, segments: SealedSegments | nu
         let where = 'session_id = $1 and seq >= $2';
         if (range.fromTs !== undefined) where += ` and ts >= $${params.push(range.fromTs)}`;
         if (range.toTs !== undefined) where += ` and ts < $${params.push(range.toTs)}`;
+        if (range.toSeq !== undefined) where += ` and seq < $${params.push(range.toSeq)}`;
         if (range.streamId !== undefined) where += ` and stream_id = $${params.push(range.streamId)}`;
         const rows = (
           await pool.query(

@@ -176,6 +176,7 @@ export function sqliteStreamStore(
       const where = ['session_id = ?', 'seq >= ?'];
       if (range.fromTs !== undefined) where.push('ts >= ?');
       if (range.toTs !== undefined) where.push('ts < ?');
+      if (range.toSeq !== undefined) where.push('seq < ?');
       if (range.streamId !== undefined) where.push('stream_id = ?');
       const stmt = db.prepare(
         `select ${COLUMNS} from stream_index where ${where.join(' and ')} order by seq limit ?`,
@@ -184,6 +185,7 @@ export function sqliteStreamStore(
         const params: unknown[] = [sessionId, from];
         if (range.fromTs !== undefined) params.push(range.fromTs);
         if (range.toTs !== undefined) params.push(range.toTs);
+        if (range.toSeq !== undefined) params.push(range.toSeq);
         if (range.streamId !== undefined) params.push(range.streamId);
         const rows = stmt.all(...params, page) as Row[];
         if (rows.length === 0) return;

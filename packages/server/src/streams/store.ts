@@ -72,6 +72,8 @@ export interface ReadRange {
   toTs?: number;
   /** the first seq to return (inclusive) */
   fromSeq?: number;
+  /** the seq to stop before (exclusive) */
+  toSeq?: number;
   /** only this stream (filtered by the database) */
   streamId?: string;
   /** only these streams */

@@ -13,6 +13,7 @@ import { guestsMigration } from './010-guests.js';
 import { recordingControlsMigration } from './011-recording-controls.js';
 import { webhookRedeliveryMigration } from './012-webhook-redelivery.js';
 import { exportKeepGapsMigration } from './013-export-keep-gaps.js';
+import { exportOptionsMigration } from './014-export-options.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): MigrationProvider {
@@ -30,6 +31,7 @@ export function migrations(engine: Engine): MigrationProvider {
     '011-recording-controls': recordingControlsMigration(),
     '012-webhook-redelivery': webhookRedeliveryMigration(),
     '013-export-keep-gaps': exportKeepGapsMigration(),
+    '014-export-options': exportOptionsMigration(),
   };
   return { getMigrations: async () => all };
 }

@@ -18,13 +18,21 @@ export interface Cuts {
   paused: Span[];
   keepGaps: boolean;
   clock: Clock;
+  /**
+   * The recorded time the export reads, on the session's clock (ms since 1970, `toMs` exclusive):
+   * everything for a whole export; for a clip, from a little before its start (so that each video
+   * has a key frame to start from) to its end. Frames recorded outside it are not read.
+   */
+  window: { fromMs: number; toMs: number };
 }
 
-/** No paused span: the session's clock as it is. */
-export const NO_CUTS: Cuts = { paused: [], keepGaps: false, clock: (ms) => ms };
+const EVERYTHING = { fromMs: -Infinity, toMs: Infinity };
 
-export function cutsOf(paused: Span[], keepGaps: boolean): Cuts {
-  return { paused, keepGaps, clock: keepGaps ? (ms) => ms : cutClock(paused) };
+/** No paused span: the session's clock as it is. */
+export const NO_CUTS: Cuts = { paused: [], keepGaps: false, clock: (ms) => ms, window: EVERYTHING };
+
+export function cutsOf(paused: Span[], keepGaps: boolean, window = EVERYTHING): Cuts {
+  return { paused, keepGaps, clock: keepGaps ? (ms) => ms : cutClock(paused), window };
 }
 
 /** Whether a paused span starts after `fromMs` and at or before `toMs` (session clock). */

@@ -75,12 +75,20 @@ const pad = (w: number, h: number) => `pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:black`;
  * their recorded timestamps (`-copyts`): time 0 is the epoch.
  */
 export function buildGraph(
-  comp: Composition,
+  comp: Composition | null,
   scan: Scan,
   opts: {
     fps: number;
+    /** frames of the output */
     frames: number;
+    /** of the output */
     durationUs: number;
+    /**
+     * Where the output starts on the export's clock (a clip's start, after its preroll): what comes
+     * before is composed, so that each video has decoded from its key frame, but trimmed off
+     * before encoding. Default 0.
+     */
+    startUs?: number;
     /** the font a text is drawn in: drawtext's option naming it, and how wide it draws the text */
     fontOf?: (text: string) => { font: string; measure: Measure };
     /** name bars over the video (default true) */
@@ -88,6 +96,7 @@ export function buildGraph(
   },
 ): Graph {
   const { fps } = opts;
+  const startUs = opts.startUs ?? 0;
   const D = sec(opts.durationUs);
   const lines: string[] = [];
   const files = new Map<string, string>();
@@ -100,99 +109,112 @@ export function buildGraph(
     }
     return inputOf.get(track)!;
   };
+  /** frames composed: the output's, and a clip's preroll */
+  const composed = opts.frames + Math.ceil((startUs * fps) / 1e6);
   /** One frame drawn by `draw`, repeated for the whole export at the output rate. */
   const still = (draw: string) =>
-    `${draw},trim=end_frame=1,loop=loop=${opts.frames - 1}:size=1:start=0,setpts=N/${fps}/TB`;
+    `${draw},trim=end_frame=1,loop=loop=${composed - 1}:size=1:start=0,setpts=N/${fps}/TB`;
 
-  // Decoded video, split when a track is drawn at two sizes.
-  const uses = new Map<number, number>();
-  for (const g of comp.groups) {
-    const t = comp.subjects[g.subject]!.track;
-    if (t !== null) uses.set(t, (uses.get(t) ?? 0) + 1);
-  }
-  const pads = new Map<number, string[]>();
-  for (const [track, n] of uses) {
-    const k = input(track);
-    if (n === 1) pads.set(track, [`${k}:v`]);
-    else {
-      const names = Array.from({ length: n }, (_, j) => `s${k}_${j}`);
-      lines.push(`[${k}:v]split=${n}${names.map((x) => `[${x}]`).join('')}`);
-      pads.set(track, names);
+  /** The picture: the tiles over time, into [vout]. */
+  function composeVideo(comp: Composition) {
+    // Decoded video, split when a track is drawn at two sizes.
+    const uses = new Map<number, number>();
+    for (const g of comp.groups) {
+      const t = comp.subjects[g.subject]!.track;
+      if (t !== null) uses.set(t, (uses.get(t) ?? 0) + 1);
     }
-  }
-  const fontOf = opts.fontOf ?? (() => ({ font: 'font=Sans', measure: estimate }));
-  /**
-   * A tile's video, scaled and padded to the tile. Its name bar goes onto the scaled picture,
-   * before the padding: on the picture's bottom-left corner whatever its aspect ratio, and on
-   * screen exactly while the picture is, wherever the tile is.
-   */
-  const video = (g: TileGroup, i: number) => {
-    const s = comp.subjects[g.subject]!;
-    if (s.track === null) return null;
-    const src = pads.get(s.track)!.shift()!;
-    const f = fontOf(cleanLabel(s.label));
-    const b = opts.names === false ? null : nameBar(g.w, g.h, s.label, f.measure);
-    if (!b) lines.push(`[${src}]${fit(g.w, g.h)},${pad(g.w, g.h)}[v${i}]`);
-    else {
-      files.set(`bar-${i}.txt`, b.text);
-      lines.push(
-        `${barPicture(b, fps, f.font, `bar-${i}.txt`)}[b${i}]`,
-        `[${src}]${fit(g.w, g.h)}[p${i}]`,
-        `[p${i}][b${i}]overlay=x=${b.x}:y=main_h-overlay_h-${b.bottom},${pad(g.w, g.h)}[v${i}]`,
+    const pads = new Map<number, string[]>();
+    for (const [track, n] of uses) {
+      const k = input(track);
+      if (n === 1) pads.set(track, [`${k}:v`]);
+      else {
+        const names = Array.from({ length: n }, (_, j) => `s${k}_${j}`);
+        lines.push(`[${k}:v]split=${n}${names.map((x) => `[${x}]`).join('')}`);
+        pads.set(track, names);
+      }
+    }
+    const fontOf = opts.fontOf ?? (() => ({ font: 'font=Sans', measure: estimate }));
+    /**
+     * A tile's video, scaled and padded to the tile. Its name bar goes onto the scaled picture,
+     * before the padding: on the picture's bottom-left corner whatever its aspect ratio, and on
+     * screen exactly while the picture is, wherever the tile is.
+     */
+    const video = (g: TileGroup, i: number) => {
+      const s = comp.subjects[g.subject]!;
+      if (s.track === null) return null;
+      const src = pads.get(s.track)!.shift()!;
+      const f = fontOf(cleanLabel(s.label));
+      const b = opts.names === false ? null : nameBar(g.w, g.h, s.label, f.measure);
+      if (!b) lines.push(`[${src}]${fit(g.w, g.h)},${pad(g.w, g.h)}[v${i}]`);
+      else {
+        files.set(`bar-${i}.txt`, b.text);
+        lines.push(
+          `${barPicture(b, fps, f.font, `bar-${i}.txt`)}[b${i}]`,
+          `[${src}]${fit(g.w, g.h)}[p${i}]`,
+          `[p${i}][b${i}]overlay=x=${b.x}:y=main_h-overlay_h-${b.bottom},${pad(g.w, g.h)}[v${i}]`,
+        );
+      }
+      return { pad: `v${i}`, on: during(s.on) };
+    };
+
+    comp.subjects.forEach((s, i) => files.set(`label-${i}.txt`, truncateLabel(cleanLabel(s.label))));
+    const name = (g: TileGroup, x: string, y: string) => {
+      const s = comp.subjects[g.subject]!;
+      const size = Math.round(
+        Math.max(14, Math.min(g.h / 8, (g.w * 1.6) / Math.max(6, [...s.label].length))),
       );
-    }
-    return { pad: `v${i}`, on: during(s.on) };
-  };
+      return (
+        `drawtext=${fontOf(cleanLabel(s.label)).font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
+        `x=${x}+(${g.w}-tw)/2:y=${y}+(${g.h}-th)/2`
+      );
+    };
+    const colour = (g: TileGroup) => TILE_COLOURS[comp.subjects[g.subject]!.person % TILE_COLOURS.length];
 
-  comp.subjects.forEach((s, i) => files.set(`label-${i}.txt`, truncateLabel(cleanLabel(s.label))));
-  const name = (g: TileGroup, x: string, y: string) => {
-    const s = comp.subjects[g.subject]!;
-    const size = Math.round(Math.max(14, Math.min(g.h / 8, (g.w * 1.6) / Math.max(6, [...s.label].length))));
-    return (
-      `drawtext=${fontOf(cleanLabel(s.label)).font}:textfile=label-${g.subject}.txt:expansion=none:fontcolor=white:fontsize=${size}:` +
-      `x=${x}+(${g.w}-tw)/2:y=${y}+(${g.h}-th)/2`
-    );
-  };
-  const colour = (g: TileGroup) => TILE_COLOURS[comp.subjects[g.subject]!.person % TILE_COLOURS.length];
-
-  const fixed = comp.groups.filter((g) => g.spans === null);
-  const background = [`color=c=${BACKGROUND}:s=${comp.width}x${comp.height}:r=${fps}:d=1`];
-  for (const g of fixed)
-    background.push(
-      `drawbox=x=${g.at.x}:y=${g.at.y}:w=${g.w}:h=${g.h}:color=${colour(g)}:t=fill`,
-      name(g, String(g.at.x), String(g.at.y)),
-    );
-  lines.push(`${still(background.join(','))}[c0]`);
-  let canvas = 0;
-  const overlay = (pad: string, place: string) => {
-    lines.push(`[c${canvas}][${pad}]overlay=${place}:eof_action=pass[c${canvas + 1}]`);
-    canvas += 1;
-  };
-  comp.groups.forEach((g, i) => {
-    if (g.spans === null) {
+    const fixed = comp.groups.filter((g) => g.spans === null);
+    const background = [`color=c=${BACKGROUND}:s=${comp.width}x${comp.height}:r=${fps}:d=1`];
+    for (const g of fixed)
+      background.push(
+        `drawbox=x=${g.at.x}:y=${g.at.y}:w=${g.w}:h=${g.h}:color=${colour(g)}:t=fill`,
+        name(g, String(g.at.x), String(g.at.y)),
+      );
+    lines.push(`${still(background.join(','))}[c0]`);
+    let canvas = 0;
+    const overlay = (pad: string, place: string) => {
+      lines.push(`[c${canvas}][${pad}]overlay=${place}:eof_action=pass[c${canvas + 1}]`);
+      canvas += 1;
+    };
+    comp.groups.forEach((g, i) => {
+      if (g.spans === null) {
+        const v = video(g, i);
+        if (v) overlay(v.pad, `x=${g.at.x}:y=${g.at.y}:enable='${v.on}'`);
+        return;
+      }
+      lines.push(`${still(`color=c=${colour(g)}:s=${g.w}x${g.h}:r=${fps}:d=1,${name(g, '0', '0')}`)}[n${i}]`);
+      let tile = `n${i}`;
       const v = video(g, i);
-      if (v) overlay(v.pad, `x=${g.at.x}:y=${g.at.y}:enable='${v.on}'`);
-      return;
-    }
-    lines.push(`${still(`color=c=${colour(g)}:s=${g.w}x${g.h}:r=${fps}:d=1,${name(g, '0', '0')}`)}[n${i}]`);
-    let tile = `n${i}`;
-    const v = video(g, i);
-    if (v) {
-      lines.push(`[n${i}][${v.pad}]overlay=eof_action=pass:enable='${v.on}'[t${i}]`);
-      tile = `t${i}`;
-    }
-    const spans = g.spans;
-    overlay(
-      tile,
-      `x='${spans.map((p) => `${p.x}*(${during([p])})`).join('+')}':` +
-        `y='${spans.map((p) => `${p.y}*(${during([p])})`).join('+')}':enable='${during(spans)}'`,
-    );
-  });
-  lines.push(`[c${canvas}]format=yuv420p[vout]`);
+      if (v) {
+        lines.push(`[n${i}][${v.pad}]overlay=eof_action=pass:enable='${v.on}'[t${i}]`);
+        tile = `t${i}`;
+      }
+      const spans = g.spans;
+      overlay(
+        tile,
+        `x='${spans.map((p) => `${p.x}*(${during([p])})`).join('+')}':` +
+          `y='${spans.map((p) => `${p.y}*(${during([p])})`).join('+')}':enable='${during(spans)}'`,
+      );
+    });
+    const trim = startUs > 0 ? `trim=start=${sec(startUs)},setpts=PTS-STARTPTS,` : '';
+    lines.push(`[c${canvas}]${trim}format=yuv420p[vout]`);
+  }
+  if (comp) composeVideo(comp);
 
   const mics = scan.tracks.map((t, i) => ({ t, i })).filter(({ t }) => t.kind === 'mic');
   const layout = audioLayout(scan);
-  if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=${layout},atrim=end=${D}[aout]`);
+  const cut =
+    startUs > 0
+      ? `atrim=start=${sec(startUs)}:end=${sec(startUs + opts.durationUs)},asetpts=PTS-STARTPTS`
+      : `atrim=end=${D}`;
+  if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=${layout},${cut}[aout]`);
   else {
     mics.forEach(({ i }, j) =>
       lines.push(
@@ -203,8 +225,8 @@ export function buildGraph(
     const all = mics.map((_, j) => `[a${j}]`).join('');
     lines.push(
       mics.length === 1
-        ? `[a0]atrim=end=${D}[aout]`
-        : `${all}amix=inputs=${mics.length}:duration=first:dropout_transition=0,volume=${mics.length},atrim=end=${D}[aout]`,
+        ? `[a0]${cut}[aout]`
+        : `${all}amix=inputs=${mics.length}:duration=first:dropout_transition=0,volume=${mics.length},${cut}[aout]`,
     );
   }
   return { script: lines.join(';\n') + '\n', inputs, files };
@@ -225,21 +247,11 @@ export function audioLayout(scan: Scan): 'mono' | 'stereo' {
  * and AAC at 128 kb/s. The export benchmark's bare command uses the same.
  */
 export function encoderArgs(x264: { preset: string; crf: number } = X264): string[] {
-  return [
-    '-c:v',
-    'libx264',
-    '-preset',
-    x264.preset,
-    '-crf',
-    String(x264.crf),
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-  ];
+  return ['-c:v', 'libx264', '-preset', x264.preset, '-crf', String(x264.crf), '-pix_fmt', 'yuv420p', ...AAC];
 }
+
+/** The sound of every export, and all of an `m4a` one: AAC at 128 kb/s. */
+export const AAC = ['-c:a', 'aac', '-b:a', '128k'];
 
 /**
  * Packets ffmpeg queues per input between its reading thread and its decoders. With the pipe's
@@ -249,10 +261,13 @@ export function encoderArgs(x264: { preset: string; crf: number } = X264): strin
  */
 const INPUT_QUEUE_PACKETS = 16;
 
-/** The ffmpeg command line of an export: inputs on fds 3…, progress on stdout, MP4 to `output`. */
+/**
+ * The ffmpeg command line of an export: inputs on fds 3…, progress on stdout, the MP4 (or with
+ * `format: 'm4a'` the AAC sound alone, in an MPEG-4 audio file) to `output`.
+ */
 export function ffmpegArgs(
   graph: Graph,
-  opts: { frames: number; output: string; preset?: string },
+  opts: { frames: number; output: string; preset?: string; format?: 'mp4' | 'm4a' },
 ): string[] {
   const args = [
     '-hide_banner',
@@ -281,22 +296,25 @@ export function ffmpegArgs(
       `pipe:${3 + k}`,
     ),
   );
+  args.push('-filter_complex_script', 'graph.txt');
+  if (opts.format === 'm4a') args.push('-map', '[aout]', ...AAC, '-vn');
+  else
+    args.push(
+      '-map',
+      '[vout]',
+      '-map',
+      '[aout]',
+      '-frames:v',
+      String(opts.frames),
+      ...encoderArgs({ preset: opts.preset ?? X264.preset, crf: X264.crf }),
+    );
   args.push(
-    '-filter_complex_script',
-    'graph.txt',
-    '-map',
-    '[vout]',
-    '-map',
-    '[aout]',
-    '-frames:v',
-    String(opts.frames),
-    ...encoderArgs({ preset: opts.preset ?? X264.preset, crf: X264.crf }),
     '-max_muxing_queue_size',
     '4096',
     '-movflags',
     '+faststart',
     '-f',
-    'mp4',
+    opts.format === 'm4a' ? 'ipod' : 'mp4',
     '-y',
     opts.output,
   );

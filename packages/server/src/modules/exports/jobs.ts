@@ -12,7 +12,7 @@ import type { StreamStore } from '../../streams/store.js';
 import { MediaError } from './codecs.js';
 import type { ExportFiles } from './files.js';
 import { nameFont } from './fonts.js';
-import type { Layout, Orientation } from './layout.js';
+import type { Format, Layout, Orientation, Resolution } from './layout.js';
 import { presentExport } from './present.js';
 import { render, RenderError } from './render.js';
 import type { ExportsStore } from './store.js';
@@ -85,6 +85,14 @@ export function renderJob(deps: {
         orientation: row.orientation as Orientation,
         focus: row.focus,
         keepGaps: row.keep_gaps === 1,
+        resolution: row.resolution as Resolution,
+        format: row.format as Format,
+        names: row.names === 1,
+        clip:
+          row.from_ts === null || row.to_ts === null
+            ? undefined
+            : { fromMs: Number(row.from_ts), toMs: Number(row.to_ts) },
+        clockSkewMs: config.liveClockSkewMs,
         output: part,
         workDir: join(files.dir, `${id}.${job.attempt}.work`),
         ffmpeg: ffmpegOrFail(),

@@ -1,20 +1,41 @@
 import { shownFocus } from '@vss/protocol';
-import type { Interval, Scan } from './scan.js';
+import type { FocusChange, Interval, Scan } from './scan.js';
 
 /** The export layouts. */
-export const LAYOUTS = ['grid', 'presenter'] as const;
+export const LAYOUTS = ['grid', 'presenter', 'speaker'] as const;
 export type Layout = (typeof LAYOUTS)[number];
 export const ORIENTATIONS = ['landscape', 'vertical'] as const;
 export type Orientation = (typeof ORIENTATIONS)[number];
+export const RESOLUTIONS = ['720p', '1080p'] as const;
+/** What an export writes: an MP4 with the layout and the sound, or the sound alone (`m4a`). */
+export const FORMATS = ['mp4', 'm4a'] as const;
+export type Format = (typeof FORMATS)[number];
+export type Resolution = (typeof RESOLUTIONS)[number];
 
-/** Output sizes. */
+/** Output sizes at 720p. */
 export const CANVAS: Record<Orientation, { width: number; height: number }> = {
   landscape: { width: 1280, height: 720 },
   vertical: { width: 720, height: 1280 },
 };
 
-/** Pixels between tiles. */
+/** Pixels between tiles at 720p. */
 export const GAP = 8;
+
+/**
+ * How much larger than 720p everything is drawn: 1080p is the same layout at 1.5 times the size
+ * (1920x1080 or 1080x1920, tiles, gaps and name bars included), not a 720p picture scaled up.
+ */
+const SCALE: Record<Resolution, number> = { '720p': 1, '1080p': 1.5 };
+
+/** The canvas of an orientation at a resolution, and the gap between its tiles. */
+export function canvasOf(
+  orientation: Orientation,
+  resolution: Resolution = '720p',
+): { width: number; height: number; gap: number; scale: number } {
+  const scale = SCALE[resolution];
+  const { width, height } = CANVAS[orientation];
+  return { width: width * scale, height: height * scale, gap: GAP * scale, scale };
+}
 
 export interface Rect {
   x: number;
@@ -59,13 +80,13 @@ const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
  * `n` tiles in `area`, in the balanced grid that shows a 16:9 picture largest (ties: fewer empty
  * cells), centred, the last row centred too.
  */
-export function gridRects(area: Rect, n: number): Rect[] {
+export function gridRects(area: Rect, n: number, gap = GAP): Rect[] {
   if (n === 0) return [];
   let best = { cols: 1, rows: n, score: -1, empty: Infinity };
   for (let cols = 1; cols <= n; cols++) {
     const rows = Math.ceil(n / cols);
-    const w = (area.w - GAP * (cols - 1)) / cols;
-    const h = (area.h - GAP * (rows - 1)) / rows;
+    const w = (area.w - gap * (cols - 1)) / cols;
+    const h = (area.h - gap * (rows - 1)) / rows;
     if (w <= 0 || h <= 0) continue;
     const fitted = Math.min(w, (h * 16) / 9) * Math.min(h, (w * 9) / 16);
     const empty = rows * cols - n;
@@ -73,33 +94,38 @@ export function gridRects(area: Rect, n: number): Rect[] {
       best = { cols, rows, score: fitted, empty };
   }
   const { cols, rows } = best;
-  const w = even((area.w - GAP * (cols - 1)) / cols);
-  const h = even((area.h - GAP * (rows - 1)) / rows);
-  const top = area.y + Math.max(0, Math.floor((area.h - (rows * h + GAP * (rows - 1))) / 4) * 2);
+  const w = even((area.w - gap * (cols - 1)) / cols);
+  const h = even((area.h - gap * (rows - 1)) / rows);
+  const top = area.y + Math.max(0, Math.floor((area.h - (rows * h + gap * (rows - 1))) / 4) * 2);
   const out: Rect[] = [];
   for (let i = 0; i < n; i++) {
     const row = Math.floor(i / cols);
     const inRow = row === rows - 1 ? n - row * cols : cols;
-    const rowWidth = inRow * w + GAP * (inRow - 1);
+    const rowWidth = inRow * w + gap * (inRow - 1);
     const left = area.x + Math.max(0, Math.floor((area.w - rowWidth) / 4) * 2);
-    out.push({ x: left + (i % cols) * (w + GAP), y: top + row * (h + GAP), w, h });
+    out.push({ x: left + (i % cols) * (w + gap), y: top + row * (h + gap), w, h });
   }
   return out;
 }
 
 /** The presenter layout's large tile and strip, per orientation. */
-export function presenterAreas(orientation: Orientation, stripTiles: number): { main: Rect; strip: Rect } {
-  const { width, height } = CANVAS[orientation];
+export function presenterAreas(
+  orientation: Orientation,
+  stripTiles: number,
+  resolution: Resolution = '720p',
+): { main: Rect; strip: Rect } {
+  const { width, height, gap, scale } = canvasOf(orientation, resolution);
+  const large = 960 * scale;
   if (stripTiles === 0)
     return { main: { x: 0, y: 0, w: width, h: height }, strip: { x: 0, y: 0, w: 0, h: 0 } };
   if (orientation === 'landscape')
     return {
-      main: { x: 0, y: 0, w: 960, h: height },
-      strip: { x: 960 + GAP, y: 0, w: width - 960 - GAP, h: height },
+      main: { x: 0, y: 0, w: large, h: height },
+      strip: { x: large + gap, y: 0, w: width - large - gap, h: height },
     };
   return {
-    main: { x: 0, y: 0, w: width, h: 960 },
-    strip: { x: 0, y: 960 + GAP, w: width, h: height - 960 - GAP },
+    main: { x: 0, y: 0, w: width, h: large },
+    strip: { x: 0, y: large + gap, w: width, h: height - large - gap },
   };
 }
 
@@ -133,10 +159,14 @@ export function subjectsOf(scan: Scan): Subject[] {
 }
 
 /** The grid: every subject in one balanced grid over the whole canvas, for the whole export. */
-export function gridComposition(scan: Scan, orientation: Orientation): Composition {
-  const { width, height } = CANVAS[orientation];
+export function gridComposition(
+  scan: Scan,
+  orientation: Orientation,
+  resolution: Resolution = '720p',
+): Composition {
+  const { width, height, gap } = canvasOf(orientation, resolution);
   const subjects = subjectsOf(scan);
-  const rects = gridRects({ x: 0, y: 0, w: width, h: height }, subjects.length);
+  const rects = gridRects({ x: 0, y: 0, w: width, h: height }, subjects.length, gap);
   return {
     width,
     height,
@@ -155,18 +185,22 @@ const within = (t: number, on: Interval[]) => on.find(([a, b]) => a <= t && t < 
  * starting with the first participant; while the focus is not present (they left), the first
  * participant present takes their place, by the live room's rule (`shownFocus`). The strip shows every other camera, and screens that are
  * on but not large, in a fixed order.
+ *
+ * `opts.changes` replaces the director's commands (the speaker layout passes who was speaking when:
+ * a change naming someone without video is ignored the same way).
  */
 export function presenterComposition(
   scan: Scan,
   orientation: Orientation,
   spanUs: number,
   focus: string | undefined,
+  opts: { resolution?: Resolution; changes?: FocusChange[] } = {},
 ): Composition {
-  const { width, height } = CANVAS[orientation];
+  const { width, height, gap } = canvasOf(orientation, opts.resolution);
   const subjects = subjectsOf(scan);
   const withVideo = new Set(subjects.map((s) => s.userId));
   const first = subjects[0]!.userId;
-  const changes = focus ? [] : scan.focus.filter((c) => withVideo.has(c.userId));
+  const changes = focus ? [] : (opts.changes ?? scan.focus).filter((c) => withVideo.has(c.userId));
   const presence = scan.presence.filter((p) => withVideo.has(p.userId));
   /** who is present at `t` (with video), in the order they joined */
   const presentAt = (t: number) => {
@@ -227,8 +261,8 @@ export function presenterComposition(
   }
 
   const stripTiles = Math.max(0, ...segments.map((s) => s.strip.length));
-  const areas = presenterAreas(orientation, stripTiles);
-  const slots = gridRects(areas.strip, stripTiles);
+  const areas = presenterAreas(orientation, stripTiles, opts.resolution);
+  const slots = gridRects(areas.strip, stripTiles, gap);
   const groups = new Map<string, TileGroup>();
   const place = (subject: number, rect: Rect, fromUs: number, toUs: number) => {
     const key = `${subject}:${rect.w}x${rect.h}`;

@@ -1,6 +1,6 @@
 import type { ExportsTable } from '../../db/types.js';
 import { iso, isoOrNull } from '../../lib/time.js';
-import type { Layout, Orientation } from './layout.js';
+import type { Format, Layout, Orientation, Resolution } from './layout.js';
 
 /** The public shape of an export job. */
 export function presentExport(e: ExportsTable, baseUrl: string) {
@@ -13,6 +13,12 @@ export function presentExport(e: ExportsTable, baseUrl: string) {
     orientation: e.orientation as Orientation,
     focus: e.focus,
     keep_gaps: e.keep_gaps === 1,
+    format: e.format as Format,
+    resolution: e.resolution as Resolution,
+    names: e.names === 1,
+    from_ts: e.from_ts === null ? null : Number(e.from_ts),
+    to_ts: e.to_ts === null ? null : Number(e.to_ts),
+    auto: e.auto === 1,
     progress: e.progress / 1000,
     attempts: e.attempts,
     size_bytes: e.size_bytes,

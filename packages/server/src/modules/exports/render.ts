@@ -6,26 +6,38 @@ import type { StreamStore } from '../../streams/store.js';
 import { estimate, measureWith } from './font-metrics.js';
 import { fontFor } from './fonts.js';
 import { ffmpegArgs, buildGraph } from './graph.js';
-import { gridComposition, presenterComposition, type Layout, type Orientation } from './layout.js';
-import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
-import { TrackFramer } from './track-framer.js';
+import {
+  gridComposition,
+  presenterComposition,
+  type Composition,
+  type Format,
+  type Layout,
+  type Orientation,
+  type Resolution,
+} from './layout.js';
+import { feedTrack, RenderError } from './feed.js';
+import { micLevels, speakerChanges } from './speaker.js';
 import { cutsOf, readPausedSpans, type Cuts } from './cuts.js';
-import { scanRecording, type Scan } from './scan.js';
+import { scanRecording, type Extent, type FocusChange, type Scan } from './scan.js';
+import type { Span } from '../../lib/recording.js';
 
-/** A render that ffmpeg refused or failed: its message and the end of ffmpeg's log. */
-export class RenderError extends Error {
-  constructor(
-    message: string,
-    readonly log: string,
-  ) {
-    super(message);
-  }
-}
+export { RenderError };
 
 export interface RenderRequest {
   sessionId: string;
   layout: Layout;
   orientation: Orientation;
+  /** 720p (default) or 1080p */
+  resolution?: Resolution;
+  /** `mp4` (default) or `m4a`: the sound alone, with no video read into ffmpeg at all */
+  format?: Format;
+  /** a clip: the span of the session's clock (ms since 1970, `toMs` exclusive) the file covers */
+  clip?: { fromMs: number; toMs: number };
+  /**
+   * LIVE_CLOCK_SKEW_S, in ms: how far a recorded time may be from when it was stored, which bounds
+   * where in the store a clip's frames can be (default 120 s).
+   */
+  clockSkewMs?: number;
   focus: string | null;
   /** where the MP4 is written (a temporary name; the caller renames it once complete) */
   output: string;
@@ -51,6 +63,9 @@ export interface RenderRequest {
   onProgress?: (fraction: number) => void;
 }
 
+/** Before a clip's start, recorded media is read for this long, so that each video starts from a key frame. */
+export const CLIP_PREROLL_MS = 3000;
+
 export interface RenderResult {
   bytes: number;
   frames: number;
@@ -75,39 +90,6 @@ export function outputFps(scan: Scan): number {
 }
 
 /**
- * Bytes a feed may queue in front of its pipe (a kernel pipe holds only 64 KiB, three camera
- * frames): ffmpeg keeps reading while this process is busy elsewhere (another track's page of
- * the store), and this process wakes once per 256 KiB drained, not once per frame.
- */
-const FEED_AHEAD = 256 * 1024;
-/** Frames are gathered into writes of about this size: one writev for many small audio packets. */
-const WRITE_BATCH = 64 * 1024;
-
-/**
- * Writes gathered chunks in one writev, waiting while too much is queued; false once the pipe is
- * gone. With room to spare it still lets the event loop turn before the feed reads on, since
- * reading the store and resolving promises never do: a feed that is never held back (a microphone,
- * whose whole track fits in FEED_AHEAD) would otherwise read all of its track in one go, thousands
- * of events, while the other pipes wait for the event loop to refill them.
- */
-function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
-  if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
-  pipe.cork();
-  for (const c of chunks) pipe.write(c);
-  pipe.uncork();
-  if (pipe.writableLength < FEED_AHEAD) return new Promise((resolve) => setImmediate(resolve, true));
-  return new Promise((resolve) => {
-    const done = () => {
-      pipe.off('drain', done);
-      pipe.off('close', done);
-      resolve(!pipe.destroyed);
-    };
-    pipe.on('drain', done);
-    pipe.on('close', done);
-  });
-}
-
-/**
  * Renders a recorded session to an MP4. One scan of the recording decides the layout; then each
  * track is read from the stream store on its own and framed as Matroska (one frame per cluster,
  * with its time) into its own pipe to ffmpeg (fd 3, 4, …), so ffmpeg pulls every input at its
@@ -116,17 +98,20 @@ function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
  * same clock, with them cut out unless `keepGaps`.
  */
 export async function render(store: StreamStore, req: RenderRequest): Promise<RenderResult> {
-  const cuts = cutsOf(await readPausedSpans(store, req.sessionId), req.keepGaps ?? false);
-  const scan = await scanRecording(store, req.sessionId, await store.stats(req.sessionId), cuts);
+  const stats = await store.stats(req.sessionId);
+  const paused = await readPausedSpans(store, req.sessionId);
+  const { cuts, extent } = await clipReading(store, req, paused);
+  const scan = await scanRecording(store, req.sessionId, stats, cuts, extent);
   const fps = outputFps(scan);
-  // Frames from 0 to the output frame nearest the last media frame: the MP4 lasts the media span
-  // (last frame included) to within one frame interval.
-  const frames = Math.round((scan.spanUs * fps) / 1e6) + 1;
+  // A whole export: frames from 0 to the output frame nearest the last media frame, so that the
+  // MP4 lasts the media span (last frame included) to within one frame interval. A clip: from its
+  // start (after the preroll) for its length on the export's clock, paused spans cut out unless kept.
+  const startUs = req.clip ? Math.max(0, (cuts.clock(req.clip.fromMs) - scan.epochMs) * 1000) : 0;
+  const endUs = req.clip ? (cuts.clock(req.clip.toMs) - scan.epochMs) * 1000 : scan.spanUs;
+  const frames = Math.max(1, Math.round(((endUs - startUs) * fps) / 1e6) + (req.clip ? 0 : 1));
   const durationUs = (frames * 1e6) / fps;
-  const comp =
-    req.layout === 'grid'
-      ? gridComposition(scan, req.orientation)
-      : presenterComposition(scan, req.orientation, scan.spanUs, req.focus ?? undefined);
+  const audioOnly = req.format === 'm4a';
+  const comp = audioOnly ? null : composition(scan, req, await speakerFocus(store, req, scan, cuts, extent));
 
   rmSync(req.workDir, { recursive: true, force: true });
   mkdirSync(req.workDir, { recursive: true });
@@ -144,11 +129,23 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
       }
       return { font: `fontfile=${name}`, measure: measureWith(file) };
     };
-    const graph = buildGraph(comp, scan, { fps, frames, durationUs, fontOf, names: req.names ?? true });
+    const graph = buildGraph(comp, scan, {
+      fps,
+      frames,
+      durationUs,
+      startUs,
+      fontOf,
+      names: req.names ?? true,
+    });
     writeFileSync(join(req.workDir, 'graph.txt'), graph.script);
     for (const [name, text] of graph.files) writeFileSync(join(req.workDir, name), text);
-    const args = ffmpegArgs(graph, { frames, output: `file:${req.output}`, preset: req.preset });
-    await run(store, req, scan, cuts, graph.inputs, args, durationUs);
+    const args = ffmpegArgs(graph, {
+      frames,
+      output: `file:${req.output}`,
+      preset: req.preset,
+      format: req.format ?? 'mp4',
+    });
+    await run(store, req, scan, cuts, extent, graph.inputs, args, durationUs);
     const bytes = statSync(req.output).size;
     return { bytes, frames, fps, durationUs, scan };
   } finally {
@@ -156,11 +153,59 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
   }
 }
 
+/**
+ * The layout over time: the grid; the presenter layout, following `focus` or the director; or the
+ * speaker layout, the presenter layout following who spoke (`speakers`).
+ */
+function composition(scan: Scan, req: RenderRequest, speakers: FocusChange[] | undefined): Composition {
+  if (req.layout === 'grid') return gridComposition(scan, req.orientation, req.resolution);
+  return presenterComposition(scan, req.orientation, scan.spanUs, req.focus ?? undefined, {
+    resolution: req.resolution,
+    changes: speakers,
+  });
+}
+
+/** Who spoke when, for the speaker layout (undefined for the others). */
+async function speakerFocus(
+  store: StreamStore,
+  req: RenderRequest,
+  scan: Scan,
+  cuts: Cuts,
+  extent: Extent,
+): Promise<FocusChange[] | undefined> {
+  if (req.layout !== 'speaker' || req.format === 'm4a') return undefined;
+  const levels = await micLevels(store, { ...req, scan, cuts, extent });
+  return speakerChanges(levels);
+}
+
+/**
+ * What a render reads: every recorded frame, or for a clip the window from CLIP_PREROLL_MS before
+ * its start (not before the recording's) to its end, and where that window is in the store. A
+ * frame is stored when it arrives and stamped with its publisher's clock, which LIVE_CLOCK_SKEW_S
+ * keeps within the skew of the arrival: so nothing stamped in the window can have been stored
+ * after the first event stamped two skews past its end.
+ */
+async function clipReading(
+  store: StreamStore,
+  req: RenderRequest,
+  paused: Span[],
+): Promise<{ cuts: Cuts; extent: Extent }> {
+  const keepGaps = req.keepGaps ?? false;
+  if (!req.clip) return { cuts: cutsOf(paused, keepGaps), extent: { fromSeq: 0 } };
+  const window = { fromMs: req.clip.fromMs - CLIP_PREROLL_MS, toMs: req.clip.toMs };
+  const skewMs = req.clockSkewMs ?? 120_000;
+  const first = await store.firstFrom(req.sessionId, 0, window.fromMs);
+  const fromSeq = first?.seq ?? 0;
+  const after = await store.firstFrom(req.sessionId, fromSeq, window.toMs + 2 * skewMs);
+  return { cuts: cutsOf(paused, keepGaps, window), extent: { fromSeq, toSeq: after?.seq } };
+}
+
 async function run(
   store: StreamStore,
   req: RenderRequest,
   scan: Scan,
   cuts: Cuts,
+  extent: Extent,
   inputs: number[],
   args: string[],
   durationUs: number,
@@ -201,32 +246,18 @@ async function run(
   let feedError: Error | undefined;
   const feeds = inputs.map(async (trackIndex, k) => {
     const pipe = child.stdio[3 + k] as Writable;
-    pipe.on('error', () => {}); // EPIPE once ffmpeg has what it needs or has stopped: not ours to report
     const track = scan.tracks[trackIndex]!;
-    const framer = new TrackFramer(track.format, scan.epochMs, cuts);
-    try {
-      let batch: Uint8Array[] = [mkvHeader(track.format.mkv)];
-      let bytes = 0;
-      let open = true;
-      for await (const e of store.read(req.sessionId, { streamId: track.streamId })) {
-        if (req.signal.aborted) break;
-        const f = framer.frame(e.ts, e.body);
-        if (!f) continue;
-        batch.push(mkvFrameHeader(f.atUs, f.key, f.data.length), f.data);
-        bytes += MKV_FRAME_HEADER_BYTES + f.data.length;
-        if (bytes < WRITE_BATCH) continue;
-        open = await write(pipe, batch);
-        batch = [];
-        bytes = 0;
-        if (!open) break;
-      }
-      if (open && batch.length) await write(pipe, batch);
-    } catch (err) {
+    await feedTrack(store, pipe, {
+      sessionId: req.sessionId,
+      track,
+      epochMs: scan.epochMs,
+      cuts,
+      extent,
+      signal: req.signal,
+    }).catch((err: unknown) => {
       feedError ??= err as Error;
       kill();
-    } finally {
-      pipe.end();
-    }
+    });
   });
 
   const [{ code, error }] = await Promise.all([exited, Promise.all(feeds)]);

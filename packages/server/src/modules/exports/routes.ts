@@ -8,7 +8,7 @@ import type { RouteAuth } from '../../http/principal.js';
 import { KEY_OR_USER } from '../../http/principal.js';
 import type { ExportsService } from './service.js';
 import type { Idempotency } from '../../http/idempotency.js';
-import { ExportJob, ExportQuery, ExportQueued, JobParams } from './schemas.js';
+import { ExportJob, ExportOptions, ExportQuery, ExportQueued, JobParams } from './schemas.js';
 import { SessionParams } from '../../http/shared-schemas.js';
 
 /**
@@ -34,11 +34,11 @@ export function byteRange(header: string | undefined, size: number): { start: nu
 
 const ENQUEUE_RULES = `
 
-Renders the recording to one MP4 (H.264 + AAC, \`+faststart\`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (\`landscape\`) or 720x1280 (\`vertical\`). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with \`keep_gaps=true\` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (\`error\`, \`error_log\`); it is not left out silently. A render that takes longer than \`EXPORT_DEADLINE_BASE_S\` (120 s) plus \`EXPORT_DEADLINE_FACTOR\` (3) times the recorded span is stopped and fails with an \`error\` that says so, so that no recording holds the export queue; message timestamps are bounded too (\`LIVE_CLOCK_SKEW_S\`), so that no participant's clock stretches the span.
+Renders the recording to one MP4 (H.264 + AAC, \`+faststart\`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (\`landscape\`) or 720x1280 (\`vertical\`), or 1920x1080 and 1080x1920 with \`resolution=1080p\`; or with \`format=m4a\` to the sound alone. A clip (\`from_ts\`, \`to_ts\`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with \`keep_gaps=true\` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (\`error\`, \`error_log\`); it is not left out silently. A render that takes longer than \`EXPORT_DEADLINE_BASE_S\` (120 s) plus \`EXPORT_DEADLINE_FACTOR\` (3) times the recorded span is stopped and fails with an \`error\` that says so, so that no recording holds the export queue; message timestamps are bounded too (\`LIVE_CLOCK_SKEW_S\`), so that no participant's clock stretches the span.
 
 \`presenter\`: the large tile shows a screen share while one is on (the latest started), else the \`focus\` participant, or, without \`focus\`, the participant named by the recording's latest \`director.focus\` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
 
-Answers 202 with the job id at once; the job runs in a worker (the server by default, or \`npm run worker\`), \`EXPORT_CONCURRENCY\` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad \`layout\`, \`orientation\`, \`focus\` or \`keep_gaps\` (\`focus\` must be a participant with video, and is accepted with \`layout=presenter\` only); 503 \`USAGE_LIMITS_EXCEEDED\` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours \`Idempotency-Key\` (scope: the credential, the path and the query).`;
+Answers 202 with the job id at once; the job runs in a worker (the server by default, or \`npm run worker\`), \`EXPORT_CONCURRENCY\` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad \`layout\`, \`orientation\`, \`resolution\`, \`format\`, \`names\`, \`focus\`, \`from_ts\`, \`to_ts\` or \`keep_gaps\` (\`focus\` must be a participant with video, and is accepted with \`layout=presenter\` only; \`to_ts\` must be after \`from_ts\`; a clip wholly before or after the recording is refused); 503 \`USAGE_LIMITS_EXCEEDED\` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours \`Idempotency-Key\`.`;
 
 /** The download's body: bytes, streamed from the file. */
 const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
@@ -46,7 +46,8 @@ const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 /** What every download answer carries besides the bytes. */
 const DOWNLOAD_HEADERS = {
   'Content-Disposition': Type.String({
-    description: '`attachment; filename="{session id}-{layout}-{orientation}.mp4"`',
+    description:
+      '`attachment; filename="{session id}-{layout}-{orientation}.mp4"` (`…-1080p.mp4` at 1080p; `{session id}-audio.m4a` for `format=m4a`)',
   }),
   ETag: Type.String({ description: 'names this rendering: send it back in `If-Range`' }),
   'Accept-Ranges': Type.String({ enum: ['bytes'] }),
@@ -87,8 +88,8 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       schema: {
         tags,
         operationId: 'enqueueExport',
-        summary: 'Export a session to MP4',
-        description: `Queues an export job.${ENQUEUE_RULES}`,
+        summary: 'Export a session to MP4 (query form)',
+        description: `Queues an export job, with its options in the query; \`POST /v1/sessions/{sessionId}/exports\` takes the same options as a JSON body and is the documented way. The idempotency key's scope is the credential, the path and the query.${ENQUEUE_RULES}`,
         params: SessionParams,
         querystring: ExportQuery,
         response: { 202: okResponse('Queued: poll the job with `getExport`.', ExportQueued) },
@@ -104,6 +105,29 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
         body: ok(await exports.enqueue(trx, request.principal!, request.params.sessionId, request.query)),
       }));
     },
+  );
+
+  app.post(
+    '/v1/sessions/:sessionId/exports',
+    {
+      config: { auth: ENQUEUE_AUTH, idempotent: true },
+      schema: {
+        tags,
+        operationId: 'createExport',
+        summary: 'Export a session',
+        description: `Queues an export job with the options in a JSON body (every field optional; unknown fields are refused). The idempotency key's scope is the credential, the path and the body.${ENQUEUE_RULES}`,
+        params: SessionParams,
+        body: ExportOptions,
+        response: { 202: okResponse('Queued: poll the job with `getExport`.', ExportQueued) },
+      },
+    },
+    async (request, reply) =>
+      deps.idempotency.run(request, reply, async (trx) => ({
+        status: 202,
+        body: ok(
+          await exports.enqueue(trx, request.principal!, request.params.sessionId, request.body, 'body'),
+        ),
+      })),
   );
 
   app.get(
@@ -149,13 +173,13 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
         operationId: 'downloadExport',
         summary: 'Download an export',
         description:
-          'The MP4 (`Content-Type: video/mp4`, `Content-Disposition: attachment`) once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and store it under its final name when done. With object storage configured the file is in the bucket, and every server process serves it (streamed through the server, or with `redirect=true` a 302 to a short-lived presigned URL).',
+          'The MP4 (`Content-Type: video/mp4`), or for `format=m4a` the sound (`audio/mp4`), as an attachment (`Content-Disposition`), once the job is `completed`; 409 `CONFLICT` before that (and for a failed job), 404 for an unknown job or another project’s, and for an export withdrawn because a participant it shows was redacted (its file is deleted). Honours a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; other forms get the whole file) and `If-Range` with the `ETag`. A file is only ever served complete: renders write to a temporary name and store it under its final name when done. With object storage configured the file is in the bucket, and every server process serves it (streamed through the server, or with `redirect=true` a 302 to a short-lived presigned URL).',
         params: JobParams,
         querystring: DownloadQuery,
         response: {
           200: {
             description: 'The whole MP4.',
-            content: { 'video/mp4': { schema: Mp4 } },
+            content: { 'video/mp4': { schema: Mp4 }, 'audio/mp4': { schema: Mp4 } },
             headers: DOWNLOAD_HEADERS,
           },
           302: {
@@ -165,7 +189,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
           },
           206: {
             description: 'The requested byte range of the MP4.',
-            content: { 'video/mp4': { schema: Mp4 } },
+            content: { 'video/mp4': { schema: Mp4 }, 'audio/mp4': { schema: Mp4 } },
             headers: {
               ...DOWNLOAD_HEADERS,
               'Content-Range': Type.String({ description: '`bytes {start}-{end}/{size}`' }),
@@ -176,7 +200,10 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
     },
     async (request, reply) => {
       const { job, size } = await exports.file(request.principal!, request.params.jobId);
-      const filename = `${job.room_id}-${job.layout}-${job.orientation}.mp4`;
+      const audio = job.format === 'm4a';
+      const filename = audio
+        ? `${job.room_id}-audio.m4a`
+        : `${job.room_id}-${job.layout}-${job.orientation}${job.resolution === '1080p' ? '-1080p' : ''}.mp4`;
       if (request.query.redirect) {
         const url = await exports.downloadUrl(job.job_id, PRESIGNED_TTL_S, filename);
         if (url)
@@ -186,7 +213,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       const ifRange = request.headers['if-range'];
       const range = ifRange === undefined || ifRange === etag ? byteRange(request.headers.range, size) : null;
       reply
-        .header('content-type', 'video/mp4')
+        .header('content-type', audio ? 'audio/mp4' : 'video/mp4')
         .header('content-disposition', `attachment; filename="${filename}"`)
         .header('accept-ranges', 'bytes')
         .header('etag', etag)

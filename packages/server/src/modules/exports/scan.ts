@@ -46,6 +46,16 @@ export interface Scan {
   names: Map<string, string>;
 }
 
+/**
+ * Where a clip's events are in the store, in seq order: from the first stamped at or after its
+ * window's start to before `toSeq` (none: to the end). Events before `fromSeq` are read for the
+ * timeline only (joins, leaves, names, focus), never a frame of them.
+ */
+export interface Extent {
+  fromSeq: number;
+  toSeq?: number;
+}
+
 /** A camera that sends nothing for this long is off (its tile shows the name, not a frozen frame). */
 export const CAM_GAP_US = 2_000_000;
 /** How long the last frame before a gap (or the end of a track) stays on screen. */
@@ -81,6 +91,20 @@ function envelope(body: Buffer): { type?: unknown; ts?: unknown; data?: Record<s
 }
 
 /**
+ * What the scan reads, in seq order: the timeline and the director's commands before the extent
+ * (a clip's), then everything in it.
+ */
+async function* eventsOf(store: StreamStore, sessionId: string, extent: Extent) {
+  const timeline = (id: string) => id === 'events' || id === 'director';
+  if (extent.fromSeq > 0) yield* store.read(sessionId, { streams: timeline, toSeq: extent.fromSeq });
+  yield* store.read(sessionId, {
+    streams: (id) => timeline(id) || id.startsWith('media/'),
+    fromSeq: extent.fromSeq,
+    toSeq: extent.toSeq,
+  });
+}
+
+/**
  * Reads the recording once, in seq order, before rendering: each track's format (from its first
  * usable payload), its frame times through the same TrackFramer the render uses, when each video
  * track is on, and the director's focus commands. Nothing but these figures is kept.
@@ -94,18 +118,20 @@ function envelope(body: Buffer): { type?: unknown; ts?: unknown; data?: Record<s
  * Every time is on the export's clock (`cuts`): the paused spans cut out, unless kept. So a camera
  * recorded on both sides of a cut stays on across it (CAM_GAP_US counts recorded time), and a
  * join, leave or focus change made while paused takes effect at the cut. When the spans are kept,
- * every video is off during each of them.
+ * every video is off during each of them. A clip's scan reads only its `extent` of media (and the
+ * timeline before it, so that who is there and their names are known from its first frame).
  */
 export async function scanRecording(
   store: StreamStore,
   sessionId: string,
   stats: StreamStat[],
   cuts: Cuts = NO_CUTS,
+  extent: Extent = { fromSeq: 0 },
 ): Promise<Scan> {
   const media = stats.filter((s) => parseMediaStream(s.streamId));
   if (media.length === 0) throw new MediaError('the session has no recorded media');
-  // The clock never runs backwards: the first recorded time is the first on it too.
-  const epochMs = cuts.clock(Math.min(...media.map((s) => s.minTs)));
+  // The clock never runs backwards: the first recorded time (in the window) is the first on it too.
+  const epochMs = cuts.clock(Math.max(cuts.window.fromMs, Math.min(...media.map((s) => s.minTs))));
   const states = new Map<string, State>();
   const focus: FocusChange[] = [];
   const presence: PresenceChange[] = [];
@@ -114,9 +140,7 @@ export async function scanRecording(
   let mediaUs = 0;
 
   let turn = performance.now() + SLICE_MS;
-  for await (const e of store.read(sessionId, {
-    streams: (id) => id === 'events' || id === 'director' || id.startsWith('media/'),
-  })) {
+  for await (const e of eventsOf(store, sessionId, extent)) {
     // Reading the store and resolving promises never lets the event loop turn: without a pause now
     // and then, the whole scan (seconds for an hour of recording) would hold up every request and
     // live session of this process, and the pipes of other exports rendering beside it.

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Config } from '../../config.js';
 import { transaction } from '../../db/transaction.js';
-import type { Db, ExportsTable, Trx } from '../../db/types.js';
+import type { Db, ExportsTable, SessionsTable, Trx } from '../../db/types.js';
 import { BadRequest, Conflict, NotFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import type { JobQueue } from '../../jobs/queue.js';
@@ -14,11 +14,24 @@ import type { UsageGate } from '../billing/service.js';
 import type { LiveEvents } from '../live/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { SessionsService } from '../sessions/service.js';
-import type { Layout, Orientation } from './layout.js';
+import type { Format, Layout, Orientation, Resolution } from './layout.js';
 import type { ExportsStore } from './store.js';
 import type { ExportFiles } from './files.js';
 import { RENDER_JOB, type RenderPayload } from './jobs.js';
 import { presentExport, type ExportJob } from './present.js';
+
+/** The options of an export, as the API takes them (defaults filled in where it has them). */
+export interface ExportInput {
+  layout: Layout;
+  orientation: Orientation;
+  focus?: string;
+  keep_gaps?: boolean;
+  format?: Format;
+  resolution?: Resolution;
+  names?: boolean;
+  from_ts?: number;
+  to_ts?: number;
+}
 
 /** How the error of an export withdrawn after a redaction begins: its file is gone for good. */
 const WITHDRAWN = 'removed:';
@@ -59,34 +72,67 @@ export function exportsService(deps: {
   return {
     /**
      * Queues an export of an ended session. 404 for a session outside the caller's project, 503
-     * when billing refuses, 409 while the session is live or when nothing was recorded, 400 for a
-     * `focus` that is not a participant with video (or given with the grid layout).
+     * when billing refuses, 409 while the session is live or when nothing was recorded, 400 naming
+     * the field (under `where`: `query` or `body`) for options that do not fit the recording.
      */
     async enqueue(
       q: Db | Trx,
       principal: Principal,
       sessionId: string,
-      input: { layout: Layout; orientation: Orientation; focus?: string; keep_gaps?: boolean },
+      input: ExportInput,
+      where: 'query' | 'body' = 'query',
     ): Promise<{ job_id: string }> {
       const session = await deps.sessions.get(principal, sessionId, undefined, q);
       await deps.gate.assertWithinLimits(principal.orgId, q, 'export');
+      return this.enqueueOf(q, { ...session, org_id: principal.orgId }, input, { where, auto: false });
+    },
+
+    /**
+     * Queues an export of a session already found (and allowed): the checks of `enqueue` but the
+     * tenant's and billing's. `auto`: made by the project's auto-export.
+     */
+    async enqueueOf(
+      q: Db | Trx,
+      session: Pick<SessionsTable, 'id' | 'project_id' | 'started_at' | 'ended_at'> & { org_id: string },
+      input: ExportInput,
+      opts: { where: 'query' | 'body'; auto: boolean },
+    ): Promise<{ job_id: string }> {
+      const field = (name: string) => `${opts.where}.${name}`;
       if (session.ended_at === null && session.started_at !== null)
         throw new Conflict('the session is live: export it once it has ended');
-      const media = (await deps.streams.stats(session.id))
-        .map((s) => parseMediaStream(s.streamId))
-        .filter((m) => m !== null);
+      const stats = await deps.streams.stats(session.id);
+      const media = stats.flatMap((s) => {
+        const m = parseMediaStream(s.streamId);
+        return m ? [{ ...m, minTs: s.minTs, maxTs: s.maxTs }] : [];
+      });
       if (media.length === 0) throw new Conflict('the session has no recorded media to export');
       if (input.focus !== undefined) {
         if (input.layout !== 'presenter')
-          throw new BadRequest('query.focus applies to the presenter layout only (layout=presenter)');
+          throw new BadRequest(
+            `${field('focus')} applies to the presenter layout only (layout=presenter); the ${input.layout} layout decides who is large itself`,
+          );
         if (!media.some((m) => m.userId === input.focus && m.kind !== 'mic'))
           throw new BadRequest(
-            `query.focus must be a participant with video in this session; "${input.focus}" is not`,
+            `${field('focus')} must be a participant with video in this session; "${input.focus}" is not`,
           );
       }
+      const first = Math.min(...media.map((m) => m.minTs));
+      const last = Math.max(...media.map((m) => m.maxTs));
+      const { from_ts: from, to_ts: to } = input;
+      if (from !== undefined && to !== undefined && to <= from)
+        throw new BadRequest(`${field('to_ts')} must be after from_ts (${from}); it is ${to}`);
+      if (from !== undefined && from > last)
+        throw new BadRequest(
+          `${field('from_ts')} is after the recording, which ends at ${last} (ms since 1970); it is ${from}`,
+        );
+      if (to !== undefined && to <= first)
+        throw new BadRequest(
+          `${field('to_ts')} is before the recording, which starts at ${first} (ms since 1970); it is ${to}`,
+        );
+      const clipped = from !== undefined || to !== undefined;
       const row: ExportsTable = {
         id: newId(),
-        org_id: principal.orgId,
+        org_id: session.org_id,
         project_id: session.project_id,
         session_id: session.id,
         status: 'queued',
@@ -94,6 +140,13 @@ export function exportsService(deps: {
         orientation: input.orientation,
         focus: input.focus ?? null,
         keep_gaps: input.keep_gaps ? 1 : 0,
+        // A clip is kept as asked, cut to the recording: the job shows the span it covers.
+        from_ts: clipped ? Math.max(from ?? first, first) : null,
+        to_ts: clipped ? Math.min(to ?? last + 1, last + 1) : null,
+        format: input.format ?? 'mp4',
+        resolution: input.resolution ?? '720p',
+        names: input.names === false ? 0 : 1,
+        auto: opts.auto ? 1 : 0,
         attempts: 0,
         progress: 0,
         error: null,

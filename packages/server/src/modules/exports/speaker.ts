@@ -3,10 +3,8 @@ import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
 import type { Cuts } from './cuts.js';
 import { AUDIO_GAP_S } from './graph.js';
-import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
-import { RenderError } from './render.js';
-import type { FocusChange, Scan, ScannedTrack } from './scan.js';
-import { TrackFramer } from './track-framer.js';
+import { feedTrack, RenderError } from './feed.js';
+import type { Extent, FocusChange, Scan, ScannedTrack } from './scan.js';
 
 /**
  * The `speaker` layout's focus: who is speaking over time, from the microphones' levels. Each
@@ -33,9 +31,6 @@ const SAMPLES_PER_WINDOW = (LEVEL_RATE * LEVEL_WINDOW_US) / 1e6;
 /** Microphones decoded at once: one ffmpeg each, on a machine that may have two cores. */
 const DECODES_AT_ONCE = 2;
 const LOG_TAIL = 4000;
-/** As render.ts: bytes queued in front of the pipe, and the size of one write. */
-const FEED_AHEAD = 256 * 1024;
-const WRITE_BATCH = 64 * 1024;
 
 /**
  * How loud each participant was over the export, window by window: every microphone of the scan
@@ -49,7 +44,7 @@ const WRITE_BATCH = 64 * 1024;
  */
 export async function micLevels(
   store: StreamStore,
-  req: { sessionId: string; scan: Scan; cuts: Cuts; ffmpeg: string; signal: AbortSignal },
+  req: { sessionId: string; scan: Scan; cuts: Cuts; extent?: Extent; ffmpeg: string; signal: AbortSignal },
 ): Promise<MicLevels[]> {
   if (req.signal.aborted) throw req.signal.reason;
   const mics = req.scan.tracks.filter((t) => t.kind === 'mic');
@@ -163,28 +158,10 @@ class LevelMeter {
   }
 }
 
-// A smaller copy of render.ts's private `write` (one writev, held back past FEED_AHEAD): to be shared.
-function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
-  if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
-  pipe.cork();
-  for (const c of chunks) pipe.write(c);
-  pipe.uncork();
-  if (pipe.writableLength < FEED_AHEAD) return new Promise((resolve) => setImmediate(resolve, true));
-  return new Promise((resolve) => {
-    const done = () => {
-      pipe.off('drain', done);
-      pipe.off('close', done);
-      resolve(!pipe.destroyed);
-    };
-    pipe.on('drain', done);
-    pipe.on('close', done);
-  });
-}
-
 /** One microphone's levels: its track read from the store into ffmpeg, its sound measured as it comes out. */
 async function trackLevels(
   store: StreamStore,
-  req: { sessionId: string; scan: Scan; cuts: Cuts; ffmpeg: string; signal: AbortSignal },
+  req: { sessionId: string; scan: Scan; cuts: Cuts; extent?: Extent; ffmpeg: string; signal: AbortSignal },
   track: ScannedTrack,
 ): Promise<Float32Array> {
   if (req.signal.aborted) throw req.signal.reason;
@@ -201,34 +178,18 @@ async function trackLevels(
   req.signal.addEventListener('abort', kill, { once: true });
 
   let feedError: Error | undefined;
-  const feed = async () => {
-    const pipe = child.stdio[3] as Writable;
-    pipe.on('error', () => {}); // EPIPE once ffmpeg has stopped: its exit says why
-    const framer = new TrackFramer(track.format, req.scan.epochMs, req.cuts);
-    try {
-      let batch: Uint8Array[] = [mkvHeader(track.format.mkv)];
-      let bytes = 0;
-      let open = true;
-      for await (const e of store.read(req.sessionId, { streamId: track.streamId })) {
-        if (req.signal.aborted) break;
-        const f = framer.frame(e.ts, e.body);
-        if (!f) continue;
-        batch.push(mkvFrameHeader(f.atUs, f.key, f.data.length), f.data);
-        bytes += MKV_FRAME_HEADER_BYTES + f.data.length;
-        if (bytes < WRITE_BATCH) continue;
-        open = await write(pipe, batch);
-        batch = [];
-        bytes = 0;
-        if (!open) break;
-      }
-      if (open && batch.length) await write(pipe, batch);
-    } catch (err) {
+  const feed = () =>
+    feedTrack(store, child.stdio[3] as Writable, {
+      sessionId: req.sessionId,
+      track,
+      epochMs: req.scan.epochMs,
+      cuts: req.cuts,
+      extent: req.extent ?? { fromSeq: 0 },
+      signal: req.signal,
+    }).catch((err: unknown) => {
       feedError ??= err as Error;
       kill();
-    } finally {
-      pipe.end();
-    }
-  };
+    });
 
   const [{ code, error }] = await Promise.all([exited, feed()]);
   req.signal.removeEventListener('abort', kill);

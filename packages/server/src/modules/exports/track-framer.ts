@@ -27,7 +27,7 @@ const REANCHOR_US = 2_000_000;
  * time cut out since its anchor (the encoder ran on while nothing was stored), so that its timing
  * within each recorded stretch stays the encoder's and every track, whatever its codec, loses
  * exactly the paused time. Video after a paused span waits for a key frame again: the frames it
- * would depend on were never stored.
+ * would depend on were never stored. Payloads recorded outside `cuts.window` (a clip's) give none.
  */
 export class TrackFramer {
   private anchorUs: number | undefined;
@@ -45,6 +45,7 @@ export class TrackFramer {
   ) {}
 
   frame(recordedMs: number, payload: Uint8Array): Frame | undefined {
+    if (recordedMs < this.cuts.window.fromMs || recordedMs >= this.cuts.window.toMs) return undefined;
     const onClock = this.cuts.clock(recordedMs);
     const recordedUs = (onClock - this.epochMs) * 1000;
     if (!this.format.evc1) {

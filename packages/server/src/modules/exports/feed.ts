@@ -1,0 +1,93 @@
+import type { Writable } from 'node:stream';
+import type { StreamStore } from '../../streams/store.js';
+import type { Cuts } from './cuts.js';
+import { MKV_FRAME_HEADER_BYTES, mkvFrameHeader, mkvHeader } from './matroska.js';
+import type { Extent, ScannedTrack } from './scan.js';
+import { TrackFramer } from './track-framer.js';
+
+/** A render that ffmpeg refused or failed: its message and the end of ffmpeg's log. */
+export class RenderError extends Error {
+  constructor(
+    message: string,
+    readonly log: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Bytes a feed may queue in front of its pipe (a kernel pipe holds only 64 KiB, three camera
+ * frames): ffmpeg keeps reading while this process is busy elsewhere (another track's page of
+ * the store), and this process wakes once per 256 KiB drained, not once per frame.
+ */
+const FEED_AHEAD = 256 * 1024;
+/** Frames are gathered into writes of about this size: one writev for many small audio packets. */
+const WRITE_BATCH = 64 * 1024;
+
+/**
+ * Writes gathered chunks in one writev, waiting while too much is queued; false once the pipe is
+ * gone. With room to spare it still lets the event loop turn before the feed reads on, since
+ * reading the store and resolving promises never do: a feed that is never held back (a microphone,
+ * whose whole track fits in FEED_AHEAD) would otherwise read all of its track in one go, thousands
+ * of events, while the other pipes wait for the event loop to refill them.
+ */
+function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
+  if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
+  pipe.cork();
+  for (const c of chunks) pipe.write(c);
+  pipe.uncork();
+  if (pipe.writableLength < FEED_AHEAD) return new Promise((resolve) => setImmediate(resolve, true));
+  return new Promise((resolve) => {
+    const done = () => {
+      pipe.off('drain', done);
+      pipe.off('close', done);
+      resolve(!pipe.destroyed);
+    };
+    pipe.on('drain', done);
+    pipe.on('close', done);
+  });
+}
+
+/**
+ * Feeds one recorded track into an ffmpeg input pipe: read from the store (within `extent`),
+ * turned into frames on the export's clock by a TrackFramer, framed as Matroska (one frame per
+ * cluster, with its time), gathered into batched writes. Ends the pipe when done; stops early when
+ * ffmpeg closes it or `signal` aborts. Rejects when reading the store fails.
+ */
+export async function feedTrack(
+  store: StreamStore,
+  pipe: Writable,
+  req: {
+    sessionId: string;
+    track: ScannedTrack;
+    epochMs: number;
+    cuts: Cuts;
+    extent: Extent;
+    signal: AbortSignal;
+  },
+): Promise<void> {
+  pipe.on('error', () => {}); // EPIPE once ffmpeg has what it needs or has stopped: its exit says why
+  const { track } = req;
+  const framer = new TrackFramer(track.format, req.epochMs, req.cuts);
+  const range = { streamId: track.streamId, fromSeq: req.extent.fromSeq, toSeq: req.extent.toSeq };
+  try {
+    let batch: Uint8Array[] = [mkvHeader(track.format.mkv)];
+    let bytes = 0;
+    let open = true;
+    for await (const e of store.read(req.sessionId, range)) {
+      if (req.signal.aborted) break;
+      const f = framer.frame(e.ts, e.body);
+      if (!f) continue;
+      batch.push(mkvFrameHeader(f.atUs, f.key, f.data.length), f.data);
+      bytes += MKV_FRAME_HEADER_BYTES + f.data.length;
+      if (bytes < WRITE_BATCH) continue;
+      open = await write(pipe, batch);
+      batch = [];
+      bytes = 0;
+      if (!open) break;
+    }
+    if (open && batch.length) await write(pipe, batch);
+  } finally {
+    pipe.end();
+  }
+}
