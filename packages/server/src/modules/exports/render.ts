@@ -65,6 +65,11 @@ export interface RenderRequest {
 
 /** Before a clip's start, recorded media is read for this long, so that each video starts from a key frame. */
 export const CLIP_PREROLL_MS = 3000;
+/**
+ * After a clip's end, recorded media is read for this long: a video whose input ended at its last
+ * frame before the end would give way to its name tile for the clip's last frames.
+ */
+const CLIP_POSTROLL_MS = 1000;
 
 export interface RenderResult {
   bytes: number;
@@ -180,7 +185,8 @@ async function speakerFocus(
 
 /**
  * What a render reads: every recorded frame, or for a clip the window from CLIP_PREROLL_MS before
- * its start (not before the recording's) to its end, and where that window is in the store. A
+ * its start to CLIP_POSTROLL_MS after its end (what the clip does not show is trimmed off before
+ * encoding), and where that window is in the store. A
  * frame is stored when it arrives and stamped with its publisher's clock, which LIVE_CLOCK_SKEW_S
  * keeps within the skew of the arrival: so nothing stamped in the window can have been stored
  * after the first event stamped two skews past its end.
@@ -192,7 +198,7 @@ async function clipReading(
 ): Promise<{ cuts: Cuts; extent: Extent }> {
   const keepGaps = req.keepGaps ?? false;
   if (!req.clip) return { cuts: cutsOf(paused, keepGaps), extent: { fromSeq: 0 } };
-  const window = { fromMs: req.clip.fromMs - CLIP_PREROLL_MS, toMs: req.clip.toMs };
+  const window = { fromMs: req.clip.fromMs - CLIP_PREROLL_MS, toMs: req.clip.toMs + CLIP_POSTROLL_MS };
   const skewMs = req.clockSkewMs ?? 120_000;
   const first = await store.firstFrom(req.sessionId, 0, window.fromMs);
   const fromSeq = first?.seq ?? 0;

@@ -76,9 +76,9 @@ interface State {
   open: { start: number; last: number } | null;
 }
 
-function close(s: State): void {
+function close(s: State, untilUs = -Infinity): void {
   if (!s.open) return;
-  s.on.push([s.open.start, s.open.last + HOLD_US]);
+  s.on.push([s.open.start, Math.max(untilUs, s.open.last + HOLD_US)]);
   s.open = null;
 }
 
@@ -183,6 +183,8 @@ export async function scanRecording(
       else s.open.last = Math.max(s.open.last, f.atUs);
       continue;
     }
+    // The timeline after a clip's end (stamped by the server) changes nothing in it.
+    if (e.ts >= cuts.window.toMs) continue;
     const env = envelope(e.body);
     if (!env) continue;
     if (e.streamId === 'events' && env.type === 'track.unpublished') {
@@ -205,8 +207,11 @@ export async function scanRecording(
   }
 
   const tracks: ScannedTrack[] = [];
+  // A video that goes on past a clip's end shows to its end, not as if it stopped at its last frame.
+  const endUs = (cuts.clock(cuts.window.toMs) - epochMs) * 1000;
+  const maxTs = new Map(media.map((m) => [m.streamId, m.maxTs]));
   for (const s of states.values()) {
-    close(s);
+    close(s, (maxTs.get(s.streamId) ?? -Infinity) >= cuts.window.toMs ? endUs : -Infinity);
     if (!s.format || s.frames === 0) continue;
     if (cuts.keepGaps) s.on = offWhilePaused(s.on, cuts, epochMs);
     tracks.push({
