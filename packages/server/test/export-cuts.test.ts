@@ -304,6 +304,27 @@ describe('exporting a recording that was paused, or left someone out', () => {
     expect((await waitForJob(t, a.key, first.body.data.job_id)).keep_gaps).toBe(false);
   });
 
+  it('refuses a clip wholly inside the paused span, and makes one across it as long as what was recorded', async () => {
+    const url = `/v1/sessions/${sessionId}/exports`;
+    const inside = { from_ts: rec.pausedAt + 2000, to_ts: rec.resumedAt - 2000 };
+    const refused = await call(t, 'POST', url, { key: a.key, body: inside });
+    expect(expectError(refused, 400, 'BAD_REQUEST')).toMatch(/^body\.from_ts.*paused/);
+    // Kept, the paused span is a gap like any other: a clip of it is allowed.
+    const kept = await call(t, 'POST', url, {
+      key: a.key,
+      body: { ...inside, keep_gaps: true, format: 'm4a' },
+    });
+    expect(kept.status).toBe(202);
+    // 2 s before the pause to 2 s after the resume: 4 s recorded.
+    const across = { from_ts: rec.pausedAt - 2000, to_ts: rec.resumedAt + 2000, format: 'm4a' };
+    const res = await call(t, 'POST', url, { key: a.key, body: across });
+    expect(res.status).toBe(202);
+    const job = await waitForJob(t, a.key, res.body.data.job_id);
+    expect(job.status).toBe('completed');
+    expect(Math.abs(job.duration_ms - 4000)).toBeLessThanOrEqual(150);
+    expect((await waitForJob(t, a.key, kept.body.data.job_id)).status).toBe('completed');
+  });
+
   it('gives no tile to a participant the recording rules left out, nor their voice', async () => {
     const s = await createSession(t, a.key, 'ben not recorded');
     const rules = [{ type: 'exclude', user_id: 'ben' }];

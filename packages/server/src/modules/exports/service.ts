@@ -18,6 +18,7 @@ import type { Format, Layout, Orientation, Resolution } from './layout.js';
 import type { ExportsStore } from './store.js';
 import type { ExportFiles } from './files.js';
 import { RENDER_JOB, type RenderPayload } from './jobs.js';
+import { cutsOf, readPausedSpans } from './cuts.js';
 import { presentExport, type ExportJob } from './present.js';
 
 /** The options of an export, as the API takes them (defaults filled in where it has them). */
@@ -130,6 +131,13 @@ export function exportsService(deps: {
           `${field('to_ts')} is before the recording, which starts at ${first} (ms since 1970); it is ${to}`,
         );
       const clipped = from !== undefined || to !== undefined;
+      if (clipped && !input.keep_gaps) {
+        const clock = cutsOf(await readPausedSpans(deps.streams, session.id), false).clock;
+        if (clock(Math.min(to ?? last + 1, last + 1)) <= clock(Math.max(from ?? first, first)))
+          throw new BadRequest(
+            `${field('from_ts')}…to_ts falls wholly within a span in which recording was paused: nothing was recorded there (keep_gaps=true exports it as a gap)`,
+          );
+      }
       const row: ExportsTable = {
         id: newId(),
         org_id: session.org_id,
