@@ -114,15 +114,19 @@ describeBrowser('the export options on the session page', () => {
       await panel.getByRole('button', { name: 'Export MP4' }).click();
       await panel.getByRole('alert').filter({ hasText: 'The end must be after the start' }).waitFor();
       expect(await end.getAttribute('aria-invalid')).toBe('true');
-      // Past the end of the recording, in its own length as the page shows it; not a time at all.
-      await start.fill('9:00');
+      // Not a time at all.
       await end.fill('soon');
+      await panel.getByRole('button', { name: 'Export MP4' }).click();
+      await panel.getByRole('alert').filter({ hasText: 'Write the end as minutes and seconds' }).waitFor();
+      // Past the end of the recording (read again on export), in its length as the page shows it.
+      await start.fill('9:00');
+      await end.fill('');
       await panel.getByRole('button', { name: 'Export MP4' }).click();
       await panel
         .getByRole('alert')
         .filter({ hasText: `That is past the end of the recording (${length})` })
         .waitFor();
-      await panel.getByRole('alert').filter({ hasText: 'Write the end as minutes and seconds' }).waitFor();
+      expect(await start.getAttribute('aria-invalid')).toBe('true');
       expect(queued).toEqual([]);
       expect(await page.getByRole('list', { name: 'Exports' }).count()).toBe(0);
 

@@ -39,7 +39,7 @@ export function ExportForm(props: {
 
   const start = useAction(async () => {
     // Checked as typed first (nothing is asked of the server for an end before the start)...
-    let check = checkClip(clip, props.span);
+    let check = checkClip(clip);
     setErrors(check.errors);
     if (check.errors.from || check.errors.to) return;
     let range = {};
