@@ -142,6 +142,67 @@ describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
     expect(readFileSync(join(dir, 'renders', named)).equals(readFileSync(mp4()))).toBe(true);
   });
 
+  /** The streams of a file as ffprobe reads them, and its duration in seconds. */
+  const probe = (file: string) => {
+    const r = JSON.parse(
+      execFileSync(
+        'ffprobe',
+        ['-v', 'error', '-show_entries', 'stream=codec_type:format=duration', '-of', 'json', file],
+        { encoding: 'utf8' },
+      ),
+    ) as { streams: Array<{ codec_type: string }>; format: { duration: string } };
+    return { types: r.streams.map((x) => x.codec_type).sort(), seconds: Number(r.format.duration) };
+  };
+
+  it('a clip of the recording (offsets from its start) renders just that span; --format m4a the sound alone', async () => {
+    expect(sessionId).not.toBe('');
+    const file = join(dir, 'clip.mp4');
+    const r = await run(
+      ['export', sessionId, '--from', '0:01', '--to', '3s', '--no-names', '--output', file],
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const clip = probe(file);
+    expect(clip.types).toEqual(['audio', 'video']);
+    expect(clip.seconds).toBeGreaterThan(1.8);
+    expect(clip.seconds).toBeLessThan(2.2);
+    const manifest = (
+      await call(server.app, 'GET', `/v1/sessions/${sessionId}/manifest`, { key: server.key })
+    ).body.data;
+    const jobs = await vssJson(server, ['exports', 'list', sessionId]);
+    expect(jobs[0]).toMatchObject({
+      status: 'completed',
+      format: 'mp4',
+      names: false,
+      from_ts: manifest.start_ts + 1000,
+      to_ts: manifest.start_ts + 3000,
+    });
+
+    // ms since 1970 too; into a directory, under <sessionId>.m4a.
+    mkdirSync(join(dir, 'audio'));
+    const from = manifest.start_ts + 500;
+    const audio = await run(
+      [
+        ...['export', sessionId, '--format', 'm4a', '--from', String(from), '--to', String(from + 1500)],
+        ...['--output', join(dir, 'audio') + '/'],
+      ],
+      180_000,
+    );
+    expect(audio.code, audio.stderr).toBe(0);
+    const m4a = join(dir, 'audio', `${sessionId}.m4a`);
+    expect(audio.stdout).toMatch(new RegExp(`^wrote ${m4a} \\(\\d+\\.\\d KiB, 1\\.\\d s\\)\\n$`));
+    expect(readdirSync(join(dir, 'audio'))).toEqual([`${sessionId}.m4a`]);
+    const sound = probe(m4a);
+    expect(sound.types).toEqual(['audio']);
+    expect(sound.seconds).toBeGreaterThan(1.3);
+    expect(sound.seconds).toBeLessThan(1.7);
+    // The job says what it is; `exports download` names it by the server's suggestion.
+    const [job] = await vssJson(server, ['exports', 'list', sessionId]);
+    expect(job).toMatchObject({ format: 'm4a', from_ts: from, to_ts: from + 1500 });
+    const dl = await run(['exports', 'download', job.job_id]);
+    expect(dl.stdout).toMatch(new RegExp(`^wrote ${sessionId}-audio\\.m4a `));
+  }, 300_000);
+
   it('without --wait prints the job id at once; --focus chooses the presenter layout', async () => {
     const queued = await vssJson(server, [
       'export',
@@ -198,7 +259,7 @@ describe('vss export, exports and bot: bad input', () => {
     const layout = await run(['export', UNKNOWN, '--layout', 'diagonal']);
     expect(layout.code).toBe(2);
     expect(layout.stderr).toBe(
-      "vss: option '--layout <layout>' argument 'diagonal' is invalid. Allowed choices are grid, presenter.\n",
+      "vss: option '--layout <layout>' argument 'diagonal' is invalid. Allowed choices are grid, presenter, speaker.\n",
     );
     const focus = await run(['export', UNKNOWN, '--layout', 'grid', '--focus', 'bot-1']);
     expect(focus.code).toBe(2);
@@ -223,6 +284,49 @@ describe('vss export, exports and bot: bad input', () => {
     }
     const orientation = await run(['export', UNKNOWN, '--orientation', 'square']);
     expect(orientation.code).toBe(2);
+    // The export options: each refused naming its flag, before anything is asked of the server
+    // (the session is unknown: a request would have answered NOT_FOUND).
+    for (const [args, message] of [
+      [
+        ['--format', 'wav'],
+        "option '--format <format>' argument 'wav' is invalid. Allowed choices are mp4, m4a.",
+      ],
+      [
+        ['--resolution', '4k'],
+        "option '--resolution <resolution>' argument '4k' is invalid. Allowed choices are 720p, 1080p.",
+      ],
+      [
+        ['--from', '1:75'],
+        `option '--from <time>' argument '1:75' is invalid. expected a time from the recording's start (1:30, 1:02:03, 90s, 90) or ms since 1970 (12 digits or more), got "1:75"`,
+      ],
+      [
+        ['--to', 'soon'],
+        `option '--to <time>' argument 'soon' is invalid. expected a time from the recording's start (1:30, 1:02:03, 90s, 90) or ms since 1970 (12 digits or more), got "soon"`,
+      ],
+      [['--from', '0:20', '--to', '10'], '--to (0:10) must be after --from (0:20)'],
+      [
+        ['--from', '1700000001000', '--to', '1700000001000'],
+        '--to (1700000001000) must be after --from (1700000001000)',
+      ],
+      [
+        ['--format', 'm4a', '--resolution', '1080p'],
+        '--resolution does not apply to --format m4a, the sound alone: drop it',
+      ],
+      [
+        ['--format', 'm4a', '--no-names'],
+        '--no-names does not apply to --format m4a, the sound alone: drop it',
+      ],
+      [
+        ['--layout', 'speaker', '--focus', 'bot-1'],
+        '--focus is for the presenter layout: drop it, or use --layout presenter',
+      ],
+    ] as const) {
+      const r = await run(['export', UNKNOWN, ...args]);
+      expect({ code: r.code, stderr: r.stderr }, args.join(' ')).toEqual({
+        code: 2,
+        stderr: `vss: ${message}\n`,
+      });
+    }
     for (const args of [
       ['export'],
       ['exports', 'list'],

@@ -217,11 +217,32 @@ describe('every MCP tool, with valid and invalid arguments', () => {
     // The paused spans kept: a job of its own, saying so.
     const kept = await ok('start_export', { session_id: s.id, keep_gaps: true });
     expect(await ok('get_export', { export_id: kept.job_id })).toMatchObject({ keep_gaps: true });
+    // The options: the sound alone, a clip of the recording's first half second.
+    const { start_ts } = await ok('get_manifest', { session_id: s.id });
+    const clip = await ok('start_export', {
+      session_id: s.id,
+      format: 'm4a',
+      layout: 'speaker',
+      resolution: '1080p',
+      names: false,
+      from_ts: start_ts,
+      to_ts: start_ts + 500,
+    });
+    await waitForJob(t, a.key, clip.job_id);
+    expect(await ok('get_export', { export_id: clip.job_id })).toMatchObject({
+      status: 'completed',
+      format: 'm4a',
+      layout: 'speaker',
+      resolution: '1080p',
+      names: false,
+      from_ts: start_ts,
+      to_ts: start_ts + 500,
+    });
     await waitForJob(t, a.key, kept.job_id);
     await waitForJob(t, a.key, job.job_id);
     expect(await ok('get_export', { export_id: job.job_id })).toMatchObject({ status: 'completed' });
     const listed = (await ok('list_exports', { session_id: s.id })).map((j: any) => j.job_id);
-    expect(listed.sort()).toEqual([job.job_id, kept.job_id].sort());
+    expect(listed.sort()).toEqual([job.job_id, kept.job_id, clip.job_id].sort());
     expect(await ok('redact_participant', { session_id: s.id, user_id: 'ben' })).toMatchObject({
       redacted: 'ben',
     });
@@ -250,6 +271,12 @@ describe('every MCP tool, with valid and invalid arguments', () => {
     );
     await refused('start_export', { session_id: s.id, layout: 'mosaic' }, /layout/);
     await refused('start_export', { session_id: s.id, keep_gaps: 'yes' }, /keep_gaps/);
+    await refused('start_export', { session_id: s.id, format: 'wav' }, /format/);
+    await refused(
+      'start_export',
+      { session_id: s.id, from_ts: start_ts + 500, to_ts: start_ts },
+      /BAD_REQUEST.*body\.to_ts must be after from_ts/,
+    );
     await refused('start_export', { session_id: made.id }, /CONFLICT/);
     await refused('redact_participant', { session_id: s.id, user_id: 'nobody' }, /NOT_FOUND/);
 
@@ -309,6 +336,8 @@ describe('every MCP tool, with valid and invalid arguments', () => {
       'redact_participant:NOT_FOUND',
       'resource:manifest:NOT_FOUND',
       'set_visibility:BAD_REQUEST',
+      'start_export:BAD_REQUEST',
+      'start_export:BAD_REQUEST',
       'start_export:BAD_REQUEST',
       'start_export:BAD_REQUEST',
       'start_export:CONFLICT',

@@ -7,14 +7,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { VssError, type DataOf, type VssClient } from '@vss/client';
 import { Option, type Command } from 'commander';
+import { clipTime, clock, type ClipTime } from '../clip.js';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fileSize, note, out, printDone, printJson, printList, printObject, type Column } from '../output.js';
 
 type ExportJob = DataOf<'/v1/exports/{jobId}', 'get'>;
 
-const LAYOUTS = ['grid', 'presenter'] as const;
+const LAYOUTS = ['grid', 'presenter', 'speaker'] as const;
 const ORIENTATIONS = ['landscape', 'vertical'] as const;
+const RESOLUTIONS = ['720p', '1080p'] as const;
+const FORMATS = ['mp4', 'm4a'] as const;
 /** How often a job is asked where it stands while waiting for it. */
 const POLL_MS = 1000;
 
@@ -152,20 +155,82 @@ async function download(vss: VssClient, jobId: string, to: Target): Promise<{ fi
 interface ExportOptions {
   layout?: (typeof LAYOUTS)[number];
   orientation: (typeof ORIENTATIONS)[number];
+  resolution?: (typeof RESOLUTIONS)[number];
+  format: (typeof FORMATS)[number];
+  names: boolean;
+  from?: ClipTime;
+  to?: ClipTime;
   focus?: string;
   keepGaps?: boolean;
   wait?: boolean;
   output?: string;
 }
 
+/** The options that draw the pictures: none applies to the sound alone (`--format m4a`). */
+const PICTURE_OPTIONS = [
+  ['layout', '--layout'],
+  ['orientation', '--orientation'],
+  ['resolution', '--resolution'],
+  ['focus', '--focus'],
+  ['names', '--no-names'],
+] as const;
+
+/**
+ * The command line's own checks, before anything is asked of the server: `--focus` only with the
+ * presenter layout, no picture option with `--format m4a`, and a clip whose end is after its start
+ * when both are given alike (both offsets, or both ms since 1970).
+ */
+function checkOptions(o: ExportOptions, cmd: Command): void {
+  if (o.focus !== undefined && o.layout !== undefined && o.layout !== 'presenter')
+    throw new UsageError('--focus is for the presenter layout: drop it, or use --layout presenter');
+  if (o.format === 'm4a')
+    for (const [key, flag] of PICTURE_OPTIONS)
+      if (cmd.getOptionValueSource(key) === 'cli')
+        throw new UsageError(`${flag} does not apply to --format m4a, the sound alone: drop it`);
+  const [from, to] = [o.from, o.to];
+  if (from && to && 'at' in from === 'at' in to) {
+    const show = (t: ClipTime) => ('at' in t ? String(t.at) : clock(t.offset));
+    const at = (t: ClipTime) => ('at' in t ? t.at : t.offset);
+    if (at(to) <= at(from)) throw new UsageError(`--to (${show(to)}) must be after --from (${show(from)})`);
+  }
+}
+
+/**
+ * `--from` and `--to` as the API takes them, ms since 1970: an offset is added to the recording's
+ * start (the manifest's `start_ts`, which replay shows as 0:00), read only when one is given.
+ */
+async function clipOf(vss: VssClient, sessionId: string, o: ExportOptions) {
+  const { from, to } = o;
+  if (!from && !to) return {};
+  const offsets = (from && 'offset' in from) || (to && 'offset' in to);
+  const start = offsets
+    ? (await vss.get('/v1/sessions/{sessionId}/manifest', { params: { path: { sessionId } } })).start_ts
+    : 0;
+  const ts = (t: ClipTime) => ('at' in t ? t.at : start + t.offset);
+  const clip = { ...(from ? { from_ts: ts(from) } : {}), ...(to ? { to_ts: ts(to) } : {}) };
+  if (clip.from_ts !== undefined && clip.to_ts !== undefined && clip.to_ts <= clip.from_ts)
+    throw new UsageError(
+      `--to must be after --from: the recording starts at ${start} (ms since 1970), --from is ${clip.from_ts} (${clock(clip.from_ts - start)}), --to ${clip.to_ts}`,
+    );
+  return clip;
+}
+
+const CLIP_HELP = `
+--from and --to take an offset from the recording's start, which replay and the manifest's start_ts
+show as 0:00: 1:30, 1:02:03, 90s or 90 (seconds), 1500ms; or a moment on the session's clock, in ms
+since 1970 (a whole number of 12 digits or more, as the manifest and the timeline give them). --to is
+exclusive. A clip reaching past the recording is cut to it.`;
+
 export function register(program: Command): void {
   program
     .command('export <sessionId>')
-    .description('render an ended session to an MP4 (H.264 + AAC); with --wait, download it when done')
+    .description(
+      'render an ended session to an MP4 (H.264 + AAC), or its sound alone to an M4A; with --wait, download it when done',
+    )
     .addOption(
       new Option(
         '--layout <layout>',
-        'grid: everyone alike; presenter: one large, the others in a strip (default grid, or presenter with --focus)',
+        'grid: everyone alike; presenter: one large, the others in a strip; speaker: the large tile follows whoever speaks (default grid, or presenter with --focus)',
       ).choices(LAYOUTS),
     )
     .addOption(
@@ -173,43 +238,56 @@ export function register(program: Command): void {
         .choices(ORIENTATIONS)
         .default('landscape'),
     )
+    .addOption(
+      new Option(
+        '--resolution <resolution>',
+        '720p, or 1080p (1920x1080, 1080x1920 vertical); default 720p',
+      ).choices(RESOLUTIONS),
+    )
+    .addOption(
+      new Option('--format <format>', 'mp4: pictures and sound; m4a: the sound alone, made much faster')
+        .choices(FORMATS)
+        .default('mp4'),
+    )
+    .option('--no-names', "leave out the name bars on the participants' pictures")
+    .option('--from <time>', "a clip: where it starts (see below); default the recording's start", clipTime)
+    .option('--to <time>', "a clip: where it ends (see below); default the recording's end", clipTime)
     .option(
       '--focus <userId>',
       "presenter layout: the participant shown large throughout (default: follow the recording's director)",
     )
     .option(
       '--keep-gaps',
-      'keep the spans in which recording was paused, as silence and names (default: cut out, the MP4 shorter)',
+      'keep the spans in which recording was paused, as silence and names (default: cut out, the export shorter)',
     )
-    .option('--wait', 'wait for the render (progress on stderr), then download the MP4')
+    .option('--wait', 'wait for the render (progress on stderr), then download the file')
     .option(
       '--output <file>',
-      'where --wait saves the MP4: a file, or a directory to save <sessionId>.mp4 in (default <sessionId>.mp4 here; "-": stdout); implies --wait',
+      'where --wait saves the file: a file, or a directory to save <sessionId>.mp4 (.m4a with --format m4a) in (default: that name, here; "-": stdout); implies --wait',
     )
     .addHelpText(
       'after',
-      '\nThe session must have ended (everyone left); with --wait a live session is waited for. Without --wait it prints the job id: follow it with\n`vss exports get <jobId>`, fetch it with `vss exports download <jobId>`. A failed render exits 1 with its reason.',
+      `${CLIP_HELP}\n\nThe session must have ended (everyone left); with --wait a live session is waited for. Without --wait it prints the job id: follow it with\n\`vss exports get <jobId>\`, fetch it with \`vss exports download <jobId>\`. A failed render exits 1 with its reason.`,
     )
     .action(async (sessionId: string, o: ExportOptions, cmd: Command) => {
-      if (o.focus !== undefined && o.layout === 'grid')
-        throw new UsageError('--focus is for the presenter layout: drop it, or use --layout presenter');
-      const layout = o.layout ?? (o.focus !== undefined ? 'presenter' : 'grid');
-      const to = target(o.output ?? `${sessionId}.mp4`);
-      const saved = typeof to === 'object' && 'dir' in to ? { file: join(to.dir, `${sessionId}.mp4`) } : to;
+      checkOptions(o, cmd);
+      const layout = o.layout ?? (o.focus !== undefined ? 'presenter' : undefined);
+      const named = `${sessionId}.${o.format}`;
+      const to = target(o.output ?? named);
+      const saved = typeof to === 'object' && 'dir' in to ? { file: join(to.dir, named) } : to;
       const vss = client(cmd);
       const waiting = o.wait === true || o.output !== undefined;
+      const body = {
+        ...(layout !== undefined ? { layout } : {}),
+        ...(o.format === 'mp4' ? { orientation: o.orientation } : { format: o.format }),
+        ...(o.resolution !== undefined ? { resolution: o.resolution } : {}),
+        ...(o.names ? {} : { names: false }),
+        ...(o.focus !== undefined ? { focus: o.focus } : {}),
+        ...(o.keepGaps ? { keep_gaps: true } : {}),
+        ...(await clipOf(vss, sessionId, o)),
+      };
       const enqueue = () =>
-        vss.get('/v1/sessions/{sessionId}/export', {
-          params: {
-            path: { sessionId },
-            query: {
-              layout,
-              orientation: o.orientation,
-              ...(o.focus !== undefined ? { focus: o.focus } : {}),
-              ...(o.keepGaps ? { keep_gaps: true } : {}),
-            },
-          },
-        });
+        vss.post('/v1/sessions/{sessionId}/exports', { params: { path: { sessionId } }, body });
       let queued: Awaited<ReturnType<typeof enqueue>>;
       try {
         queued = await enqueue();

@@ -7,6 +7,7 @@ import { presentRecord } from '../billing/service.js';
 import { USER_ID, USER_ID_MAX } from '../live/service.js';
 import { presentSession } from '../sessions/service.js';
 import { audited, type McpDeps, type ToolConfig } from './mcp-deps.js';
+import { registerExportTools } from './mcp-exports.js';
 import { registerRecordingTools } from './mcp-recording.js';
 import { registerResources } from './mcp-resources.js';
 import type { Scope } from './service.js';
@@ -158,28 +159,6 @@ export function mcpServer(
         .join('\n') || '(no chat)',
   );
   tool(
-    'list_exports',
-    'mcp:read',
-    {
-      title: "List a session's MP4 exports",
-      description:
-        'Every export of the session with its status (queued, processing, completed, failed), progress and download address. Changes nothing.',
-      input: { session_id: sessionId },
-    },
-    async ({ session_id }) => deps.exports.ofSession(principal, session_id as string),
-  );
-  tool(
-    'get_export',
-    'mcp:read',
-    {
-      title: 'Get an export and its progress',
-      description:
-        'One MP4 export: status, progress (0 to 1) and, once completed, its size and download address. Changes nothing.',
-      input: { export_id: z.string().uuid().describe('the export job id returned by start_export') },
-    },
-    async ({ export_id }) => deps.exports.get(principal, export_id as string),
-  );
-  tool(
     'get_usage',
     'mcp:read',
     {
@@ -309,37 +288,6 @@ export function mcpServer(
       }),
   );
   tool(
-    'start_export',
-    'mcp:write',
-    {
-      title: 'Start an MP4 export',
-      description:
-        'Queues a render of the ended session to MP4 (H.264 + AAC). Returns the job id; follow it with get_export. Counts toward the free tier.',
-      input: {
-        session_id: sessionId,
-        layout: z.enum(['grid', 'presenter']).default('grid'),
-        orientation: z.enum(['landscape', 'vertical']).default('landscape'),
-        focus: z
-          .string()
-          .min(1)
-          .max(200)
-          .optional()
-          .describe('with layout presenter: the participant in the large tile'),
-        keep_gaps: z
-          .boolean()
-          .default(false)
-          .describe('keep the spans in which recording was paused (silence and names); default: cut out'),
-      },
-    },
-    async (args) =>
-      deps.exports.enqueue(deps.db, principal, args.session_id as string, {
-        layout: args.layout as 'grid' | 'presenter',
-        orientation: args.orientation as 'landscape' | 'vertical',
-        focus: args.focus as string | undefined,
-        keep_gaps: args.keep_gaps as boolean,
-      }),
-  );
-  tool(
     'redact_participant',
     'mcp:write',
     {
@@ -361,6 +309,7 @@ export function mcpServer(
         args.include_chat as boolean,
       ),
   );
+  registerExportTools(tool, deps, principal);
   registerRecordingTools(tool, deps, principal);
   registerResources(server, deps, principal);
 

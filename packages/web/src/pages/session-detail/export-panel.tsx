@@ -1,10 +1,11 @@
-import { useState, type FormEvent } from 'react';
 import { api, apiUrl } from '../../api';
 import { formatBytes, formatDuration, formatTime } from '../../ui/format';
-import { pickLabel } from '../../types';
-import { useAction } from '../../ui/hooks';
-import { Badge, ErrorNote, Field, Progress } from '../../ui/kit';
-import type { ExportJob, Layout, Orientation } from './types';
+import type { Manifest } from '../../types';
+import { useLoad } from '../../ui/hooks';
+import { Badge, ErrorNote, Progress } from '../../ui/kit';
+import { describeExport } from './export-clip';
+import { ExportForm } from './export-form';
+import type { ExportJob } from './types';
 import type { useExportJobs } from './export-jobs';
 
 const STATUS_LABEL = {
@@ -14,11 +15,13 @@ const STATUS_LABEL = {
   failed: 'Failed',
 } as const;
 
-/** One export job: its progress while rendering, its download once done, its error if it failed. */
-function JobItem({ job, names }: { job: ExportJob; names: Record<string, string> }) {
-  const what = `${job.layout === 'presenter' ? 'Presenter' : 'Grid'}, ${job.orientation}${
-    job.focus ? `, focus ${names[job.focus] ?? job.focus}` : ''
-  }${job.keep_gaps ? ', paused parts kept' : ''}`;
+/**
+ * One export job: what it is, its progress while rendering, its download once done, its error if
+ * it failed. `start`: the recording's start (ms since 1970), which a clip is shown from.
+ */
+function JobItem({ job, names, start }: { job: ExportJob; names: Record<string, string>; start?: number }) {
+  const what = describeExport(job, names, start);
+  const kind = job.format === 'm4a' ? 'M4A' : 'MP4';
   return (
     <li className="card export-job">
       <div className="row">
@@ -38,7 +41,7 @@ function JobItem({ job, names }: { job: ExportJob; names: Record<string, string>
       {job.status === 'processing' ? (
         <Progress
           live={false}
-          label={`Rendering the MP4: ${Math.round(job.progress * 100)}%`}
+          label={`Rendering the ${kind}: ${Math.round(job.progress * 100)}%`}
           value={job.progress}
         />
       ) : null}
@@ -46,7 +49,7 @@ function JobItem({ job, names }: { job: ExportJob; names: Record<string, string>
         <p className="row">
           {/* A plain link: the browser downloads it with the login cookie (Content-Disposition). */}
           <a className="button" href={apiUrl(`/v1/exports/${job.job_id}/download`)} download>
-            Download MP4
+            Download {kind}
           </a>
           <span className="muted">
             {job.size_bytes !== null ? formatBytes(job.size_bytes) : ''}
@@ -59,7 +62,10 @@ function JobItem({ job, names }: { job: ExportJob; names: Record<string, string>
   );
 }
 
-/** Export the recording to MP4: layout, orientation, focus; every export of the session. */
+/**
+ * Export the recording: to an MP4 or its sound alone, whole or a clip; every export of the session.
+ * The manifest is read here for the recording's start, which clips are typed and shown from.
+ */
 export function ExportPanel(props: {
   sessionId: string;
   participants: string[];
@@ -67,85 +73,26 @@ export function ExportPanel(props: {
   names: Record<string, string>;
   exports: ReturnType<typeof useExportJobs>;
 }) {
-  const [layout, setLayout] = useState<Layout>('grid');
-  const [orientation, setOrientation] = useState<Orientation>('landscape');
-  const [focus, setFocus] = useState('');
-  const [keepGaps, setKeepGaps] = useState(false);
-  const start = useAction(async () => {
-    const { job_id } = await api<{ job_id: string }>('GET', `/v1/sessions/${props.sessionId}/export`, {
-      query: {
-        layout,
-        orientation,
-        focus: layout === 'presenter' && focus ? focus : undefined,
-        keep_gaps: keepGaps ? 'true' : undefined,
-      },
-    });
-    await props.exports.add(job_id);
-  });
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    void start.run();
-  };
+  const { sessionId } = props;
+  const manifest = useLoad(
+    (signal) => api<Manifest>('GET', `/v1/sessions/${sessionId}/manifest`, { signal }),
+    [sessionId],
+  );
   return (
     <section className="card" aria-labelledby="export-title">
-      <h2 id="export-title">Export to MP4</h2>
-      <form className="inline-form" onSubmit={onSubmit} aria-label="Export">
-        <Field label="Layout" hint="Presenter: one person large, the others in a strip">
-          {(id, hint) => (
-            <select
-              id={id}
-              aria-describedby={hint}
-              value={layout}
-              onChange={(e) => setLayout(e.target.value as Layout)}
-            >
-              <option value="grid">Grid</option>
-              <option value="presenter">Presenter</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Orientation">
-          {(id) => (
-            <select
-              id={id}
-              value={orientation}
-              onChange={(e) => setOrientation(e.target.value as Orientation)}
-            >
-              <option value="landscape">Landscape (1280×720)</option>
-              <option value="vertical">Vertical (720×1280)</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Focus" hint="Presenter layout: who is shown large">
-          {(id, hint) => (
-            <select
-              id={id}
-              aria-describedby={hint}
-              value={focus}
-              disabled={layout !== 'presenter'}
-              onChange={(e) => setFocus(e.target.value)}
-            >
-              <option value="">Follow the recording’s director</option>
-              {props.participants.map((p) => (
-                <option key={p} value={p}>
-                  {pickLabel(props.names, p)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <label className="check">
-          <input type="checkbox" checked={keepGaps} onChange={(e) => setKeepGaps(e.target.checked)} />
-          Keep paused parts (silent, showing names)
-        </label>
-        <button type="submit" disabled={start.busy}>
-          {start.busy ? 'Queueing…' : 'Export MP4'}
-        </button>
-      </form>
-      <ErrorNote error={start.error ?? props.exports.error} />
+      <h2 id="export-title">Export</h2>
+      <ExportForm
+        sessionId={sessionId}
+        participants={props.participants}
+        names={props.names}
+        span={manifest.data}
+        onQueued={props.exports.add}
+      />
+      <ErrorNote error={props.exports.error} />
       {props.exports.jobs.length > 0 ? (
         <ul className="export-jobs" aria-label="Exports">
           {props.exports.jobs.map((j) => (
-            <JobItem key={j.job_id} job={j} names={props.names} />
+            <JobItem key={j.job_id} job={j} names={props.names} start={manifest.data?.start_ts} />
           ))}
         </ul>
       ) : (

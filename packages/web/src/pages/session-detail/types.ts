@@ -16,8 +16,11 @@ export interface ListedReplayLink {
   expires_at: string;
 }
 
-export type Layout = 'grid' | 'presenter';
+export type Layout = 'grid' | 'presenter' | 'speaker';
 export type Orientation = 'landscape' | 'vertical';
+export type Resolution = '720p' | '1080p';
+/** `mp4`: pictures and sound; `m4a`: the sound alone */
+export type Format = 'mp4' | 'm4a';
 
 /** `GET /v1/exports/{jobId}` */
 export interface ExportJob {
@@ -29,6 +32,15 @@ export interface ExportJob {
   focus: string | null;
   /** the spans in which recording was paused are kept (silent, showing names) rather than cut out */
   keep_gaps: boolean;
+  format: Format;
+  resolution: Resolution;
+  /** whether the pictures carry name bars */
+  names: boolean;
+  /** a clip's start and (exclusive) end, ms since 1970; null: the whole recording */
+  from_ts: number | null;
+  to_ts: number | null;
+  /** made by the project's auto-export */
+  auto: boolean;
   progress: number;
   size_bytes: number | null;
   duration_ms: number | null;
