@@ -753,7 +753,7 @@ export interface paths {
         get: operations["getAutoExport"];
         /**
          * Set a project's auto-export preset
-         * @description Replaces the preset: `enabled` and `options`, both required; `options` takes the fields of `POST /v1/sessions/{sessionId}/exports` (`{}` for the defaults: a 720p landscape grid MP4 with names, paused spans cut out), except those of one session: `focus`, `from_ts` and `to_ts` are refused. A disabled preset keeps its options. Owners and admins, and API keys of the project, only: 403 for a member. 404 for a project outside the organisation (or, for an API key, another project). 400 naming the field (`body.options.format`…) for an unknown field, a value outside its choices, or `body.options.focus`, `body.options.from_ts` or `body.options.to_ts`; nothing is written then. While the preset is enabled, each session of the project is exported with its options once its recording is ready (after the session ended, when `recording.ready` is sent), without a request: the export job shows `auto: true` and ends like any other, in `export.completed` (or `export.failed`), sent to the project's webhooks. At most one auto-export per session. A session with nothing recorded is not exported. Billing decides as for a requested export: an organisation over its free tier without a subscription gets no auto-export (it is skipped, not queued for later). Changing or disabling the preset applies to recordings that become ready afterwards; it does not touch exports already queued.
+         * @description Replaces the preset: `enabled` and `options`, both required; `options` takes the fields of `POST /v1/sessions/{sessionId}/exports` (`{}` for the defaults: a 720p landscape grid MP4 with names, paused spans cut out; the preset keeps the options as given, and an export made with it fills in the defaults of the rest), except those of one session: `focus`, `from_ts` and `to_ts` are refused. A disabled preset keeps its options. Owners and admins, and API keys of the project, only: 403 for a member. 404 for a project outside the organisation (or, for an API key, another project). 400 naming the field (`body.options.format`…) for an unknown field, a value outside its choices, or `body.options.focus`, `body.options.from_ts` or `body.options.to_ts`; nothing is written then. While the preset is enabled, each session of the project is exported with its options once its recording is ready (after the session ended, when `recording.ready` is sent), without a request: the export job shows `auto: true` and ends like any other, in `export.completed` (or `export.failed`), sent to the project's webhooks. At most one auto-export per session. A session with nothing recorded is not exported. Billing decides as for a requested export: an organisation over its free tier without a subscription gets no auto-export (it is skipped, not queued for later). Changing or disabling the preset applies to recordings that become ready afterwards; it does not touch exports already queued.
          */
         put: operations["setAutoExport"];
         post?: never;
@@ -1867,7 +1867,7 @@ export interface components {
         };
         /**
          * AutoExportOptions
-         * @description The export options of every auto-export, as `POST /v1/sessions/{sessionId}/exports` takes them, with the defaults filled in; empty while the preset was never set.
+         * @description The export options of every auto-export as they were set, each optional, with the default of an export (`layout` grid, `orientation` landscape, `resolution` 720p, `format` mp4, `names` true, `keep_gaps` false) applied when a session is exported; empty while the preset was never set.
          */
         AutoExportOptions: {
             /**
@@ -1897,47 +1897,37 @@ export interface components {
         };
         /**
          * AutoExportOptionsInput
-         * @description The fields of `POST /v1/sessions/{sessionId}/exports`, each optional with the same default; unknown fields are refused, and so are `focus`, `from_ts` and `to_ts`, which belong to one session.
+         * @description The fields of `POST /v1/sessions/{sessionId}/exports`, each optional, with the default of an export (`layout` grid, `orientation` landscape, `resolution` 720p, `format` mp4, `names` true, `keep_gaps` false) applied when a session is exported. Unknown fields are refused, and so are `focus`, `from_ts` and `to_ts`, which belong to one session.
          */
         AutoExportOptionsInput: {
             /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
             focus?: string;
             /**
              * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
-             * @default mp4
              * @enum {string}
              */
-            format: "mp4" | "m4a";
+            format?: "mp4" | "m4a";
             /** @description A clip: where it starts, on the session's clock (ms since 1970, as the timeline, the manifest and replay use). Only that span is read, decoded and encoded, so a minute of an hour costs a minute. Default: the first recorded frame. A clip reaching beyond the recording is cut to it; one wholly outside it is refused. */
             from_ts?: number;
-            /**
-             * @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence.
-             * @default false
-             */
-            keep_gaps: boolean;
+            /** @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence. */
+            keep_gaps?: boolean;
             /**
              * @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. `speaker`: the presenter layout whose large tile follows whoever is speaking, decided from the microphones' sound level (someone must speak for most of a second to take it: a cough does not), starting with the first participant until someone speaks; a screen share still takes it while on.
-             * @default grid
              * @enum {string}
              */
-            layout: "grid" | "presenter" | "speaker";
-            /**
-             * @description Draw each video tile's name bar: the participant's display name (the user id where none was given). `false` leaves the pictures bare; a tile whose camera is off still shows the name in its middle.
-             * @default true
-             */
-            names: boolean;
+            layout?: "grid" | "presenter" | "speaker";
+            /** @description Draw each video tile's name bar: the participant's display name (the user id where none was given). `false` leaves the pictures bare; a tile whose camera is off still shows the name in its middle. */
+            names?: boolean;
             /**
              * @description `landscape` (1280x720, or 1920x1080 at 1080p) or `vertical` (720x1280, or 1080x1920)
-             * @default landscape
              * @enum {string}
              */
-            orientation: "landscape" | "vertical";
+            orientation?: "landscape" | "vertical";
             /**
              * @description `720p` (1280x720 or 720x1280) or `1080p` (1920x1080 or 1080x1920: the same layout drawn 1.5 times larger, names included).
-             * @default 720p
              * @enum {string}
              */
-            resolution: "720p" | "1080p";
+            resolution?: "720p" | "1080p";
             /** @description A clip: where it ends (exclusive), ms since 1970; after `from_ts`. Default: the last recorded frame. Paused spans inside a clip are cut out like any other unless `keep_gaps`. */
             to_ts?: number;
         };
@@ -5028,7 +5018,7 @@ export interface operations {
         responses: {
             "4XX": components["responses"]["ClientError"];
             "5XX": components["responses"]["ServerError"];
-            /** @description The preset as set, with the defaults filled in. */
+            /** @description The preset as set. */
             200: {
                 headers: {
                     [name: string]: unknown;

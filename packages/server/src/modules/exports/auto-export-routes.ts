@@ -8,31 +8,38 @@ import { ProjectParams } from '../../http/shared-schemas.js';
 import type { AutoExportService } from './auto-export.js';
 import { ExportOptions } from './schemas.js';
 
+/** Drops each field's `default`: a preset keeps what it was given, the export fills in the rest. */
+function asGiven<T extends { properties: Record<string, object> }>(schema: T): T {
+  // Partial and Omit copy each field's schema: the request's ExportOptions keep their defaults.
+  for (const field of Object.values(schema.properties)) delete (field as { default?: unknown }).default;
+  return schema;
+}
+
+const DEFAULTS =
+  'each optional, with the default of an export (`layout` grid, `orientation` landscape, `resolution` 720p, `format` mp4, `names` true, `keep_gaps` false) applied when a session is exported';
+
 /**
- * The options a preset holds, as the answer shows them: as stored, so without the defaults of
- * the request's fields (the serialiser would write a default into a preset never set).
+ * The export options as a preset takes them: `ExportOptions`, every field optional; the
+ * per-session ones are in it so that refusing them can say why.
  */
-const PresetOptions = Type.Partial(Type.Omit(ExportOptions, ['focus', 'from_ts', 'to_ts']), {
-  title: 'AutoExportOptions',
-  description:
-    'The export options of every auto-export, as `POST /v1/sessions/{sessionId}/exports` takes them, with the defaults filled in; empty while the preset was never set.',
-});
-// Partial and Omit copy each field's schema: the request's ExportOptions keep their defaults.
-for (const field of Object.values(PresetOptions.properties)) delete (field as { default?: unknown }).default;
+const PresetInput = asGiven(
+  Type.Partial(ExportOptions, {
+    additionalProperties: false,
+    title: 'AutoExportOptionsInput',
+    description: `The fields of \`POST /v1/sessions/{sessionId}/exports\`, ${DEFAULTS}. Unknown fields are refused, and so are \`focus\`, \`from_ts\` and \`to_ts\`, which belong to one session.`,
+  }),
+);
+
+/** The options a preset holds, as the answer shows them: as they were given. */
+const PresetOptions = asGiven(
+  Type.Partial(Type.Omit(ExportOptions, ['focus', 'from_ts', 'to_ts']), {
+    title: 'AutoExportOptions',
+    description: `The export options of every auto-export as they were set, ${DEFAULTS}; empty while the preset was never set.`,
+  }),
+);
 
 const ENABLED = Type.Boolean({
   description: 'true: every session of the project whose recording becomes ready is exported',
-});
-
-/**
- * The export options as a preset takes them: `ExportOptions`, every field optional (Ajv fills in
- * the defaults); the per-session ones are in it so that refusing them can say why.
- */
-const PresetInput = Type.Partial(ExportOptions, {
-  additionalProperties: false,
-  title: 'AutoExportOptionsInput',
-  description:
-    'The fields of `POST /v1/sessions/{sessionId}/exports`, each optional with the same default; unknown fields are refused, and so are `focus`, `from_ts` and `to_ts`, which belong to one session.',
 });
 
 export const AutoExportBody = Type.Object(
@@ -90,10 +97,10 @@ export const autoExportRoutes: FastifyPluginAsyncTypebox<AutoExportRoutesOptions
         tags,
         operationId: 'setAutoExport',
         summary: "Set a project's auto-export preset",
-        description: `Replaces the preset: \`enabled\` and \`options\`, both required; \`options\` takes the fields of \`POST /v1/sessions/{sessionId}/exports\` (\`{}\` for the defaults: a 720p landscape grid MP4 with names, paused spans cut out), except those of one session: \`focus\`, \`from_ts\` and \`to_ts\` are refused. A disabled preset keeps its options. Owners and admins, and API keys of the project, only: 403 for a member. 404 for a project outside the organisation (or, for an API key, another project). 400 naming the field (\`body.options.format\`…) for an unknown field, a value outside its choices, or \`body.options.focus\`, \`body.options.from_ts\` or \`body.options.to_ts\`; nothing is written then. ${RULE}`,
+        description: `Replaces the preset: \`enabled\` and \`options\`, both required; \`options\` takes the fields of \`POST /v1/sessions/{sessionId}/exports\` (\`{}\` for the defaults: a 720p landscape grid MP4 with names, paused spans cut out; the preset keeps the options as given, and an export made with it fills in the defaults of the rest), except those of one session: \`focus\`, \`from_ts\` and \`to_ts\` are refused. A disabled preset keeps its options. Owners and admins, and API keys of the project, only: 403 for a member. 404 for a project outside the organisation (or, for an API key, another project). 400 naming the field (\`body.options.format\`…) for an unknown field, a value outside its choices, or \`body.options.focus\`, \`body.options.from_ts\` or \`body.options.to_ts\`; nothing is written then. ${RULE}`,
         params: ProjectParams,
         body: AutoExportBody,
-        response: { 200: okResponse('The preset as set, with the defaults filled in.', AutoExport) },
+        response: { 200: okResponse('The preset as set.', AutoExport) },
       },
     },
     async (request) => ok(await autoExport.set(request.principal!, request.params.projectId, request.body)),
