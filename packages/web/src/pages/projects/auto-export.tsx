@@ -3,6 +3,7 @@ import { api, ApiError, errorMessage } from '../../api';
 import { formatTime } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/hooks';
 import { ErrorNote, Field, Loading } from '../../ui/kit';
+import './auto-export.css';
 
 type Layout = 'grid' | 'presenter' | 'speaker';
 type Orientation = 'landscape' | 'vertical';
