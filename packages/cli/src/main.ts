@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { register as account } from './commands/account.js';
+import { register as autoExport } from './commands/auto-export.js';
 import { register as bot } from './commands/bot.js';
 import { register as exportsCommands } from './commands/exports.js';
 import { register as guests } from './commands/guests.js';
@@ -55,6 +56,7 @@ export function program(): Command {
   recordings(vss);
   recording(vss);
   exportsCommands(vss);
+  autoExport(vss);
   webhooks(vss);
   account(vss);
   keys(vss);

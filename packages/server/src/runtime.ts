@@ -56,6 +56,7 @@ import { findFfmpeg } from './modules/exports/ffmpeg.js';
 import { exportFiles } from './modules/exports/files.js';
 import { renderJob } from './modules/exports/jobs.js';
 import { exportsService, type ExportsService } from './modules/exports/service.js';
+import { autoExportService, type AutoExportService } from './modules/exports/auto-export.js';
 import { exportsStore } from './modules/exports/store.js';
 
 /** Key revocations travel on the fan-out's `system` channel: every process evicts its cached key. */
@@ -89,6 +90,7 @@ export interface Services {
   recordings: RecordingsService;
   webhooks: WebhooksService;
   exports: ExportsService;
+  autoExport: AutoExportService;
   billing: BillingService;
   agents: AgentsService;
   oauth: OAuthService;
@@ -299,6 +301,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     }),
     webhooks: webhooksService({ config, db, store: webhooks, projects, bus, jobs }),
     exports,
+    autoExport: autoExportService({ db, projects, exports, bus, gate, log: logger }),
     billing,
     agents: agentsService({ config, store: agentsStore(db), projects }),
     oauth: oauthService({ config, db, store: oauthStore(db), projects }),

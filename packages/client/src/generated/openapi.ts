@@ -739,6 +739,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/auto-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's auto-export preset
+         * @description The preset as last set; a project whose preset was never set answers `{ enabled: false, options: {}, updated_at: null }`. Every member of the organisation may read it; an API key reads its own project's only. 404 for a project outside the organisation (or, for an API key, another project). While the preset is enabled, each session of the project is exported with its options once its recording is ready (after the session ended, when `recording.ready` is sent), without a request: the export job shows `auto: true` and ends like any other, in `export.completed` (or `export.failed`), sent to the project's webhooks. At most one auto-export per session. A session with nothing recorded is not exported. Billing decides as for a requested export: an organisation over its free tier without a subscription gets no auto-export (it is skipped, not queued for later). Changing or disabling the preset applies to recordings that become ready afterwards; it does not touch exports already queued.
+         */
+        get: operations["getAutoExport"];
+        /**
+         * Set a project's auto-export preset
+         * @description Replaces the preset: `enabled` and `options`, both required; `options` takes the fields of `POST /v1/sessions/{sessionId}/exports` (`{}` for the defaults: a 720p landscape grid MP4 with names, paused spans cut out; the preset keeps the options as given, and an export made with it fills in the defaults of the rest), except those of one session: `focus`, `from_ts` and `to_ts` are refused. A disabled preset keeps its options. Owners and admins, and API keys of the project, only: 403 for a member. 404 for a project outside the organisation (or, for an API key, another project). 400 naming the field (`body.options.format`…) for an unknown field, a value outside its choices, or `body.options.focus`, `body.options.from_ts` or `body.options.to_ts`; nothing is written then. While the preset is enabled, each session of the project is exported with its options once its recording is ready (after the session ended, when `recording.ready` is sent), without a request: the export job shows `auto: true` and ends like any other, in `export.completed` (or `export.failed`), sent to the project's webhooks. At most one auto-export per session. A session with nothing recorded is not exported. Billing decides as for a requested export: an organisation over its free tier without a subscription gets no auto-export (it is skipped, not queued for later). Changing or disabling the preset applies to recordings that become ready afterwards; it does not touch exports already queued.
+         */
+        put: operations["setAutoExport"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/billing/portal": {
         parameters: {
             query?: never;
@@ -1829,6 +1853,83 @@ export interface components {
             /** @description the first 12 characters of the secret, for recognition */
             prefix: string;
             project_id: string;
+        };
+        /** AutoExport */
+        AutoExport: {
+            /** @description true: every session of the project whose recording becomes ready is exported */
+            enabled: boolean;
+            options: components["schemas"]["AutoExportOptions"];
+            /**
+             * Format: date-time
+             * @description when the preset was last set; null when it never was
+             */
+            updated_at: string | null;
+        };
+        /**
+         * AutoExportOptions
+         * @description The export options of every auto-export as they were set, each optional, with the default of an export (`layout` grid, `orientation` landscape, `resolution` 720p, `format` mp4, `names` true, `keep_gaps` false) applied when a session is exported; empty while the preset was never set.
+         */
+        AutoExportOptions: {
+            /**
+             * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
+             * @enum {string}
+             */
+            format?: "mp4" | "m4a";
+            /** @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence. */
+            keep_gaps?: boolean;
+            /**
+             * @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. `speaker`: the presenter layout whose large tile follows whoever is speaking, decided from the microphones' sound level (someone must speak for most of a second to take it: a cough does not), starting with the first participant until someone speaks; a screen share still takes it while on.
+             * @enum {string}
+             */
+            layout?: "grid" | "presenter" | "speaker";
+            /** @description Draw each video tile's name bar: the participant's display name (the user id where none was given). `false` leaves the pictures bare; a tile whose camera is off still shows the name in its middle. */
+            names?: boolean;
+            /**
+             * @description `landscape` (1280x720, or 1920x1080 at 1080p) or `vertical` (720x1280, or 1080x1920)
+             * @enum {string}
+             */
+            orientation?: "landscape" | "vertical";
+            /**
+             * @description `720p` (1280x720 or 720x1280) or `1080p` (1920x1080 or 1080x1920: the same layout drawn 1.5 times larger, names included).
+             * @enum {string}
+             */
+            resolution?: "720p" | "1080p";
+        };
+        /**
+         * AutoExportOptionsInput
+         * @description The fields of `POST /v1/sessions/{sessionId}/exports`, each optional, with the default of an export (`layout` grid, `orientation` landscape, `resolution` 720p, `format` mp4, `names` true, `keep_gaps` false) applied when a session is exported. Unknown fields are refused, and so are `focus`, `from_ts` and `to_ts`, which belong to one session.
+         */
+        AutoExportOptionsInput: {
+            /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
+            focus?: string;
+            /**
+             * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
+             * @enum {string}
+             */
+            format?: "mp4" | "m4a";
+            /** @description A clip: where it starts, on the session's clock (ms since 1970, as the timeline, the manifest and replay use). Only that span is read, decoded and encoded, so a minute of an hour costs a minute. Default: the first recorded frame. A clip reaching beyond the recording is cut to it; one wholly outside it is refused. */
+            from_ts?: number;
+            /** @description What to do with the spans in which the session's recording was paused (`POST /v1/sessions/{sessionId}/recording/pause` to `/resume`), when nothing but the timeline was recorded. `false` (default): they are cut out, so the MP4 is shorter by them and every camera, screen and microphone jumps from the pause to the resume together, in sync. `true`: the MP4 keeps the session's own clock, and shows each paused span as it shows any gap: names on their colours, and silence. */
+            keep_gaps?: boolean;
+            /**
+             * @description `grid`: every participant with video in one balanced grid. `presenter`: one participant (or a screen share, while it is on) large, the others in a strip. `speaker`: the presenter layout whose large tile follows whoever is speaking, decided from the microphones' sound level (someone must speak for most of a second to take it: a cough does not), starting with the first participant until someone speaks; a screen share still takes it while on.
+             * @enum {string}
+             */
+            layout?: "grid" | "presenter" | "speaker";
+            /** @description Draw each video tile's name bar: the participant's display name (the user id where none was given). `false` leaves the pictures bare; a tile whose camera is off still shows the name in its middle. */
+            names?: boolean;
+            /**
+             * @description `landscape` (1280x720, or 1920x1080 at 1080p) or `vertical` (720x1280, or 1080x1920)
+             * @enum {string}
+             */
+            orientation?: "landscape" | "vertical";
+            /**
+             * @description `720p` (1280x720 or 720x1280) or `1080p` (1920x1080 or 1080x1920: the same layout drawn 1.5 times larger, names included).
+             * @enum {string}
+             */
+            resolution?: "720p" | "1080p";
+            /** @description A clip: where it ends (exclusive), ms since 1970; after `from_ts`. Default: the last recorded frame. Paused spans inside a clip are cut out like any other unless `keep_gaps`. */
+            to_ts?: number;
         };
         /** BillingLimits */
         BillingLimits: {
@@ -3227,6 +3328,15 @@ export interface components {
     };
     parameters: never;
     requestBodies: {
+        AutoExportInput: {
+            content: {
+                "application/json": {
+                    /** @description true: every session of the project whose recording becomes ready is exported */
+                    enabled: boolean;
+                    options: components["schemas"]["AutoExportOptionsInput"];
+                };
+            };
+        };
         BillingPortalRequest: {
             content: {
                 "application/json": {
@@ -4862,6 +4972,60 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["CreatedApiKey"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    getAutoExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The project's auto-export preset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AutoExport"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    setAutoExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AutoExportInput"];
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The preset as set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AutoExport"];
                         error: null;
                     };
                 };

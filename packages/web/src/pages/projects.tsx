@@ -5,6 +5,7 @@ import type { Project } from '../types';
 import { formatTime } from '../ui/format';
 import { useAction, usePagedList } from '../ui/hooks';
 import { Badge, Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { AutoExportSettings } from './projects/auto-export';
 import { ProjectForm } from './projects/project-form';
 import './projects/projects.css';
 
@@ -12,6 +13,7 @@ import './projects/projects.css';
 function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSaved(p: Project): void }) {
   const { project } = useAuth();
   const [editing, setEditing] = useState(false);
+  const [exporting, setExporting] = useState(false);
   // The Edit button is replaced by the form while editing: focus goes back to it after.
   const editButton = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(false);
@@ -58,8 +60,20 @@ function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSav
               Edit
             </button>
           ) : null}
+          {manage ? (
+            <button
+              type="button"
+              className="secondary"
+              aria-expanded={exporting}
+              aria-label={`Auto-export settings of ${p.name}`}
+              onClick={() => setExporting((x) => !x)}
+            >
+              Auto-export
+            </button>
+          ) : null}
         </div>
       )}
+      {manage && exporting ? <AutoExportSettings projectId={p.id} /> : null}
     </li>
   );
 }
