@@ -168,6 +168,9 @@ export async function signIn(page: Page, email: string): Promise<void> {
 export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   if (!process.env.VSS_SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // A whole page is taken from its top: scrolled, the sticky top bar would be drawn where the
+  // scroll left it, across the middle of the picture.
+  if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 

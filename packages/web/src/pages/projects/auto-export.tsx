@@ -165,7 +165,7 @@ export function AutoExportSettings({ projectId }: { projectId: string }) {
                 >
                   <option value="grid">Grid</option>
                   <option value="presenter">Presenter</option>
-                  <option value="speaker">Speaker</option>
+                  <option value="speaker">Active speaker</option>
                 </select>
               )}
             </Field>
