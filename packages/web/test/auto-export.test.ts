@@ -75,11 +75,11 @@ describeBrowser("a project's auto-export, set in the dashboard", () => {
       expect(await form.getByLabel('Resolution').inputValue()).toBe('1080p');
       expect(await form.getByLabel('Show each person’s name on their picture').isChecked()).toBe(false);
       expect(await form.getByLabel('Keep paused parts (silent, showing names)').isChecked()).toBe(false);
-      // Sound only: the picture's settings do not apply, and say so.
-      await form.getByLabel('File').selectOption('m4a');
+      // Audio only: the picture's settings do not apply, and say so.
+      await form.getByLabel('Format').selectOption('m4a');
       expect(await form.getByLabel('Layout').isDisabled()).toBe(true);
-      await form.getByText('Not used for sound only').waitFor();
-      await form.getByLabel('File').selectOption('mp4');
+      await form.getByText('Not used for audio only').waitFor();
+      await form.getByLabel('Format').selectOption('mp4');
       await screenshot(page, 'auto-export', true);
 
       // The server out of reach: said in words, and nothing changed.

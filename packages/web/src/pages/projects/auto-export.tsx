@@ -2,13 +2,15 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, ApiError, errorMessage } from '../../api';
 import { formatTime } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/hooks';
-import { ErrorNote, Field, Loading } from '../../ui/kit';
+import { ErrorNote, Loading } from '../../ui/kit';
+import {
+  FileFields,
+  type Format,
+  type Layout,
+  type Orientation,
+  type Resolution,
+} from '../../ui/export-fields';
 import './auto-export.css';
-
-type Layout = 'grid' | 'presenter' | 'speaker';
-type Orientation = 'landscape' | 'vertical';
-type Resolution = '720p' | '1080p';
-type Format = 'mp4' | 'm4a';
 
 /** A project's auto-export preset, as `GET /v1/projects/{projectId}/auto-export` answers it. */
 interface Preset {
@@ -23,13 +25,6 @@ interface Preset {
   };
   updated_at: string | null;
 }
-
-/** What each layout does, said under its choice. */
-const LAYOUT_HINTS: Record<Layout, string> = {
-  grid: 'Everyone alike, side by side',
-  presenter: 'One person or a shared screen large, the others in a strip',
-  speaker: 'The large picture follows whoever is speaking',
-};
 
 /** What the form edits: every option, the export's default where the preset has none. */
 interface Choices {
@@ -142,59 +137,7 @@ export function AutoExportSettings({ projectId }: { projectId: string }) {
           </label>
           <fieldset disabled={!choices.enabled} className="auto-export-fields">
             <legend className="visually-hidden">How each session is exported</legend>
-            <Field label="File">
-              {(id) => (
-                <select
-                  id={id}
-                  value={choices.format}
-                  onChange={(e) => set({ format: e.target.value as Format })}
-                >
-                  <option value="mp4">Video (MP4)</option>
-                  <option value="m4a">Sound only (M4A), for transcripts and podcasts</option>
-                </select>
-              )}
-            </Field>
-            <Field label="Layout" hint={audio ? 'Not used for sound only' : LAYOUT_HINTS[choices.layout]}>
-              {(id, hint) => (
-                <select
-                  id={id}
-                  aria-describedby={hint}
-                  value={choices.layout}
-                  disabled={audio}
-                  onChange={(e) => set({ layout: e.target.value as Layout })}
-                >
-                  <option value="grid">Grid</option>
-                  <option value="presenter">Presenter</option>
-                  <option value="speaker">Active speaker</option>
-                </select>
-              )}
-            </Field>
-            <Field label="Orientation">
-              {(id) => (
-                <select
-                  id={id}
-                  value={choices.orientation}
-                  disabled={audio}
-                  onChange={(e) => set({ orientation: e.target.value as Orientation })}
-                >
-                  <option value="landscape">Landscape</option>
-                  <option value="vertical">Vertical, for phones</option>
-                </select>
-              )}
-            </Field>
-            <Field label="Resolution">
-              {(id) => (
-                <select
-                  id={id}
-                  value={choices.resolution}
-                  disabled={audio}
-                  onChange={(e) => set({ resolution: e.target.value as Resolution })}
-                >
-                  <option value="720p">720p (HD)</option>
-                  <option value="1080p">1080p (Full HD)</option>
-                </select>
-              )}
-            </Field>
+            <FileFields value={choices} onChange={set} sound="disable" />
           </fieldset>
           <fieldset disabled={!choices.enabled} className="auto-export-checks">
             <legend className="visually-hidden">Names and paused parts</legend>

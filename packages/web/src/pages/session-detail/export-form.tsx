@@ -5,12 +5,7 @@ import { pickLabel, type Manifest } from '../../types';
 import { useAction } from '../../ui/hooks';
 import { ErrorNote, Field } from '../../ui/kit';
 import { checkClip, type ClipCheck, type Span } from './export-clip';
-import type { Format, Layout, Orientation, Resolution } from './types';
-
-const SIZES = {
-  '720p': { landscape: '1280×720', vertical: '720×1280' },
-  '1080p': { landscape: '1920×1080', vertical: '1080×1920' },
-} as const;
+import { FileFields, type FileChoices } from '../../ui/export-fields';
 
 /**
  * The export's options: video (layout, orientation, resolution, focus, names) or the sound alone,
@@ -26,10 +21,13 @@ export function ExportForm(props: {
   span?: Span;
   onQueued: (jobId: string) => Promise<void>;
 }) {
-  const [format, setFormat] = useState<Format>('mp4');
-  const [layout, setLayout] = useState<Layout>('grid');
-  const [orientation, setOrientation] = useState<Orientation>('landscape');
-  const [resolution, setResolution] = useState<Resolution>('720p');
+  const [file, setFile] = useState<FileChoices>({
+    format: 'mp4',
+    layout: 'grid',
+    orientation: 'landscape',
+    resolution: '720p',
+  });
+  const { format, layout, orientation, resolution } = file;
   const [focus, setFocus] = useState('');
   const [showNames, setShowNames] = useState(true);
   const [keepGaps, setKeepGaps] = useState(false);
@@ -86,54 +84,9 @@ export function ExportForm(props: {
   return (
     <form className="export-form" onSubmit={onSubmit} aria-label="Export" noValidate>
       <div className="inline-form">
-        <Field label="Format">
-          {(id) => (
-            <select id={id} value={format} onChange={(e) => setFormat(e.target.value as Format)}>
-              <option value="mp4">Video (MP4)</option>
-              <option value="m4a">Audio only (M4A)</option>
-            </select>
-          )}
-        </Field>
+        <FileFields value={file} onChange={(c) => setFile((f) => ({ ...f, ...c }))} sound="hide" />
         {video ? (
           <>
-            <Field label="Layout" hint="Presenter: one person large. Active speaker: whoever speaks is large">
-              {(id, hint) => (
-                <select
-                  id={id}
-                  aria-describedby={hint}
-                  value={layout}
-                  onChange={(e) => setLayout(e.target.value as Layout)}
-                >
-                  <option value="grid">Grid</option>
-                  <option value="presenter">Presenter</option>
-                  <option value="speaker">Active speaker</option>
-                </select>
-              )}
-            </Field>
-            <Field label="Orientation">
-              {(id) => (
-                <select
-                  id={id}
-                  value={orientation}
-                  onChange={(e) => setOrientation(e.target.value as Orientation)}
-                >
-                  <option value="landscape">Landscape ({SIZES[resolution].landscape})</option>
-                  <option value="vertical">Vertical ({SIZES[resolution].vertical})</option>
-                </select>
-              )}
-            </Field>
-            <Field label="Resolution">
-              {(id) => (
-                <select
-                  id={id}
-                  value={resolution}
-                  onChange={(e) => setResolution(e.target.value as Resolution)}
-                >
-                  <option value="720p">720p</option>
-                  <option value="1080p">1080p</option>
-                </select>
-              )}
-            </Field>
             {layout === 'presenter' ? (
               <Field label="Focus" hint="Presenter layout: who is shown large">
                 {(id, hint) => (

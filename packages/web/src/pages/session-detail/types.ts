@@ -16,11 +16,9 @@ export interface ListedReplayLink {
   expires_at: string;
 }
 
-export type Layout = 'grid' | 'presenter' | 'speaker';
-export type Orientation = 'landscape' | 'vertical';
-export type Resolution = '720p' | '1080p';
-/** `mp4`: pictures and sound; `m4a`: the sound alone */
-export type Format = 'mp4' | 'm4a';
+import type { Format, Layout, Orientation, Resolution } from '../../ui/export-fields';
+
+export type { Format, Layout, Orientation, Resolution };
 
 /** `GET /v1/exports/{jobId}` */
 export interface ExportJob {
