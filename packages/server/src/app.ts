@@ -32,6 +32,7 @@ import { projectsRoutes } from './modules/projects/routes.js';
 import { sessionsRoutes } from './modules/sessions/routes.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
 import { exportsRoutes } from './modules/exports/routes.js';
+import { storyboardRoutes } from './modules/exports/storyboard-routes.js';
 import { billingRoutes } from './modules/billing/routes.js';
 import { agentsRoutes } from './modules/agents/routes.js';
 import { oauthRoutes } from './modules/agents/oauth-routes.js';
@@ -157,6 +158,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(recordingsRoutes, { baseUrl, idempotency, recordings: services.recordings, page });
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
   await app.register(exportsRoutes, { idempotency, exports: services.exports });
+  await app.register(storyboardRoutes, {
+    recordings: services.recordings,
+    storyboards: services.storyboards,
+  });
   await app.register(billingRoutes, { baseUrl, billing: services.billing });
   await app.register(agentsRoutes, {
     baseUrl,
