@@ -33,6 +33,7 @@ import { sessionsRoutes } from './modules/sessions/routes.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
 import { exportsRoutes } from './modules/exports/routes.js';
 import { autoExportRoutes } from './modules/exports/auto-export-routes.js';
+import { storyboardRoutes } from './modules/exports/storyboard-routes.js';
 import { billingRoutes } from './modules/billing/routes.js';
 import { agentsRoutes } from './modules/agents/routes.js';
 import { oauthRoutes } from './modules/agents/oauth-routes.js';
@@ -159,6 +160,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(webhooksRoutes, { baseUrl, idempotency, webhooks: services.webhooks });
   await app.register(exportsRoutes, { idempotency, exports: services.exports });
   await app.register(autoExportRoutes, { autoExport: services.autoExport });
+  await app.register(storyboardRoutes, {
+    recordings: services.recordings,
+    storyboards: services.storyboards,
+  });
   await app.register(billingRoutes, { baseUrl, billing: services.billing });
   await app.register(agentsRoutes, {
     baseUrl,

@@ -58,6 +58,7 @@ import { renderJob } from './modules/exports/jobs.js';
 import { exportsService, type ExportsService } from './modules/exports/service.js';
 import { autoExportService, type AutoExportService } from './modules/exports/auto-export.js';
 import { exportsStore } from './modules/exports/store.js';
+import { storyboardsService, type StoryboardsService } from './modules/exports/storyboard-jobs.js';
 
 /** Key revocations travel on the fan-out's `system` channel: every process evicts its cached key. */
 function keyRevocations(fanout: Fanout): Revocations {
@@ -91,6 +92,7 @@ export interface Services {
   webhooks: WebhooksService;
   exports: ExportsService;
   autoExport: AutoExportService;
+  storyboards: StoryboardsService;
   billing: BillingService;
   agents: AgentsService;
   oauth: OAuthService;
@@ -245,7 +247,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     gate,
   });
   const exportSql = exportsStore(db);
-  const files = exportFiles(config.dataDir, bucket ?? diskBlobStore(config.dataDir));
+  const blobs = bucket ?? diskBlobStore(config.dataDir);
+  const files = exportFiles(config.dataDir, blobs);
+  const ffmpeg = findFfmpeg(config, logger)?.path ?? null;
   const exports = exportsService({
     config,
     files,
@@ -295,13 +299,19 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       writer,
       live: hub,
       sessions,
-      deleteExports: (sessionId) => exports.deleteOfSession(sessionId),
-      withdrawExports: (sessionId, userId) => exports.withdrawAfterRedaction(sessionId, userId),
+      // A session's storyboard goes with its exports, and is made again when they are withdrawn.
+      deleteExports: (id) => services.storyboards.deleteOfSession(id).then(() => exports.deleteOfSession(id)),
+      withdrawExports: (id, user) =>
+        services.storyboards.remake(id).then(() => exports.withdrawAfterRedaction(id, user)),
       storageChanged: (sessionId) => billing.syncStorage(sessionId),
     }),
     webhooks: webhooksService({ config, db, store: webhooks, projects, bus, jobs }),
     exports,
     autoExport: autoExportService({ db, projects, exports, bus, gate, log: logger }),
+    storyboards: storyboardsService({
+      ...{ config, db, blobs, streams, bus, jobs, ffmpeg, sessions, log: logger },
+      recordings: () => services.recordings,
+    }),
     billing,
     agents: agentsService({ config, store: agentsStore(db), projects }),
     oauth: oauthService({ config, db, store: oauthStore(db), projects }),
@@ -310,18 +320,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   for (const kind of recordingsJobs({ config, bus, jobs, writer, recordings: services.recordings }))
     jobs.register(kind);
   jobs.register(deliveryJob({ config, store: webhooks, metrics }));
-  jobs.register(
-    renderJob({
-      config,
-      ffmpeg: findFfmpeg(config, logger)?.path ?? null,
-      store: exportSql,
-      streams,
-      files,
-      bus,
-      log: logger,
-      metrics,
-    }),
-  );
+  jobs.register(renderJob({ config, ffmpeg, store: exportSql, streams, files, bus, log: logger, metrics }));
   if (config.jobWorker) jobs.start();
 
   // Housekeeping: forget expired idempotency answers, login sessions, old webhook events and failed jobs.

@@ -967,6 +967,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/sessions/{sessionId}/storyboard.jpg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The storyboard's sprite, public or through a replay link
+         * @description The storyboard's sprite (`image/jpeg`), whose thumbnails the WebVTT cues point at. A storyboard is a JPEG sprite of thumbnails (160x90, the grid of everyone with video, without names), `columns` to a row, one every N seconds of the recording: N is 2, or the whole number of seconds that keeps a recording to at most 200 thumbnails. It is made once the recording is ready (`recording.ready`), and made again after a participant is redacted (the previous sprite is deleted at once). Times are those of the player's time bar: offsets from the recording's start (the manifest's `start_ts`), on the session's own clock, paused spans included (their thumbnails show no video); a thumbnail shows the picture at the middle of its cue. 404 `NOT_FOUND` while there is none, the message saying why: not made yet (the recording is not ready, or the storyboard is being made), the recording has no video (no camera, no screen: never one), or making it failed (with the reason). Answers carry `ETag` (revalidate with `If-None-Match`: 304) and `Cache-Control: private, no-cache`; a 404 is `no-store`. Access as the public replay (`getReplayWindow`): with `token` (a replay link's), that session, public or not, until the link expires or is revoked (401 after); without one, public sessions only (404 otherwise). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: operations["getPublicStoryboardSprite"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sessions/{sessionId}/storyboard.vtt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The storyboard's WebVTT, public or through a replay link
+         * @description The storyboard's WebVTT (`text/vtt`): `WEBVTT`, then one cue per thumbnail, `HH:MM:SS.mmm --> HH:MM:SS.mmm` and `storyboard.jpg#xywh=x,y,w,h` (the thumbnail's place in the sprite). The cues follow one another with no gap from 0 and cover the whole recording. The sprite's address is relative, with the query of this request (a replay link's `token`), so that a client resolving it against this URL reads the sprite with the same access. A storyboard is a JPEG sprite of thumbnails (160x90, the grid of everyone with video, without names), `columns` to a row, one every N seconds of the recording: N is 2, or the whole number of seconds that keeps a recording to at most 200 thumbnails. It is made once the recording is ready (`recording.ready`), and made again after a participant is redacted (the previous sprite is deleted at once). Times are those of the player's time bar: offsets from the recording's start (the manifest's `start_ts`), on the session's own clock, paused spans included (their thumbnails show no video); a thumbnail shows the picture at the middle of its cue. 404 `NOT_FOUND` while there is none, the message saying why: not made yet (the recording is not ready, or the storyboard is being made), the recording has no video (no camera, no screen: never one), or making it failed (with the reason). Answers carry `ETag` (revalidate with `If-None-Match`: 304) and `Cache-Control: private, no-cache`; a 404 is `no-store`. Access as the public replay (`getReplayWindow`): with `token` (a replay link's), that session, public or not, until the link expires or is revoked (401 after); without one, public sessions only (404 otherwise). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: operations["getPublicStoryboardVtt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/restricted-keys": {
         parameters: {
             query?: never;
@@ -1381,6 +1421,46 @@ export interface paths {
          * @description Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404.
          */
         delete: operations["revokeReplayLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/storyboard.jpg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The storyboard's sprite
+         * @description The storyboard's sprite (`image/jpeg`), whose thumbnails the WebVTT cues point at. A storyboard is a JPEG sprite of thumbnails (160x90, the grid of everyone with video, without names), `columns` to a row, one every N seconds of the recording: N is 2, or the whole number of seconds that keeps a recording to at most 200 thumbnails. It is made once the recording is ready (`recording.ready`), and made again after a participant is redacted (the previous sprite is deleted at once). Times are those of the player's time bar: offsets from the recording's start (the manifest's `start_ts`), on the session's own clock, paused spans included (their thumbnails show no video); a thumbnail shows the picture at the middle of its cue. 404 `NOT_FOUND` while there is none, the message saying why: not made yet (the recording is not ready, or the storyboard is being made), the recording has no video (no camera, no screen: never one), or making it failed (with the reason). Answers carry `ETag` (revalidate with `If-None-Match`: 304) and `Cache-Control: private, no-cache`; a 404 is `no-store`. Access as playback (`getPlaybackWindow`): an API key or a login cookie for a session of its project; without credentials, public sessions only (401 otherwise). Another project's session, like an unknown one, is 404.
+         */
+        get: operations["getStoryboardSprite"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/storyboard.vtt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The storyboard's WebVTT
+         * @description The storyboard's WebVTT (`text/vtt`): `WEBVTT`, then one cue per thumbnail, `HH:MM:SS.mmm --> HH:MM:SS.mmm` and `storyboard.jpg#xywh=x,y,w,h` (the thumbnail's place in the sprite). The cues follow one another with no gap from 0 and cover the whole recording. The sprite's address is relative, with the query of this request (a replay link's `token`), so that a client resolving it against this URL reads the sprite with the same access. A storyboard is a JPEG sprite of thumbnails (160x90, the grid of everyone with video, without names), `columns` to a row, one every N seconds of the recording: N is 2, or the whole number of seconds that keeps a recording to at most 200 thumbnails. It is made once the recording is ready (`recording.ready`), and made again after a participant is redacted (the previous sprite is deleted at once). Times are those of the player's time bar: offsets from the recording's start (the manifest's `start_ts`), on the session's own clock, paused spans included (their thumbnails show no video); a thumbnail shows the picture at the middle of its cue. 404 `NOT_FOUND` while there is none, the message saying why: not made yet (the recording is not ready, or the storyboard is being made), the recording has no video (no camera, no screen: never one), or making it failed (with the reason). Answers carry `ETag` (revalidate with `If-None-Match`: 304) and `Cache-Control: private, no-cache`; a 404 is `no-store`. Access as playback (`getPlaybackWindow`): an API key or a login cookie for a session of its project; without credentials, public sessions only (401 otherwise). Another project's session, like an unknown one, is 404.
+         */
+        get: operations["getStoryboardVtt"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5390,6 +5470,64 @@ export interface operations {
             };
         };
     };
+    getPublicStoryboardSprite: {
+        parameters: {
+            query?: {
+                /** @description a replay link's token: opens the storyboard of that session, public or not, while the link is valid */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The JPEG sprite. */
+            200: {
+                headers: {
+                    /** @description names this making of the storyboard */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+        };
+    };
+    getPublicStoryboardVtt: {
+        parameters: {
+            query?: {
+                /** @description a replay link's token: opens the storyboard of that session, public or not, while the link is valid */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The WebVTT. */
+            200: {
+                headers: {
+                    /** @description names this making of the storyboard */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/vtt": string;
+                };
+            };
+        };
+    };
     listRestrictedKeys: {
         parameters: {
             query?: {
@@ -6335,6 +6473,58 @@ export interface operations {
                         data: components["schemas"]["Deleted"];
                         error: null;
                     };
+                };
+            };
+        };
+    };
+    getStoryboardSprite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The JPEG sprite. */
+            200: {
+                headers: {
+                    /** @description names this making of the storyboard */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+        };
+    };
+    getStoryboardVtt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The WebVTT. */
+            200: {
+                headers: {
+                    /** @description names this making of the storyboard */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/vtt": string;
                 };
             };
         };

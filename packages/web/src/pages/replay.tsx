@@ -3,6 +3,7 @@ import { Link, useParams } from 'wouter';
 import { api } from '../api';
 import { Player } from '../player/player';
 import { userSource } from '../player/source';
+import { userStoryboard } from '../player/storyboard';
 import type { Session } from '../types';
 import { sessionState } from '../types';
 import { ErrorNote, Loading, PageHeader } from '../ui/kit';
@@ -18,6 +19,7 @@ export function ReplayPage() {
   );
   const source = useMemo(() => userSource(sessionId), [sessionId]);
   const s = session.data;
+  const storyboard = useMemo(() => userStoryboard(sessionId, s?.project_id), [sessionId, s?.project_id]);
   return (
     <>
       <PageHeader
@@ -39,7 +41,7 @@ export function ReplayPage() {
           This session is still live: the replay holds what was recorded when it opened.
         </p>
       ) : null}
-      {s ? <Player source={source} /> : null}
+      {s ? <Player source={source} storyboard={storyboard} /> : null}
     </>
   );
 }

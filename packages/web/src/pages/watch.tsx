@@ -3,6 +3,7 @@ import { Link, useParams, useSearch } from 'wouter';
 import { api } from '../api';
 import { Player } from '../player/player';
 import { linkSource, publicSource } from '../player/source';
+import { publicStoryboard } from '../player/storyboard';
 import { Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
 import { PublicFrame } from '../ui/public-frame';
 import { useLoad, usePagedList } from '../ui/hooks';
@@ -77,6 +78,7 @@ export function WatchPage() {
   const { sessionId = '' } = useParams<{ sessionId: string }>();
   const source = useMemo(() => publicSource(sessionId), [sessionId]);
   const name = useSessionName(sessionId);
+  const storyboard = useMemo(() => publicStoryboard(sessionId), [sessionId]);
   return (
     <PublicFrame>
       <PageHeader title={name ?? 'Session replay'} sub={name ? 'Replay of a public session' : undefined}>
@@ -84,7 +86,7 @@ export function WatchPage() {
           All public sessions
         </Link>
       </PageHeader>
-      <Player source={source} />
+      <Player source={source} storyboard={storyboard} />
     </PublicFrame>
   );
 }
@@ -99,13 +101,14 @@ export function ReplayLinkPage() {
   const token = new URLSearchParams(useSearch()).get('token');
   const source = useMemo(() => linkSource(sessionId, token), [sessionId, token]);
   const name = useSessionName(sessionId, token);
+  const storyboard = useMemo(() => publicStoryboard(sessionId, token), [sessionId, token]);
   return (
     <PublicFrame>
       <PageHeader
         title={name ?? 'Shared replay'}
         sub="Shared through a replay link, valid until it expires."
       />
-      <Player source={source} />
+      <Player source={source} storyboard={storyboard} />
     </PublicFrame>
   );
 }

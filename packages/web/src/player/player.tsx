@@ -3,6 +3,7 @@ import { ErrorNote, Loading, Progress } from '../ui/kit';
 import { ReplayEngine, SPEEDS } from './engine';
 import { ChatLog, EventList } from './side-panels';
 import type { PlaybackSource } from './source';
+import { useStoryboard, type Storyboard, type StoryboardSource } from './storyboard';
 import { Tiles } from './tiles';
 import { TimeBar } from './time-bar';
 import type { PlayerSnapshot } from './types';
@@ -28,10 +29,12 @@ const noSnapshot = () => null;
 /**
  * Plays a recorded session from any source (signed in, public, replay link): the participants'
  * video in tiles, the audio, the chat and the timeline, with play/pause, seeking and speed.
- * `source` must be memoised by the caller: a new one starts a new player.
+ * `source` must be memoised by the caller: a new one starts a new player. `storyboard`: where its
+ * thumbnails are read, shown over the time bar under the pointer.
  */
-export function Player({ source }: { source: PlaybackSource }) {
+export function Player({ source, storyboard }: { source: PlaybackSource; storyboard?: StoryboardSource }) {
   const engine = useEngine(source);
+  const board = useStoryboard(storyboard);
   const snap = useSyncExternalStore(
     engine?.subscribe ?? noSubscribe,
     engine?.snapshot ?? noSnapshot,
@@ -41,10 +44,11 @@ export function Player({ source }: { source: PlaybackSource }) {
     return snap?.error ? <ErrorNote error={snap.error} /> : <Loading label="Loading the recording…" />;
   }
   if (snap.status === 'error' && snap.end === 0) return <ErrorNote error={snap.error} />;
-  return <PlayerView engine={engine} snap={snap} />;
+  return <PlayerView engine={engine} snap={snap} board={board} />;
 }
 
-function PlayerView({ engine, snap }: { engine: ReplayEngine; snap: PlayerSnapshot }) {
+function PlayerView(props: { engine: ReplayEngine; snap: PlayerSnapshot; board: Storyboard | null }) {
+  const { engine, snap } = props;
   const speedId = useId();
   const playing = snap.status === 'playing' || snap.status === 'buffering';
   const nothing = snap.end <= snap.start && snap.tiles.length === 0;
@@ -72,6 +76,7 @@ function PlayerView({ engine, snap }: { engine: ReplayEngine; snap: PlayerSnapsh
             names={snap.names}
             disabled={nothing}
             onSeek={seek}
+            storyboard={props.board}
           />
           <span className="speed">
             <label htmlFor={speedId}>Speed</label>

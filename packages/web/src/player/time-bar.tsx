@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { formatDuration } from '../ui/format';
 import { pausedSpans } from './gaps';
 import { describeEvent } from './labels';
+import { useHoverPreview, type Storyboard } from './storyboard';
 import type { Envelope } from './types';
 
 /** Arrow keys move this far; Page Up/Down ten times as far. */
@@ -24,10 +25,13 @@ export function TimeBar(props: {
   names: Record<string, string>;
   disabled: boolean;
   onSeek(ts: number): void;
+  /** thumbnails shown while the pointer rests on the bar (none: no preview) */
+  storyboard?: Storyboard | null;
 }) {
   const { start, end, position } = props;
   const duration = Math.max(0, end - start);
   const [scrub, setScrub] = useState<number | null>(null);
+  const hover = useHoverPreview(props.storyboard, duration);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
   const shown = scrub ?? position - start;
@@ -84,8 +88,10 @@ export function TimeBar(props: {
             title={`${formatDuration(m.ts - start)} ${describeEvent(m, props.names)}`}
           />
         ))}
+        {hover.preview}
       </div>
       <input
+        {...hover.handlers}
         type="range"
         aria-label="Position"
         min={0}
