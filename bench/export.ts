@@ -40,9 +40,11 @@
  *         same frame count; seconds from its start to its exit.
  * `ratio` = bare seconds ÷ vss seconds (medians over the rounds): the share of the bare command's
  * speed that the service achieves from enqueue to `completed`; `ratio_cpu` = the bare command's CPU
- * seconds ÷ the service's (its ffmpeg and the server process), steadier on a shared machine. Each
- * round waits (up to 20 s) for the machine to be quiet first and prints the load average and the
- * other work seen before it: name them beside the figures.
+ * seconds ÷ the service's (its ffmpeg and the server process), steadier on a shared machine.
+ * Before each scenario of each round the benchmark waits (up to 20 s) for less than half a core of
+ * other work, and prints the load average and the other work it saw (its `conditions` in the JSON
+ * line): name them beside the figures. The scenario 3 target compares two vss times of about 2 s
+ * and 3 s: one disturbed round moves it by more than its margin; read its rounds too.
  *
  * --presets: before the rounds, the bare command once per libx264 preset on the first minute, with
  * its speed, bitrate and SSIM against a lossless encode of the same composition (why the product
