@@ -1,292 +1,89 @@
 /**
- * export: rendering a recorded session to MP4 through the service (enqueue → job → file) against
- * one hand-written ffmpeg command making the same composition from the same frames on disk.
+ * export: recorded sessions exported through the service (enqueue → job → file) against
+ * hand-written ffmpeg commands doing the same work from the same media on disk, in four scenarios.
  *
  *   npm run bench -- export [--quick] [--minutes=N] [--rounds=N] [--presets] [--keep]
  *
  * Fixture (bench/lib/export-fixture.ts): 4 participants, each a 640x480 MJPEG camera at 15 fps
- * (about 22 kB a frame) and an Opus microphone, 10 minutes (--quick: 1). A first run of the compiled
- * server creates an account, a key and a session through the API and stops; the frames are written
+ * (about 22 kB a frame) and an Opus microphone (mono). Three recordings: the full export's
+ * (--minutes, default 1), a long one of 10 minutes (--quick: 1; the same session when --minutes
+ * is as long), and one of the first 10 s of the same media. A first run of the compiled server
+ * creates an account, a key and the sessions through the API and stops; the frames are written
  * into its stream store (SQLite, the default) with the store's own appendBatch; the server starts
- * again on the same DATA_DIR.
+ * again on the same DATA_DIR, with LOG_LEVEL=warn.
  *
- * Measured, in rounds that alternate which side goes first:
- *   vss   GET /v1/sessions/{id}/export (grid, landscape) with the API key, then GET /v1/exports/{id}
- *         every 500 ms until `completed`: seconds from the enqueue (just before its request) to the
- *         job's `completed_at` (the server's clock, this machine's: the polling interval is not
- *         counted), when the server started ffmpeg (from its start time in /proc, to 10 ms), the
- *         server's and its ffmpeg child's CPU and peak RSS (VmHWM; the server's is reset before each
- *         render)
+ * Scenarios (bench/lib/export-options.ts), each run once per round, in rounds that rotate which
+ * side goes first:
+ *   1. full     the grid export of the full recording at 720p: vss against the bare command.
+ *               Target (issue 32): ratio ≥ 1.0; peak memory (server + its ffmpeg) < 300 MB (issue 18).
+ *   2. 1080p    the same with `resolution: '1080p'` against a bare command at 1920x1080 (tiles and
+ *               gap from the service's gridRects, name bars from nameBar at those tiles). No target.
+ *   3. clip     `from_ts`/`to_ts`: 10 s from the middle of the 10-minute recording; beside it the
+ *               full export of the 10 s recording, and the bare command making 10 s (the first 10 s
+ *               of the files). Target: clip seconds ÷ the 10 s recording's export seconds ≤ 1.5.
+ *   4. m4a      `format: 'm4a'` of the 10-minute recording against a bare command mixing the 4 Ogg
+ *               files to mono AAC 128k in an `ipod` file. Target: ≥ 20× real time.
+ *
+ * Measured per side:
+ *   vss   POST /v1/sessions/{id}/exports with the options as JSON and the API key, then
+ *         GET /v1/exports/{id} every 500 ms until `completed`: seconds from the enqueue (just before
+ *         its request) to the job's `completed_at` (the server's clock, this machine's: the polling
+ *         interval is not counted), when the server started ffmpeg (from its start time in /proc,
+ *         to 10 ms), the server's and its ffmpeg child's CPU and peak RSS (VmHWM; the server's is
+ *         reset before each render)
  *   bare  the server's ffmpeg (PATH's, else the bundled one: its version is printed, and builds
- *         differ widely in speed and memory) with the 4 MJPEG files and 4 Ogg files as inputs and
- *         one filter graph: a 1280x720 canvas, each camera scaled to fit 636x356, the service's
- *         name bar (the user id) overlaid onto it, padded, overlaid in a 2x2 grid 8 px apart; the
- *         4 (mono) microphones mixed at unity gain. Same
- *         encoder settings as the service (libx264 at the product's preset and CRF, yuv420p, AAC
- *         128k, +faststart), same frame count; seconds from its start to its exit.
+ *         differ widely in speed and memory) with the MJPEG and Ogg files as inputs and one filter
+ *         graph (bench/lib/export-bare.ts): the service's canvas, each camera scaled to fit its
+ *         tile, the service's name bar (the user id) overlaid onto it, padded, overlaid in the 2x2
+ *         grid; the 4 (mono) microphones mixed at unity gain. The same encoder settings as the
+ *         service (libx264 at the product's preset and CRF, yuv420p, AAC 128k, +faststart), the
+ *         same frame count; seconds from its start to its exit.
  * `ratio` = bare seconds ÷ vss seconds (medians over the rounds): the share of the bare command's
  * speed that the service achieves from enqueue to `completed`; `ratio_cpu` = the bare command's CPU
  * seconds ÷ the service's (its ffmpeg and the server process), steadier on a shared machine.
- * Targets (issue 18): ratio ≥ 0.95; peak memory (server + its ffmpeg) < 300 MB.
+ * Before each scenario of each round the benchmark waits (up to 20 s) for less than half a core of
+ * other work, and prints the load average and the other work it saw (its `conditions` in the JSON
+ * line): name them beside the figures. The scenario 3 target compares two vss times of about 2 s
+ * and 3 s: one disturbed round moves it by more than its margin; read its rounds too.
  *
  * --presets: before the rounds, the bare command once per libx264 preset on the first minute, with
  * its speed, bitrate and SSIM against a lossless encode of the same composition (why the product
  * uses the preset it does). --keep leaves the DATA_DIR.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import {
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, extname, join } from 'node:path';
-import { measureWith } from '../packages/server/src/modules/exports/font-metrics.ts';
-import { nameFont } from '../packages/server/src/modules/exports/fonts.ts';
-import { encoderArgs, X264 } from '../packages/server/src/modules/exports/graph.ts';
-import { barPicture, nameBar } from '../packages/server/src/modules/exports/name-bar.ts';
+import { join } from 'node:path';
+import { X264 } from '../packages/server/src/modules/exports/graph.ts';
 import type { sqliteStreamStore as SqliteStreamStore } from '../packages/server/src/streams/sqlite.js';
 import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
-import { expectCall } from './lib/http.ts';
-import { benchTenant } from './lib/tenant.ts';
+import { bareArgs } from './lib/export-bare.ts';
 import {
   CAM_FPS,
   FFMPEG,
   FFMPEG_FOUND,
   mediaFiles,
-  PARTICIPANTS,
   writeRecording,
   type MediaFiles,
 } from './lib/export-fixture.ts';
+import {
+  CLIP_MS,
+  figures,
+  framesOf,
+  printScenario,
+  scenarios,
+  type Recording,
+} from './lib/export-options.ts';
+import { runFfmpeg } from './lib/export-run.ts';
+import { expectCall } from './lib/http.ts';
 import { waitForQuiet } from './lib/machine.ts';
-import { median } from './lib/load.ts';
-import { ProcSampler, readProc, resetPeak } from './lib/proc.ts';
-import { ROOT, startProcess, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
-import { fmt, mib, printTable, round } from './lib/table.ts';
+import { readProc } from './lib/proc.ts';
+import { ROOT, startProcess, stopAll, vssArgs } from './lib/server.ts';
+import { fmt, mib, round } from './lib/table.ts';
+import { benchTenant } from './lib/tenant.ts';
 
 const EPOCH_MS = Date.UTC(2026, 10, 21, 10, 0, 0);
-const TARGET_RATIO = 0.95;
-const TARGET_PEAK_BYTES = 300e6;
-/**
- * How often the job is asked whether it has completed. Its time is read from its own `completed_at`,
- * so this only decides how soon the end is seen; the `vss` command line asks once a second.
- */
-const POLL_MS = 500;
 const PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'];
-
-/** One render: how long it took and what it cost. */
-interface Run {
-  side: 'vss' | 'bare';
-  wallS: number;
-  /** ffmpeg's CPU seconds and peak RSS */
-  ffmpegCpuS: number;
-  ffmpegPeak: number;
-  /** vss only: the server process during the render */
-  serverCpuS: number;
-  serverPeak: number;
-  bytes: number;
-  load: number;
-  /** vss only: seconds from the enqueue to the start of the server's ffmpeg */
-  startS: number;
-}
-
-/**
- * The service's name bars on the bare command's tiles: the same pictures (each participant's user
- * id, as the service shows a participant without a display name, in the same font) at the same
- * places, drawn once and overlaid onto each scaled camera picture. Their files go into `dir`,
- * ffmpeg's working directory.
- */
-function nameBars(dir: string): Array<{ picture: string; x: number; bottom: number }> {
-  const font = nameFont();
-  let fontArg = 'font=Sans';
-  if (font) {
-    const name = `font${extname(font)}`;
-    rmSync(join(dir, name), { force: true });
-    symlinkSync(font, join(dir, name));
-    fontArg = `fontfile=${name}`;
-  }
-  const measure = measureWith(font);
-  return Array.from({ length: PARTICIPANTS }, (_, p) => {
-    const bar = nameBar(636, 356, `participant-${p}`, measure)!;
-    writeFileSync(join(dir, `bar-${p}.txt`), bar.text);
-    return { picture: barPicture(bar, CAM_FPS, fontArg, `bar-${p}.txt`), x: bar.x, bottom: bar.bottom };
-  });
-}
-
-/**
- * The hand-written command: the same grid, name bars and mix as the service's, straight from the
- * files. Run in the output's directory (the bars' files are there).
- */
-function bareArgs(
-  media: MediaFiles,
-  frames: number,
-  output: string,
-  x264: { preset: string; crf: number } = X264,
-  format: 'mp4' | 'matroska' = 'mp4',
-): string[] {
-  const seconds = frames / CAM_FPS;
-  const fit =
-    "scale=w='if(gt(a,1.786517),636,trunc(356*a/2)*2)':h='if(gt(a,1.786517),trunc(636/a/2)*2,356)',setsar=1";
-  const pad = 'pad=636:356:(ow-iw)/2:(oh-ih)/2:black';
-  const at = ['0:0', '644:0', '0:364', '644:364'];
-  const bars = nameBars(dirname(output));
-  const graph = [
-    `color=c=0x111318:s=1280x720:r=${CAM_FPS}:d=${seconds}[c0]`,
-    ...bars.map((b, p) => `${b.picture}[b${p}]`),
-    ...media.cams.map(
-      (_, p) =>
-        `[${p}:v]${fit}[p${p}];[p${p}][b${p}]overlay=x=${bars[p]!.x}:y=main_h-overlay_h-${bars[p]!.bottom},${pad}[v${p}]`,
-    ),
-    ...media.cams.map((_, p) => `[c${p}][v${p}]overlay=${at[p]}[c${p + 1}]`),
-    `[c${media.cams.length}]format=yuv420p[vout]`,
-    `${media.mics.map((_, p) => `[${media.cams.length + p}:a]`).join('')}amix=inputs=${media.mics.length}:` +
-      `duration=first:dropout_transition=0,volume=${media.mics.length},atrim=end=${seconds}[aout]`,
-  ].join(';');
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
-    ...media.cams.flatMap((f) => ['-f', 'mjpeg', '-framerate', String(CAM_FPS), '-i', f]),
-    ...media.mics.flatMap((f) => ['-i', f]),
-    '-filter_complex',
-    graph,
-    '-map',
-    '[vout]',
-    '-map',
-    '[aout]',
-    '-frames:v',
-    String(frames),
-    ...encoderArgs(x264),
-    ...(format === 'mp4' ? ['-movflags', '+faststart'] : []),
-    '-f',
-    format,
-    output,
-  ];
-}
-
-/** Runs ffmpeg to completion, sampling its CPU and memory. */
-async function runFfmpeg(
-  args: string[],
-  cwd?: string,
-): Promise<{ wallS: number; cpuS: number; peak: number; stderr: string }> {
-  const t0 = performance.now();
-  const child = spawn(FFMPEG, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const sampler = new ProcSampler(child.pid!, 100);
-  const code = await new Promise<number | null>((ok) => child.once('close', ok));
-  sampler.stop();
-  if (code !== 0) throw new Error(`ffmpeg exited with ${code}: ${stderr}`);
-  return {
-    wallS: (performance.now() - t0) / 1000,
-    cpuS: sampler.last?.cpuS ?? NaN,
-    peak: sampler.peakRssBytes,
-    stderr,
-  };
-}
-
-/** Clock ticks per second of /proc/<pid>/stat's times. */
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** Seconds since boot, to 10 ms: the clock of a process's start time in /proc. */
-function uptimeS(): number {
-  return Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
-}
-
-/** The ffmpeg process the server started, once there is one, and when it started (seconds since boot). */
-function ffmpegChildOf(pid: number): { pid: number; startedS: number } | null {
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // fields[0] is field 3 (state): the parent is field 4, the start time field 22.
-      if (Number(fields[1]) === pid && stat.includes('(ffmpeg)'))
-        return { pid: Number(name), startedS: Number(fields[19]) / CLK_TCK };
-    } catch {
-      // gone
-    }
-  }
-  return null;
-}
-
-async function renderVss(server: ServerProcess, sessionId: string, key: string): Promise<Run> {
-  const auth = { authorization: `Bearer ${key}` };
-  const load = loadavg()[0]!;
-  resetPeak(server.pid);
-  const mark = server.sampler.mark();
-  const enqueuedAt = Date.now();
-  const up0 = uptimeS();
-  const queued = await expectCall<{ data: { job_id: string } }>(
-    202,
-    `${server.url}/v1/sessions/${sessionId}/export`,
-    { headers: auth },
-  );
-  const id = queued.json.data.job_id;
-  const child: { sampler: ProcSampler | null; startS: number } = { sampler: null, startS: NaN };
-  // The server's ffmpeg is looked for in /proc, outside the server, until it is found: its start
-  // time there is exact to 10 ms however late it is seen.
-  const watch = setInterval(() => {
-    const found = child.sampler ? null : ffmpegChildOf(server.pid);
-    if (!found) return;
-    child.sampler = new ProcSampler(found.pid, 100);
-    child.startS = found.startedS - up0;
-  }, 50);
-  let job: { status: string; size_bytes: number | null; error: string | null; completed_at: string | null };
-  try {
-    for (;;) {
-      const res = await expectCall<{ data: typeof job }>(200, `${server.url}/v1/exports/${id}`, {
-        headers: auth,
-      });
-      job = res.json.data;
-      if (job.status === 'completed' || job.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
-  } finally {
-    clearInterval(watch);
-  }
-  child.sampler?.stop();
-  if (job.status !== 'completed') throw new Error(`the export failed: ${job.error}`);
-  // To the moment the job became `completed` on the server (same machine, same clock), not to the
-  // poll that saw it.
-  const wallS = (Date.parse(job.completed_at!) - enqueuedAt) / 1000;
-  const serverCpuS = server.sampler.cpuSince(mark);
-  return {
-    side: 'vss',
-    wallS,
-    ffmpegCpuS: child.sampler?.last?.cpuS ?? NaN,
-    ffmpegPeak: child.sampler?.peakRssBytes ?? NaN,
-    serverCpuS,
-    serverPeak: readProc(server.pid)?.peakRssBytes ?? NaN,
-    bytes: job.size_bytes ?? 0,
-    load,
-    startS: child.startS,
-  };
-}
-
-async function renderBare(media: MediaFiles, frames: number, dir: string): Promise<Run> {
-  const load = loadavg()[0]!;
-  const out = join(dir, 'bare.mp4');
-  const r = await runFfmpeg(bareArgs(media, frames, out), dir);
-  return {
-    side: 'bare',
-    wallS: r.wallS,
-    ffmpegCpuS: r.cpuS,
-    ffmpegPeak: r.peak,
-    serverCpuS: 0,
-    serverPeak: 0,
-    bytes: statSync(out).size,
-    load,
-    startS: 0,
-  };
-}
 
 /** libx264 presets on the bare command: speed, bitrate, SSIM against a lossless encode. */
 async function comparePresets(
@@ -295,11 +92,14 @@ async function comparePresets(
 ): Promise<Array<Record<string, number | string>>> {
   const frames = 60 * CAM_FPS;
   const lossless = join(dir, 'lossless.mkv');
-  await runFfmpeg(bareArgs(media, frames, lossless, { preset: 'ultrafast', crf: 0 }, 'matroska'), dir);
+  await runFfmpeg(
+    bareArgs(media, frames, lossless, { x264: { preset: 'ultrafast', crf: 0 }, format: 'matroska' }),
+    dir,
+  );
   const rows: Array<Record<string, number | string>> = [];
   for (const preset of PRESETS) {
     const out = join(dir, `preset-${preset}.mp4`);
-    const r = await runFfmpeg(bareArgs(media, frames, out, { preset, crf: X264.crf }), dir);
+    const r = await runFfmpeg(bareArgs(media, frames, out, { x264: { preset, crf: X264.crf } }), dir);
     // Frames are paired by index: the two files' time bases differ, and pairing by time would compare neighbours.
     const ssim = await runFfmpeg([
       '-hide_banner',
@@ -331,11 +131,13 @@ async function comparePresets(
 }
 
 export default async function exportBench({ quick, args }: BenchOptions): Promise<void> {
-  const minutes = intFlag(args, 'minutes') ?? (quick ? 1 : 10);
+  const minutes = intFlag(args, 'minutes') ?? 1;
+  const longMinutes = quick ? 1 : 10;
   const rounds = intFlag(args, 'rounds') ?? (quick ? 1 : 2);
   const keep = args.includes('--keep');
   const started = Date.now();
-  const media = mediaFiles(minutes, console.log);
+  const mainMedia = mediaFiles(minutes, console.log);
+  const longMedia = mediaFiles(longMinutes, console.log);
   const dataDir = mkdtempSync(join(tmpdir(), 'vss-bench-export-'));
   const env = {
     DATABASE_URL: '',
@@ -355,25 +157,57 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
       timeoutMs: 60_000,
     });
   try {
-    // ------------------------------------------------------------ the recording
+    // ------------------------------------------------------------ the recordings
     const first = await start('vss (bootstrap)');
-    const { sessionId, secret: key } = await benchTenant(first.url, 'export');
+    const tenant = await benchTenant(first.url, 'export');
+    const session = async (name: string) =>
+      (
+        await expectCall<{ data: { id: string } }>(201, `${first.url}/v1/sessions`, {
+          method: 'POST',
+          headers: tenant.auth,
+          json: { name },
+        })
+      ).json.data.id;
+    const sameLong = minutes === longMinutes;
+    const ids = {
+      main: tenant.sessionId,
+      long: sameLong ? tenant.sessionId : await session(`export bench, ${longMinutes} minutes`),
+      short: await session(`export bench, ${CLIP_MS / 1000} s`),
+    };
     await first.stop();
-    const g0 = performance.now();
     const mod = (await import(join(ROOT, 'packages/server/dist/streams/sqlite.js'))) as {
       sqliteStreamStore: typeof SqliteStreamStore;
     };
     const store = mod.sqliteStreamStore(dataDir);
-    const written = await writeRecording(store, sessionId, media, EPOCH_MS);
+    const fixture: Record<string, unknown> = {};
+    const write = async (
+      what: string,
+      id: string,
+      media: MediaFiles,
+      limitMs?: number,
+    ): Promise<Recording> => {
+      const g0 = performance.now();
+      const written = await writeRecording(store, id, media, EPOCH_MS, limitMs);
+      const genS = (performance.now() - g0) / 1000;
+      const frames = framesOf(written);
+      fixture[what] = {
+        events: written.events,
+        payload_bytes: written.payloadBytes,
+        generation_s: round(genS, 1),
+      };
+      console.log(
+        `export: ${what} recording of 4 participants: ${written.camFrames.toLocaleString('en-US')} camera frames, ` +
+          `${written.micPackets.toLocaleString('en-US')} opus packets, ${fmt(written.payloadBytes / 1e6)} MB, ` +
+          `written in ${fmt(genS, 1)} s; ${frames} output frames (${fmt(frames / CAM_FPS, 2)} s)`,
+      );
+      return { sessionId: id, media, written, frames, epochMs: EPOCH_MS };
+    };
+    const main = await write(`${minutes}-minute`, ids.main, mainMedia);
+    const long = sameLong ? main : await write(`${longMinutes}-minute`, ids.long, longMedia);
+    const short = await write(`${CLIP_MS / 1000} s`, ids.short, longMedia, CLIP_MS);
     await store.close();
-    const genS = (performance.now() - g0) / 1000;
-    const frames = Math.round((written.spanMs * CAM_FPS) / 1000) + 1;
-    const mediaS = frames / CAM_FPS;
     console.log(
-      `export: ${minutes}-minute recording of 4 participants: ${written.camFrames.toLocaleString('en-US')} camera frames, ` +
-        `${written.micPackets.toLocaleString('en-US')} opus packets, ${fmt(written.payloadBytes / 1e6)} MB, ` +
-        `written in ${fmt(genS, 1)} s; ${frames} output frames (${fmt(mediaS, 2)} s) at preset ${X264.preset}, CRF ${X264.crf}; ` +
-        `${FFMPEG_FOUND.source} ${FFMPEG_FOUND.version ?? FFMPEG}`,
+      `export: preset ${X264.preset}, CRF ${X264.crf}; ${FFMPEG_FOUND.source} ${FFMPEG_FOUND.version ?? FFMPEG}`,
     );
 
     const server = await start('vss');
@@ -386,119 +220,55 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
     }
 
     // ------------------------------------------------------------ interleaved rounds
-    const runs: Run[] = [];
+    const all = scenarios({ server, key: tenant.secret, dir: dataDir, minutes, main, long, short });
+    const conditions: Array<{ round: number; scenario: string; load: number; other_cores: number }> = [];
     for (let r = 1; r <= rounds; r++) {
-      const quiet = await waitForQuiet(0.5, quick ? 2000 : 20_000);
-      const order = r % 2 === 1 ? (['vss', 'bare'] as const) : (['bare', 'vss'] as const);
-      for (const side of order) {
-        const run =
-          side === 'vss' ? await renderVss(server, sessionId, key) : await renderBare(media, frames, dataDir);
-        runs.push(run);
-        console.log(
-          `  round ${r}/${rounds} ${side.padEnd(4)}: ${fmt(run.wallS, 1).padStart(6)} s  ` +
-            `${fmt(mediaS / run.wallS, 2)}× real time  ffmpeg ${fmt(run.ffmpegCpuS, 1)} CPU s, peak ${fmt(mib(run.ffmpegPeak), 1)} MiB` +
-            (side === 'vss'
-              ? `  server ${fmt(run.serverCpuS, 1)} CPU s, peak ${fmt(mib(run.serverPeak), 1)} MiB, ffmpeg started after ${fmt(run.startS, 2)} s`
-              : '') +
-            `  (load ${run.load.toFixed(2)}, other work before the round ${fmt(quiet, 2)} cores)`,
-        );
+      for (const s of all) {
+        const quiet = await waitForQuiet(0.5, quick ? 2000 : 20_000);
+        conditions.push({ round: r, scenario: s.key, load: round(loadavg()[0]!), other_cores: round(quiet) });
+        // Each round starts one side later: with two sides, they alternate which goes first.
+        const n = s.sides.length;
+        const order = s.sides.map((_, i) => s.sides[(i + r - 1) % n]!);
+        for (const side of order) {
+          const run = await side.run();
+          side.runs.push(run);
+          console.log(
+            `  round ${r}/${rounds} ${s.key.padEnd(10)} ${side.label.padEnd(38)} ${fmt(run.wallS, 2).padStart(7)} s  ` +
+              `${fmt(side.mediaS / run.wallS, 2)}× real time  ffmpeg ${fmt(run.ffmpegCpuS, 1)} CPU s, ` +
+              `peak ${fmt(mib(run.ffmpegPeak), 1)} MiB` +
+              (run.side === 'vss'
+                ? `  server ${fmt(run.serverCpuS, 1)} CPU s, peak ${fmt(mib(run.serverPeak), 1)} MiB, ` +
+                  `ffmpeg started after ${fmt(run.startS, 2)} s`
+                : '') +
+              `  (load ${run.load.toFixed(2)}, other work before the round ${fmt(quiet, 2)} cores)`,
+          );
+        }
       }
     }
     await server.stop();
 
     // ------------------------------------------------------------ summary
-    const of = (side: Run['side']) => runs.filter((x) => x.side === side);
-    const sum = (xs: Run[]) => ({
-      wallS: median(xs.map((x) => x.wallS)),
-      min: Math.min(...xs.map((x) => x.wallS)),
-      max: Math.max(...xs.map((x) => x.wallS)),
-      ffmpegCpuS: median(xs.map((x) => x.ffmpegCpuS)),
-      serverCpuS: median(xs.map((x) => x.serverCpuS)),
-      ffmpegPeak: Math.max(...xs.map((x) => x.ffmpegPeak)),
-      serverPeak: Math.max(...xs.map((x) => x.serverPeak)),
-      bytes: median(xs.map((x) => x.bytes)),
-      startS: median(xs.map((x) => x.startS)),
-    });
-    const vss = sum(of('vss'));
-    const bare = sum(of('bare'));
-    const ratio = bare.wallS / vss.wallS;
-    // CPU seconds are much less disturbed by other work on the machine than wall time.
-    const ratioCpu = bare.ffmpegCpuS / (vss.ffmpegCpuS + vss.serverCpuS);
-    const peak = vss.ffmpegPeak + vss.serverPeak;
-    printTable(
-      [
-        'side',
-        'seconds',
-        'range',
-        '× real time',
-        'ffmpeg CPU s',
-        'server CPU s',
-        'ffmpeg peak MiB',
-        'server peak MiB',
-        'MP4 MB',
-      ],
-      [vss, bare].map((x, i) => [
-        i === 0 ? 'vss (enqueue → completed)' : 'bare ffmpeg command',
-        fmt(x.wallS, 1),
-        `${fmt(x.min, 1)}–${fmt(x.max, 1)}`,
-        fmt(mediaS / x.wallS, 2),
-        fmt(x.ffmpegCpuS, 1),
-        i === 0 ? fmt(x.serverCpuS, 1) : '',
-        fmt(mib(x.ffmpegPeak), 1),
-        i === 0 ? fmt(mib(x.serverPeak), 1) : '',
-        fmt(x.bytes / 1e6, 1),
-      ]),
-      `${minutes}-minute 4-participant grid, 1280x720 at ${CAM_FPS} fps, libx264 ${X264.preset} CRF ${X264.crf}; ` +
-        `median of ${rounds} round(s); server RSS at rest ${fmt(mib(restRss), 1)} MiB`,
-    );
-    const met = { ratio: ratio >= TARGET_RATIO, peak: peak < TARGET_PEAK_BYTES };
-    const yn = (b: boolean) => (b ? 'met' : 'NOT MET');
-    console.log(
-      `\ntargets: vss ≥ ${TARGET_RATIO} × the bare command's speed: ${yn(met.ratio)} (${fmt(ratio, 3)}; ` +
-        `by CPU seconds, ffmpeg + server: ${fmt(ratioCpu, 3)})\n` +
-        `         peak memory (server + its ffmpeg) < ${TARGET_PEAK_BYTES / 1e6} MB: ${yn(met.peak)} (${fmt(peak / 1e6, 1)} MB: ` +
-        `server ${fmt(vss.serverPeak / 1e6, 1)} + ffmpeg ${fmt(vss.ffmpegPeak / 1e6, 1)}; the bare command ${fmt(bare.ffmpegPeak / 1e6, 1)})`,
-    );
+    for (const s of all) printScenario(s, rounds);
+    console.log(`\nserver RSS at rest ${fmt(mib(restRss), 1)} MiB`);
+    const { json, targets } = figures(all);
     console.log(
       JSON.stringify({
         bench: 'export',
         quick,
         minutes,
+        long_minutes: longMinutes,
         rounds,
         participants: 4,
         preset: X264.preset,
         crf: X264.crf,
         ffmpeg: FFMPEG_FOUND.version,
-        media_s: round(mediaS, 2),
-        frames,
-        fixture: {
-          events: written.events,
-          payload_bytes: written.payloadBytes,
-          generation_s: round(genS, 1),
-        },
-        ratio: round(ratio, 3),
-        ratio_cpu: round(ratioCpu, 3),
-        vss: {
-          seconds: round(vss.wallS, 1),
-          x_real_time: round(mediaS / vss.wallS, 2),
-          ffmpeg_cpu_s: round(vss.ffmpegCpuS, 1),
-          server_cpu_s: round(vss.serverCpuS, 1),
-          ffmpeg_peak_mib: round(mib(vss.ffmpegPeak), 1),
-          server_peak_mib: round(mib(vss.serverPeak), 1),
-          ffmpeg_start_s: round(vss.startS, 2),
-          mp4_bytes: vss.bytes,
-        },
-        bare: {
-          seconds: round(bare.wallS, 1),
-          x_real_time: round(mediaS / bare.wallS, 2),
-          ffmpeg_cpu_s: round(bare.ffmpegCpuS, 1),
-          ffmpeg_peak_mib: round(mib(bare.ffmpegPeak), 1),
-          mp4_bytes: bare.bytes,
-        },
-        peak_mb: round(peak / 1e6, 1),
+        fixture,
+        ...json,
+        server_rest_mib: round(mib(restRss), 1),
         presets,
-        targets: { ratio_ge_0_95: met.ratio, peak_lt_300_mb: met.peak },
-        targets_met: met.ratio && met.peak,
+        targets,
+        targets_met: Object.values(targets).every(Boolean),
+        conditions,
         load_average_end: loadavg().map((l) => round(l)),
         duration_s: Math.round((Date.now() - started) / 1000),
       }),

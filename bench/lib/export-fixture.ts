@@ -109,38 +109,43 @@ export function* jpegFrames(file: string): Generator<Buffer> {
     if (next.done) eof = true;
     else buf = buf.length ? Buffer.concat([buf, next.value]) : next.value;
   };
-  for (;;) {
-    if (buf.length < 4 && !eof) fill();
-    if (buf.length < 4) return;
-    if (buf[0] !== 0xff || buf[1] !== 0xd8) throw new Error(`${file}: not an MJPEG stream`);
-    let o = 2;
-    let end = -1;
+  try {
     for (;;) {
-      while (o + 4 > buf.length && !eof) fill();
-      if (o + 4 > buf.length) throw new Error(`${file}: truncated JPEG`);
-      const marker = buf[o + 1]!;
-      const len = buf.readUInt16BE(o + 2);
-      if (marker !== 0xda) {
-        o += 2 + len;
-        continue;
-      }
-      o += 2 + len;
+      if (buf.length < 4 && !eof) fill();
+      if (buf.length < 4) return;
+      if (buf[0] !== 0xff || buf[1] !== 0xd8) throw new Error(`${file}: not an MJPEG stream`);
+      let o = 2;
+      let end = -1;
       for (;;) {
-        while (o + 2 > buf.length && !eof) fill();
-        if (o + 2 > buf.length) throw new Error(`${file}: truncated scan`);
-        if (buf[o] === 0xff) {
-          const m = buf[o + 1]!;
-          if (m !== 0x00 && !(m >= 0xd0 && m <= 0xd7)) {
-            end = m === 0xd9 ? o + 2 : o;
-            break;
-          }
-          o += 2;
-        } else o += 1;
+        while (o + 4 > buf.length && !eof) fill();
+        if (o + 4 > buf.length) throw new Error(`${file}: truncated JPEG`);
+        const marker = buf[o + 1]!;
+        const len = buf.readUInt16BE(o + 2);
+        if (marker !== 0xda) {
+          o += 2 + len;
+          continue;
+        }
+        o += 2 + len;
+        for (;;) {
+          while (o + 2 > buf.length && !eof) fill();
+          if (o + 2 > buf.length) throw new Error(`${file}: truncated scan`);
+          if (buf[o] === 0xff) {
+            const m = buf[o + 1]!;
+            if (m !== 0x00 && !(m >= 0xd0 && m <= 0xd7)) {
+              end = m === 0xd9 ? o + 2 : o;
+              break;
+            }
+            o += 2;
+          } else o += 1;
+        }
+        break;
       }
-      break;
+      yield Buffer.from(buf.subarray(0, end));
+      buf = buf.subarray(end);
     }
-    yield Buffer.from(buf.subarray(0, end));
-    buf = buf.subarray(end);
+  } finally {
+    // Stopped early (a shorter recording): its file is closed.
+    chunks.return(undefined);
   }
 }
 
@@ -187,19 +192,22 @@ export interface Written {
 
 /**
  * Writes the recording into `store` in time order (seq 1, 2, … as a live session would number
- * it), 2,000 events a batch: cameras at floor(k·1000/15) ms, microphones at 20 ms steps.
+ * it), 2,000 events a batch: cameras at floor(k·1000/15) ms, microphones at 20 ms steps. With
+ * `limitMs`, only the media stamped in its first `limitMs` (a shorter recording of the same media).
  */
 export async function writeRecording(
   store: StreamStore,
   sessionId: string,
   media: MediaFiles,
   epochMs: number,
+  limitMs = Infinity,
 ): Promise<Written> {
   const cams = media.cams.map((f) => jpegFrames(f));
   const mics = media.mics.map((f) => opusPackets(f));
   type Next = { ts: number; p: number; cam: boolean; k: number; body: Buffer };
   const heads: Array<Next | null> = [];
   const pull = (p: number, cam: boolean, k: number): Next | null => {
+    if ((cam ? Math.floor((k * 1000) / CAM_FPS) : k * 20) >= limitMs) return null;
     const it = cam ? cams[p]! : mics[p]!;
     const r = it.next();
     if (r.done) return null;
@@ -250,6 +258,7 @@ export async function writeRecording(
     }
   }
   if (batch.length) await store.appendBatch(batch);
+  for (const it of [...cams, ...mics]) it.return(undefined);
   out.spanMs = last - epochMs;
   return out;
 }
