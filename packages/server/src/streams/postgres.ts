@@ -128,6 +128,7 @@ export function postgresStreamStore(pool: pg.Pool, segments: SealedSegments | nu
         if (range.toTs !== undefined) where += ` and ts < $${params.push(range.toTs)}`;
         if (range.toSeq !== undefined) where += ` and seq < $${params.push(range.toSeq)}`;
         if (range.streamId !== undefined) where += ` and stream_id = $${params.push(range.streamId)}`;
+        if (range.streamIds !== undefined) where += ` and stream_id = any($${params.push(range.streamIds)})`;
         const rows = (
           await pool.query(
             `select ${COLUMNS} from stream_events where ${where} order by seq limit ${page}`,

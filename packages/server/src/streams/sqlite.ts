@@ -178,6 +178,8 @@ export function sqliteStreamStore(
       if (range.toTs !== undefined) where.push('ts < ?');
       if (range.toSeq !== undefined) where.push('seq < ?');
       if (range.streamId !== undefined) where.push('stream_id = ?');
+      if (range.streamIds !== undefined)
+        where.push(`stream_id in (${range.streamIds.map(() => '?').join(', ')})`);
       const stmt = db.prepare(
         `select ${COLUMNS} from stream_index where ${where.join(' and ')} order by seq limit ?`,
       );
@@ -187,6 +189,7 @@ export function sqliteStreamStore(
         if (range.toTs !== undefined) params.push(range.toTs);
         if (range.toSeq !== undefined) params.push(range.toSeq);
         if (range.streamId !== undefined) params.push(range.streamId);
+        if (range.streamIds !== undefined) params.push(...range.streamIds);
         const rows = stmt.all(...params, page) as Row[];
         if (rows.length === 0) return;
         from = rows[rows.length - 1]!.seq + 1;

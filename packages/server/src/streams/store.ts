@@ -76,6 +76,8 @@ export interface ReadRange {
   toSeq?: number;
   /** only this stream (filtered by the database) */
   streamId?: string;
+  /** only these streams (filtered by the database) */
+  streamIds?: string[];
   /** only these streams */
   streams?: (streamId: string) => boolean;
   limit?: number;

@@ -69,7 +69,15 @@ export async function feedTrack(
   pipe.on('error', () => {}); // EPIPE once ffmpeg has what it needs or has stopped: its exit says why
   const { track } = req;
   const framer = new TrackFramer(track.format, req.epochMs, req.cuts);
-  const range = { streamId: track.streamId, fromSeq: req.extent.fromSeq, toSeq: req.extent.toSeq };
+  // A clip's window, in the database: frames stamped outside it are not even read.
+  const { fromMs, toMs } = req.cuts.window;
+  const range = {
+    streamId: track.streamId,
+    fromSeq: req.extent.fromSeq,
+    toSeq: req.extent.toSeq,
+    fromTs: fromMs === -Infinity ? undefined : fromMs,
+    toTs: toMs === Infinity ? undefined : toMs,
+  };
   try {
     let batch: Uint8Array[] = [mkvHeader(track.format.mkv)];
     let bytes = 0;

@@ -94,13 +94,17 @@ function envelope(body: Buffer): { type?: unknown; ts?: unknown; data?: Record<s
  * What the scan reads, in seq order: the timeline and the director's commands before the extent
  * (a clip's), then everything in it.
  */
-async function* eventsOf(store: StreamStore, sessionId: string, extent: Extent) {
-  const timeline = (id: string) => id === 'events' || id === 'director';
-  if (extent.fromSeq > 0) yield* store.read(sessionId, { streams: timeline, toSeq: extent.fromSeq });
+async function* eventsOf(store: StreamStore, sessionId: string, extent: Extent, cuts: Cuts) {
+  const timeline = ['events', 'director'];
+  if (extent.fromSeq > 0) yield* store.read(sessionId, { streamIds: timeline, toSeq: extent.fromSeq });
+  // Nothing stamped after the window counts (media is dropped, the timeline ignored): the
+  // database leaves it out, rather than this process reading it.
+  const toTs = cuts.window.toMs === Infinity ? undefined : cuts.window.toMs;
   yield* store.read(sessionId, {
-    streams: (id) => timeline(id) || id.startsWith('media/'),
+    streams: (id) => timeline.includes(id) || id.startsWith('media/'),
     fromSeq: extent.fromSeq,
     toSeq: extent.toSeq,
+    toTs,
   });
 }
 
@@ -140,7 +144,7 @@ export async function scanRecording(
   let mediaUs = 0;
 
   let turn = performance.now() + SLICE_MS;
-  for await (const e of eventsOf(store, sessionId, extent)) {
+  for await (const e of eventsOf(store, sessionId, extent, cuts)) {
     // Reading the store and resolving promises never lets the event loop turn: without a pause now
     // and then, the whole scan (seconds for an hour of recording) would hold up every request and
     // live session of this process, and the pipes of other exports rendering beside it.
