@@ -108,6 +108,14 @@ describe('a clip', () => {
     expect(shown(v.frames.length - 1)).toBe(mod16(40));
   });
 
+  it('as sound alone is refused when no microphone was recorded', async () => {
+    const res = await call(t, 'POST', `/v1/sessions/${session}/exports`, {
+      key: a.key,
+      body: { format: 'm4a' },
+    });
+    expect(expectError(res, 409, 'CONFLICT')).toMatch(/no microphone/);
+  });
+
   it('from its start alone runs to the end of the recording', async () => {
     const from = startMs + 50_000;
     const { job, file } = await exportWith(t, a.key, session, { from_ts: from }, 'tail.mp4');

@@ -106,7 +106,15 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
   const stats = await store.stats(req.sessionId);
   const paused = await readPausedSpans(store, req.sessionId);
   const { cuts, extent } = await clipReading(store, req, paused);
-  const scan = await scanRecording(store, req.sessionId, stats, cuts, extent);
+  const audioOnly = req.format === 'm4a';
+  const scan = await scanRecording(
+    store,
+    req.sessionId,
+    stats,
+    cuts,
+    extent,
+    audioOnly ? ['mic'] : undefined,
+  );
   const fps = outputFps(scan);
   // A whole export: frames from 0 to the output frame nearest the last media frame, so that the
   // MP4 lasts the media span (last frame included) to within one frame interval. A clip: from its
@@ -115,7 +123,6 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
   const endUs = req.clip ? (cuts.clock(req.clip.toMs) - scan.epochMs) * 1000 : scan.spanUs;
   const frames = Math.max(1, Math.round(((endUs - startUs) * fps) / 1e6) + (req.clip ? 0 : 1));
   const durationUs = (frames * 1e6) / fps;
-  const audioOnly = req.format === 'm4a';
   const comp = audioOnly ? null : composition(scan, req, await speakerFocus(store, req, scan, cuts, extent));
 
   rmSync(req.workDir, { recursive: true, force: true });

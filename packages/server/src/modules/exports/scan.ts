@@ -94,14 +94,20 @@ function envelope(body: Buffer): { type?: unknown; ts?: unknown; data?: Record<s
  * What the scan reads, in seq order: the timeline and the director's commands before the extent
  * (a clip's), then everything in it.
  */
-async function* eventsOf(store: StreamStore, sessionId: string, extent: Extent, cuts: Cuts) {
+async function* eventsOf(
+  store: StreamStore,
+  sessionId: string,
+  extent: Extent,
+  cuts: Cuts,
+  wanted: (streamId: string) => boolean,
+) {
   const timeline = ['events', 'director'];
   if (extent.fromSeq > 0) yield* store.read(sessionId, { streamIds: timeline, toSeq: extent.fromSeq });
   // Nothing stamped after the window counts (media is dropped, the timeline ignored): the
   // database leaves it out, rather than this process reading it.
   const toTs = cuts.window.toMs === Infinity ? undefined : cuts.window.toMs;
   yield* store.read(sessionId, {
-    streams: (id) => timeline.includes(id) || id.startsWith('media/'),
+    streams: (id) => timeline.includes(id) || wanted(id),
     fromSeq: extent.fromSeq,
     toSeq: extent.toSeq,
     toTs,
@@ -124,6 +130,8 @@ async function* eventsOf(store: StreamStore, sessionId: string, extent: Extent, 
  * join, leave or focus change made while paused takes effect at the cut. When the spans are kept,
  * every video is off during each of them. A clip's scan reads only its `extent` of media (and the
  * timeline before it, so that who is there and their names are known from its first frame).
+ * `kinds`: only tracks of these kinds are read (the sound alone reads its microphones alone, so
+ * its span is from the first recorded sound to the last).
  */
 export async function scanRecording(
   store: StreamStore,
@@ -131,8 +139,13 @@ export async function scanRecording(
   stats: StreamStat[],
   cuts: Cuts = NO_CUTS,
   extent: Extent = { fromSeq: 0 },
+  kinds?: readonly TrackKind[],
 ): Promise<Scan> {
-  const media = stats.filter((s) => parseMediaStream(s.streamId));
+  const wanted = (id: string) => {
+    const m = parseMediaStream(id);
+    return m !== null && (!kinds || kinds.includes(m.kind));
+  };
+  const media = stats.filter((s) => wanted(s.streamId));
   if (media.length === 0) throw new MediaError('the session has no recorded media');
   // The clock never runs backwards: the first recorded time (in the window) is the first on it too.
   const epochMs = cuts.clock(Math.max(cuts.window.fromMs, Math.min(...media.map((s) => s.minTs))));
@@ -144,7 +157,7 @@ export async function scanRecording(
   let mediaUs = 0;
 
   let turn = performance.now() + SLICE_MS;
-  for await (const e of eventsOf(store, sessionId, extent, cuts)) {
+  for await (const e of eventsOf(store, sessionId, extent, cuts, wanted)) {
     // Reading the store and resolving promises never lets the event loop turn: without a pause now
     // and then, the whole scan (seconds for an hour of recording) would hold up every request and
     // live session of this process, and the pipes of other exports rendering beside it.

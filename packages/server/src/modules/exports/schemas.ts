@@ -25,7 +25,7 @@ const OPTIONS = {
     ...StringEnum(FORMATS),
     default: 'mp4',
     description:
-      '`mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.',
+      '`mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster; it lasts from the first recorded sound to the last (409 when no microphone was recorded), and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.',
   }),
   focus: Type.Optional(
     Type.String({

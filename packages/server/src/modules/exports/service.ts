@@ -107,6 +107,8 @@ export function exportsService(deps: {
         return m ? [{ ...m, minTs: s.minTs, maxTs: s.maxTs }] : [];
       });
       if (media.length === 0) throw new Conflict('the session has no recorded media to export');
+      if (input.format === 'm4a' && !media.some((m) => m.kind === 'mic'))
+        throw new Conflict('the session has no recorded sound to export as m4a: no microphone was recorded');
       if (input.focus !== undefined) {
         if (input.layout !== 'presenter')
           throw new BadRequest(
