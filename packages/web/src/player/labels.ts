@@ -44,6 +44,12 @@ export function describeEvent(e: Envelope, names: Record<string, string> = {}): 
         : 'Recording resumed';
     case 'recording.rules_changed':
       return 'Recording rules changed';
+    case 'recording.ready':
+      return 'Recording ready';
+    case 'export.completed':
+      return 'Exported';
+    case 'export.failed':
+      return 'An export failed';
     default:
       return e.type;
   }
