@@ -82,13 +82,22 @@ describeBrowser(
       await a.getByRole('button', { name: 'Pause recording' }).click();
       for (const page of [a, g]) await poll(() => recordingSays(page)).toBe('Paused — not recording');
       await a.getByRole('button', { name: 'Resume recording' }).waitFor();
-      expect((await apiGet<{ state: string }>(a, `/v1/sessions/${id}/recording-rules`)).state).toBe('paused');
+      const pausedState = await apiGet<{ state: string; paused_at: string }>(
+        a,
+        `/v1/sessions/${id}/recording-rules`,
+      );
+      expect(pausedState.state).toBe('paused');
       await g.getByLabel('Message').fill('said while paused');
       await g.getByRole('button', { name: 'Send' }).click();
       await a.getByRole('list', { name: 'Chat' }).getByText('said while paused').waitFor();
       await screenshot(a, 'recording-paused');
       await screenshot(g, 'recording-paused-guest');
 
+      // The replay below jumps over the paused span, which must be long enough to land inside:
+      // the pause, as the server recorded its start, has lasted 0.7 s (on a fast machine the steps
+      // above take less).
+      const pausedAt = Date.parse(pausedState.paused_at);
+      await poll(() => Date.now() - pausedAt).toBeGreaterThan(700);
       // Resumed: both pages say it records again.
       await a.getByRole('button', { name: 'Resume recording' }).click();
       for (const page of [a, g]) await poll(() => recordingSays(page)).toBe('Recording');
