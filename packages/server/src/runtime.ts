@@ -54,6 +54,7 @@ import { deliveryJob } from './modules/webhooks/jobs.js';
 import { JobQueue } from './jobs/queue.js';
 import { findFfmpeg } from './modules/exports/ffmpeg.js';
 import { exportFiles } from './modules/exports/files.js';
+import { both } from './lib/both.js';
 import { renderJob } from './modules/exports/jobs.js';
 import { exportsService, type ExportsService } from './modules/exports/service.js';
 import { autoExportService, type AutoExportService } from './modules/exports/auto-export.js';
@@ -299,10 +300,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       writer,
       live: hub,
       sessions,
-      // A session's storyboard goes with its exports, and is made again when they are withdrawn.
-      deleteExports: (id) => services.storyboards.deleteOfSession(id).then(() => exports.deleteOfSession(id)),
+      // A session's storyboard goes with its exports, and is made again when they are withdrawn:
+      // the exports first (what still shows a redacted person must go), and both attempted.
+      deleteExports: (id) =>
+        both(exports.deleteOfSession(id), () => services.storyboards.deleteOfSession(id)),
       withdrawExports: (id, user) =>
-        services.storyboards.remake(id).then(() => exports.withdrawAfterRedaction(id, user)),
+        both(exports.withdrawAfterRedaction(id, user), () => services.storyboards.remake(id)),
       storageChanged: (sessionId) => billing.syncStorage(sessionId),
     }),
     webhooks: webhooksService({ config, db, store: webhooks, projects, bus, jobs }),

@@ -81,6 +81,8 @@ describe('a clip', () => {
       stream: 'media/cam/cam',
       payload: evc1('avc1.42c00c', c, 0),
     }));
+    // Someone speaks from 40 s to 45 s only.
+    plan.push(...pcmVoice('voice', 440, 5).map((m) => ({ ...m, atMs: m.atMs + 40_000 })));
     ({ startMs } = await recordSession(t, a.key, session, plan));
   }, 60_000);
 
@@ -108,11 +110,34 @@ describe('a clip', () => {
     expect(shown(v.frames.length - 1)).toBe(mod16(40));
   });
 
+  it('as sound alone spans the microphones: a clip outside them is refused, one across them cut to them', async () => {
+    const url = `/v1/sessions/${session}/exports`;
+    const before = { format: 'm4a', from_ts: startMs + 10_000, to_ts: startMs + 20_000 };
+    expect(expectError(await call(t, 'POST', url, { key: a.key, body: before }), 400, 'BAD_REQUEST')).toMatch(
+      /^body\.to_ts is before the recording/,
+    );
+    // The same span as a video is the camera's: allowed.
+    expect((await call(t, 'POST', url, { key: a.key, body: { ...before, format: 'mp4' } })).status).toBe(202);
+    const across = { format: 'm4a', from_ts: startMs + 30_000, to_ts: startMs + 50_000 };
+    const res = await call(t, 'POST', url, { key: a.key, body: across });
+    expect(res.status, res.raw).toBe(202);
+    const job = await waitForJob(t, a.key, res.body.data.job_id);
+    expect(job).toMatchObject({ status: 'completed', from_ts: startMs + 40_000 });
+    expect(Math.abs(job.duration_ms - 5000)).toBeLessThanOrEqual(200);
+  });
+
   it('as sound alone is refused when no microphone was recorded', async () => {
-    const res = await call(t, 'POST', `/v1/sessions/${session}/exports`, {
-      key: a.key,
-      body: { format: 'm4a' },
-    });
+    const silent = (await createSession(t, a.key, 'camera only')).id;
+    const chunks = await h264Of('color=c=gray:s=320x240:r=5', 1, 5, 5);
+    const plan = chunks.map((c) => ({
+      user: 'cam',
+      atMs: c.offsetUs / 1000,
+      stream: 'media/cam/cam',
+      payload: evc1('avc1.42c00c', c, 0),
+    }));
+    await recordSession(t, a.key, silent, plan);
+    const body = { format: 'm4a' };
+    const res = await call(t, 'POST', `/v1/sessions/${silent}/exports`, { key: a.key, body });
     expect(expectError(res, 409, 'CONFLICT')).toMatch(/no microphone/);
   });
 

@@ -317,6 +317,16 @@ describe('storyboards', () => {
     expect(readdirSync(join(t.dataDir, 'storyboards', sessionId))).toHaveLength(1);
   });
 
+  it('is made when first asked for, for a recording that ended before storyboards were made', async () => {
+    const before = await made();
+    // As a session recorded by an earlier version has it: no storyboard row at all.
+    await t.runtime.database.db.deleteFrom('storyboards').where('session_id', '=', sessionId).execute();
+    const asked = await vtt();
+    expect(expectError(asked, 404, 'NOT_FOUND')).toMatch(/not made yet/);
+    const after = await made(String(before.headers.etag));
+    expect(parseVtt(after.raw).length).toBeGreaterThan(0);
+  });
+
   it('is deleted with its session', async () => {
     await made();
     expect(existsSync(join(t.dataDir, 'storyboards', sessionId))).toBe(true);

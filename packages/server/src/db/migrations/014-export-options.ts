@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely';
+import { sql, type Migration } from 'kysely';
 
 /**
  * More from a recording:
@@ -29,6 +29,14 @@ export function exportOptionsMigration(): Migration {
         .execute();
       await exports()
         .addColumn('auto', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // At most one auto-export per session, whichever process handles its announcement.
+      await db.schema
+        .createIndex('exports_auto_once')
+        .on('exports')
+        .column('session_id')
+        .unique()
+        .where(sql.ref('auto'), '=', 1)
         .execute();
       await db.schema
         .createTable('auto_exports')

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainEvent, EventBus } from '../../bus/events.js';
+import { isUniqueViolation } from '../../db/open.js';
 import { transaction } from '../../db/transaction.js';
 import type { AutoExportsTable, Db, Trx } from '../../db/types.js';
 import { BadRequest, Conflict, UsageLimitsExceeded } from '../../http/errors.js';
@@ -46,9 +47,10 @@ function present(row: AutoExportsTable | undefined): AutoExportPreset {
 /**
  * Per-project auto-export presets, and the rule that applies them: once a session's recording is
  * ready (`recording.ready`), a session of a project whose preset is enabled is exported with its
- * options, queued in the transaction that announces the recording, exactly as a requested export
+ * options, queued in a transaction of its own when the recording is announced, exactly as a requested export
  * (`auto: true` on its job) that ends in `export.completed` or `export.failed`. At most one
- * auto-export per session, however often the announcement is handled. Skipped without an error
+ * auto-export per session, however often and wherever the announcement is handled (a unique index
+ * on the exports marked `auto` makes it so). Skipped without an error
  * for the recording: a session with nothing recorded, and (logged) an organisation that billing
  * refuses exports, as it refuses a requested one.
  */
@@ -83,8 +85,13 @@ export function autoExportService(deps: {
         });
       });
     } catch (err) {
-      // Nothing recorded: nothing to export.
-      if (err instanceof Conflict) return;
+      // Another process queued it first (the index allows one auto-export per session).
+      if (isUniqueViolation(err)) return;
+      // Nothing (or, for the sound alone, no microphone) recorded: nothing to export.
+      if (err instanceof Conflict) {
+        log.info({ session: sessionId, reason: err.message }, 'auto-export skipped');
+        return;
+      }
       if (err instanceof UsageLimitsExceeded) {
         log.warn({ session: sessionId, reason: err.message }, 'auto-export skipped: billing refused it');
         return;

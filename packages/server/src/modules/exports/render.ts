@@ -35,7 +35,9 @@ export interface RenderRequest {
   clip?: { fromMs: number; toMs: number };
   /**
    * LIVE_CLOCK_SKEW_S, in ms: how far a recorded time may be from when it was stored, which bounds
-   * where in the store a clip's frames can be (default 120 s).
+   * where in the store a clip's frames can be (default 120 s). It must be at least what it was
+   * when the session was recorded: lowered since, a clip's end may miss frames of a publisher
+   * whose clock was further behind than the new value.
    */
   clockSkewMs?: number;
   focus: string | null;
@@ -186,8 +188,11 @@ async function speakerFocus(
   extent: Extent,
 ): Promise<FocusChange[] | undefined> {
   if (req.layout !== 'speaker' || req.format === 'm4a') return undefined;
+  // Only someone with a picture can hold the large tile: a voice without one must not take a
+  // turn (nor start the wait before the next) from someone who has.
+  const withVideo = new Set(scan.tracks.filter((t) => t.kind !== 'mic').map((t) => t.userId));
   const levels = await micLevels(store, { ...req, scan, cuts, extent });
-  return speakerChanges(levels);
+  return speakerChanges(levels.filter((l) => withVideo.has(l.userId)));
 }
 
 /**

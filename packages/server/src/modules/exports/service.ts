@@ -119,8 +119,10 @@ export function exportsService(deps: {
             `${field('focus')} must be a participant with video in this session; "${input.focus}" is not`,
           );
       }
-      const first = Math.min(...media.map((m) => m.minTs));
-      const last = Math.max(...media.map((m) => m.maxTs));
+      // The sound alone spans the microphones' recording; a video the whole of it.
+      const spanned = input.format === 'm4a' ? media.filter((m) => m.kind === 'mic') : media;
+      const first = Math.min(...spanned.map((m) => m.minTs));
+      const last = Math.max(...spanned.map((m) => m.maxTs));
       const { from_ts: from, to_ts: to } = input;
       if (from !== undefined && to !== undefined && to <= from)
         throw new BadRequest(`${field('to_ts')} must be after from_ts (${from}); it is ${to}`);

@@ -91,7 +91,8 @@ export function storyboardsService(deps: {
         return { ok: false, final: true, error: `the storyboard was interrupted ${MAX_ATTEMPTS} times` };
       const row = await store.byId(sessionId);
       const session = await deps.sessions.findAny(sessionId);
-      // Deleted, or made again since: nothing to do.
+      // Deleted (with a row queued in a race with the deletion: it goes too), or made again since.
+      if (row && !session) await store.delete(db, sessionId);
       if (!row || row.created_at !== making || row.status !== 'queued' || !session) return { ok: true };
       if (!deps.ffmpeg)
         return {
@@ -152,14 +153,20 @@ export function storyboardsService(deps: {
 
   return {
     /** Where a session's storyboard stands (its sprite's grid once made). */
-    async state(session: Pick<SessionsTable, 'id'>): Promise<StoryboardState> {
+    async state(session: Pick<SessionsTable, 'id' | 'ended_at'>): Promise<StoryboardState> {
       const row = await store.byId(session.id);
       if (!row) {
         // Never queued: say "no video" when that is why there will never be one.
         const stats = await deps.streams.stats(session.id);
-        return stats.length > 0 && !hasVideo(stats.map((s) => s.streamId))
-          ? { status: 'failed', error: NO_VIDEO }
-          : { status: 'none' };
+        if (stats.length > 0 && !hasVideo(stats.map((s) => s.streamId)))
+          return { status: 'failed', error: NO_VIDEO };
+        // A session that ended before storyboards were made (or whose making was lost) gets one
+        // now, when first asked for.
+        if (session.ended_at !== null && stats.length > 0) {
+          await queue(db, session.id);
+          return { status: 'queued', error: null };
+        }
+        return { status: 'none' };
       }
       if (row.status === 'completed') return { status: 'completed', row };
       return { status: row.status === 'failed' ? 'failed' : 'queued', error: row.error };

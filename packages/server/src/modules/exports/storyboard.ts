@@ -89,8 +89,8 @@ export async function renderStoryboard(
   const stats = await store.stats(req.sessionId);
   if (!hasVideo(stats.map((s) => s.streamId))) return null;
   const cuts = cutsOf(await readPausedSpans(store, req.sessionId), true);
-  const full = await scanRecording(store, req.sessionId, stats, cuts);
-  if (!full.tracks.some((t) => t.kind !== 'mic')) return null;
+  // Pictures only: no microphone's packets are read.
+  const full = await scanRecording(store, req.sessionId, stats, cuts, { fromSeq: 0 }, ['cam', 'screen']);
   const grid = storyboardGrid(req.endMs - req.startMs);
   // Time 0 of ffmpeg's clock: the middle of the first thumbnail's span.
   const epochMs = req.startMs + grid.intervalMs / 2;
