@@ -4,14 +4,10 @@ import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
 import { projectFor } from '../identity.js';
 import { printJson, printObject } from '../output.js';
+import { FORMATS, LAYOUTS, ORIENTATIONS, RESOLUTIONS } from '../export-choices.js';
 
 type Preset = DataOf<'/v1/projects/{projectId}/auto-export', 'get'>;
 type PresetOptions = Preset['options'];
-
-const LAYOUTS = ['grid', 'presenter', 'speaker'] as const;
-const ORIENTATIONS = ['landscape', 'vertical'] as const;
-const RESOLUTIONS = ['720p', '1080p'] as const;
-const FORMATS = ['mp4', 'm4a'] as const;
 
 /** The preset as lines: whether it is on, each option (the server's default where none is set), when it was set. */
 function show(cmd: Command, p: Preset): void {

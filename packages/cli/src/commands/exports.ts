@@ -11,13 +11,10 @@ import { clipTime, clock, type ClipTime } from '../clip.js';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fileSize, note, out, printDone, printJson, printList, printObject, type Column } from '../output.js';
+import { FORMATS, LAYOUTS, ORIENTATIONS, RESOLUTIONS } from '../export-choices.js';
 
 type ExportJob = DataOf<'/v1/exports/{jobId}', 'get'>;
 
-const LAYOUTS = ['grid', 'presenter', 'speaker'] as const;
-const ORIENTATIONS = ['landscape', 'vertical'] as const;
-const RESOLUTIONS = ['720p', '1080p'] as const;
-const FORMATS = ['mp4', 'm4a'] as const;
 /** How often a job is asked where it stands while waiting for it. */
 const POLL_MS = 1000;
 

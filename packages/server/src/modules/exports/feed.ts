@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
 import type { Cuts } from './cuts.js';
@@ -31,7 +32,7 @@ const WRITE_BATCH = 64 * 1024;
  * whose whole track fits in FEED_AHEAD) would otherwise read all of its track in one go, thousands
  * of events, while the other pipes wait for the event loop to refill them.
  */
-function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
+export function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
   if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
   pipe.cork();
   for (const c of chunks) pipe.write(c);
@@ -97,5 +98,74 @@ export async function feedTrack(
     if (open && batch.length) await write(pipe, batch);
   } finally {
     pipe.end();
+  }
+}
+
+/** The end of ffmpeg's log kept for an error. */
+const LOG_TAIL = 4000;
+
+/** One ffmpeg run with inputs fed through pipes: what `runFfmpeg` needs. */
+export interface FfmpegRun {
+  ffmpeg: string;
+  args: string[];
+  /** ffmpeg's working directory (the graph names its files relative to it) */
+  cwd?: string;
+  signal: AbortSignal;
+  /** one writer per input pipe, fd 3 + k: it ends its pipe when done */
+  feeds: Array<(pipe: Writable) => Promise<void>>;
+  /** ffmpeg's stdout as it comes (ignored when absent) */
+  onStdout?: (chunk: Buffer) => void;
+  /** past `ms`, ffmpeg is stopped and the run fails with `message` */
+  deadline?: { ms: number; message: string };
+  /** what the run does, for the message of a failed exit ("ffmpeg failed measuring …") */
+  doing?: string;
+}
+
+/**
+ * Runs ffmpeg to its end with its inputs fed through pipes, the way every export step does: its
+ * log's end kept for the error, stopped (SIGKILL) when `signal` aborts, when its deadline passes,
+ * or when reading the recording for a feed fails. Rejects with the abort's reason when aborted,
+ * else with a RenderError saying what failed and carrying the end of ffmpeg's log.
+ */
+export async function runFfmpeg(run: FfmpegRun): Promise<void> {
+  if (run.signal.aborted) throw run.signal.reason;
+  const child = spawn(run.ffmpeg, run.args, {
+    cwd: run.cwd,
+    stdio: ['ignore', run.onStdout ? 'pipe' : 'ignore', 'pipe', ...run.feeds.map(() => 'pipe' as const)],
+  });
+  let log = '';
+  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString('utf8')).slice(-LOG_TAIL)));
+  if (run.onStdout) child.stdout!.on('data', run.onStdout);
+  const exited = new Promise<{ code: number | null; error?: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, error }));
+    child.once('close', (code) => resolve({ code }));
+  });
+  const kill = () => child.kill('SIGKILL');
+  run.signal.addEventListener('abort', kill, { once: true });
+  let overtime = false;
+  const timer = run.deadline
+    ? setTimeout(() => {
+        overtime = true;
+        kill();
+      }, run.deadline.ms)
+    : null;
+  let feedError: Error | undefined;
+  const feeds = run.feeds.map((feed, k) =>
+    feed(child.stdio[3 + k] as Writable).catch((err: unknown) => {
+      feedError ??= err as Error;
+      kill();
+    }),
+  );
+  const [{ code, error }] = await Promise.all([exited, Promise.all(feeds)]);
+  if (timer) clearTimeout(timer);
+  run.signal.removeEventListener('abort', kill);
+  if (run.signal.aborted) throw run.signal.reason;
+  if (overtime) throw new RenderError(run.deadline!.message, log.trim());
+  if (error) throw new RenderError(`ffmpeg could not be started (${run.ffmpeg}): ${error.message}`, '');
+  if (feedError) throw new RenderError(`reading the recording failed: ${feedError.message}`, log.trim());
+  if (code !== 0) {
+    const last = log.trim().split('\n').pop() ?? '';
+    const doing = run.doing ? ` ${run.doing}` : '';
+    throw new RenderError(`ffmpeg failed${doing} (exit code ${code})${last ? `: ${last}` : ''}`, log.trim());
   }
 }

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
 import { estimate, measureWith } from './font-metrics.js';
 import { fontFor } from './fonts.js';
@@ -15,7 +13,7 @@ import {
   type Orientation,
   type Resolution,
 } from './layout.js';
-import { feedTrack, RenderError } from './feed.js';
+import { feedTrack, RenderError, runFfmpeg } from './feed.js';
 import { micLevels, speakerChanges } from './speaker.js';
 import { cutsOf, readPausedSpans, type Cuts } from './cuts.js';
 import { scanRecording, type Extent, type FocusChange, type Scan } from './scan.js';
@@ -80,8 +78,6 @@ export interface RenderResult {
   durationUs: number;
   scan: Scan;
 }
-
-const LOG_TAIL = 4000;
 
 /**
  * Output rate: 15 fps when every camera was recorded at up to 20 fps (a 15 fps call loses nothing
@@ -228,69 +224,39 @@ async function run(
   args: string[],
   durationUs: number,
 ): Promise<void> {
-  if (req.signal.aborted) throw req.signal.reason;
-  const child = spawn(req.ffmpeg, args, {
-    cwd: req.workDir,
-    stdio: ['ignore', 'pipe', 'pipe', ...inputs.map(() => 'pipe' as const)],
-  });
-  let log = '';
-  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString('utf8')).slice(-LOG_TAIL)));
   let progressText = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    progressText = (progressText + d.toString('utf8')).slice(-512);
-    const m = /out_time=(\d+):(\d+):(\d+(?:\.\d+)?)\s*\n[\s\S]*$/.exec(progressText);
-    if (m && req.onProgress) {
-      const s = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
-      req.onProgress(Math.max(0, Math.min(1, (s * 1e6) / durationUs)));
-    }
-  });
-  const exited = new Promise<{ code: number | null; error?: Error }>((resolve) => {
-    child.once('error', (error) => resolve({ code: null, error }));
-    child.once('close', (code) => resolve({ code }));
-  });
-  const kill = () => child.kill('SIGKILL');
-  req.signal.addEventListener('abort', kill, { once: true });
   const spanS = scan.spanUs / 1e6;
   const limitS = req.deadline ? req.deadline.baseS + req.deadline.factor * spanS : null;
-  let overtime = false;
-  const timer =
-    limitS === null
-      ? null
-      : setTimeout(() => {
-          overtime = true;
-          kill();
-        }, limitS * 1000);
-
-  let feedError: Error | undefined;
-  const feeds = inputs.map(async (trackIndex, k) => {
-    const pipe = child.stdio[3 + k] as Writable;
-    const track = scan.tracks[trackIndex]!;
-    await feedTrack(store, pipe, {
-      sessionId: req.sessionId,
-      track,
-      epochMs: scan.epochMs,
-      cuts,
-      extent,
-      signal: req.signal,
-    }).catch((err: unknown) => {
-      feedError ??= err as Error;
-      kill();
-    });
+  await runFfmpeg({
+    ffmpeg: req.ffmpeg,
+    args,
+    cwd: req.workDir,
+    signal: req.signal,
+    feeds: inputs.map(
+      (trackIndex) => (pipe) =>
+        feedTrack(store, pipe, {
+          sessionId: req.sessionId,
+          track: scan.tracks[trackIndex]!,
+          epochMs: scan.epochMs,
+          cuts,
+          extent,
+          signal: req.signal,
+        }),
+    ),
+    onStdout: (d) => {
+      progressText = (progressText + d.toString('utf8')).slice(-512);
+      const m = /out_time=(\d+):(\d+):(\d+(?:\.\d+)?)\s*\n[\s\S]*$/.exec(progressText);
+      if (m && req.onProgress) {
+        const s = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+        req.onProgress(Math.max(0, Math.min(1, (s * 1e6) / durationUs)));
+      }
+    },
+    deadline:
+      limitS === null
+        ? undefined
+        : {
+            ms: limitS * 1000,
+            message: `the render took longer than its deadline (${Math.round(limitS)} s for ${spanS.toFixed(1)} s of recording) and was stopped`,
+          },
   });
-
-  const [{ code, error }] = await Promise.all([exited, Promise.all(feeds)]);
-  if (timer) clearTimeout(timer);
-  req.signal.removeEventListener('abort', kill);
-  if (req.signal.aborted) throw req.signal.reason;
-  if (overtime)
-    throw new RenderError(
-      `the render took longer than its deadline (${Math.round(limitS!)} s for ${spanS.toFixed(1)} s of recording) and was stopped`,
-      log.trim(),
-    );
-  if (error) throw new RenderError(`ffmpeg could not be started (${req.ffmpeg}): ${error.message}`, '');
-  if (feedError) throw new RenderError(`reading the recording failed: ${feedError.message}`, log.trim());
-  if (code !== 0) {
-    const last = log.trim().split('\n').pop() ?? '';
-    throw new RenderError(`ffmpeg failed (exit code ${code})${last ? `: ${last}` : ''}`, log.trim());
-  }
 }

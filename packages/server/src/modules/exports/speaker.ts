@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
 import type { Cuts } from './cuts.js';
 import { AUDIO_GAP_S } from './graph.js';
-import { feedTrack, RenderError } from './feed.js';
+import { feedTrack, runFfmpeg } from './feed.js';
 import type { Extent, FocusChange, Scan, ScannedTrack } from './scan.js';
 
 /**
@@ -30,7 +28,6 @@ const LEVEL_RATE = 8000;
 const SAMPLES_PER_WINDOW = (LEVEL_RATE * LEVEL_WINDOW_US) / 1e6;
 /** Microphones decoded at once: one ffmpeg each, on a machine that may have two cores. */
 const DECODES_AT_ONCE = 2;
-const LOG_TAIL = 4000;
 
 /**
  * How loud each participant was over the export, window by window: every microphone of the scan
@@ -164,45 +161,25 @@ async function trackLevels(
   req: { sessionId: string; scan: Scan; cuts: Cuts; extent?: Extent; ffmpeg: string; signal: AbortSignal },
   track: ScannedTrack,
 ): Promise<Float32Array> {
-  if (req.signal.aborted) throw req.signal.reason;
-  const child = spawn(req.ffmpeg, levelArgs(), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString('utf8')).slice(-LOG_TAIL)));
   const meter = new LevelMeter();
-  child.stdout!.on('data', (d: Buffer) => meter.push(d));
-  const exited = new Promise<{ code: number | null; error?: Error }>((resolve) => {
-    child.once('error', (error) => resolve({ code: null, error }));
-    child.once('close', (code) => resolve({ code }));
+  await runFfmpeg({
+    ffmpeg: req.ffmpeg,
+    args: levelArgs(),
+    signal: req.signal,
+    feeds: [
+      (pipe) =>
+        feedTrack(store, pipe, {
+          sessionId: req.sessionId,
+          track,
+          epochMs: req.scan.epochMs,
+          cuts: req.cuts,
+          extent: req.extent ?? { fromSeq: 0 },
+          signal: req.signal,
+        }),
+    ],
+    onStdout: (d) => meter.push(d),
+    doing: `measuring ${track.streamId}`,
   });
-  const kill = () => child.kill('SIGKILL');
-  req.signal.addEventListener('abort', kill, { once: true });
-
-  let feedError: Error | undefined;
-  const feed = () =>
-    feedTrack(store, child.stdio[3] as Writable, {
-      sessionId: req.sessionId,
-      track,
-      epochMs: req.scan.epochMs,
-      cuts: req.cuts,
-      extent: req.extent ?? { fromSeq: 0 },
-      signal: req.signal,
-    }).catch((err: unknown) => {
-      feedError ??= err as Error;
-      kill();
-    });
-
-  const [{ code, error }] = await Promise.all([exited, feed()]);
-  req.signal.removeEventListener('abort', kill);
-  if (req.signal.aborted) throw req.signal.reason;
-  if (error) throw new RenderError(`ffmpeg could not be started (${req.ffmpeg}): ${error.message}`, '');
-  if (feedError) throw new RenderError(`reading the recording failed: ${feedError.message}`, log.trim());
-  if (code !== 0) {
-    const last = log.trim().split('\n').pop() ?? '';
-    throw new RenderError(
-      `ffmpeg failed measuring ${track.streamId} (exit code ${code})${last ? `: ${last}` : ''}`,
-      log.trim(),
-    );
-  }
   return meter.finish();
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -6,7 +5,7 @@ import { parseMediaStream } from '@vss/protocol';
 import type { StreamStore } from '../../streams/store.js';
 import { cutsOf, readPausedSpans, type Cuts } from './cuts.js';
 import { estimate } from './font-metrics.js';
-import { RenderError } from './feed.js';
+import { runFfmpeg, write } from './feed.js';
 import { buildGraph } from './graph.js';
 import { gridRects, subjectsOf, type Composition } from './layout.js';
 import { mkvFrameHeader, mkvHeader } from './matroska.js';
@@ -164,8 +163,6 @@ function shifted(scan: Scan, epochMs: number): Scan {
   };
 }
 
-const LOG_TAIL = 4000;
-
 async function run(
   store: StreamStore,
   req: StoryboardRequest,
@@ -173,64 +170,22 @@ async function run(
   tracks: ScannedTrack[],
   clock: { epochMs: number; cuts: Cuts; intervalUs: number },
 ): Promise<void> {
-  if (req.signal.aborted) throw req.signal.reason;
-  const child = spawn(req.ffmpeg, args, {
+  const limitS = req.deadline
+    ? req.deadline.baseS + (req.deadline.factor * (req.endMs - req.startMs)) / 1000
+    : null;
+  await runFfmpeg({
+    ffmpeg: req.ffmpeg,
+    args,
     cwd: req.workDir,
-    stdio: ['ignore', 'ignore', 'pipe', ...tracks.map(() => 'pipe' as const)],
-  });
-  let log = '';
-  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString('utf8')).slice(-LOG_TAIL)));
-  const exited = new Promise<{ code: number | null; error?: Error }>((resolve) => {
-    child.once('error', (error) => resolve({ code: null, error }));
-    child.once('close', (code) => resolve({ code }));
-  });
-  const kill = () => child.kill('SIGKILL');
-  req.signal.addEventListener('abort', kill, { once: true });
-  const spanS = (req.endMs - req.startMs) / 1000;
-  const limitS = req.deadline ? req.deadline.baseS + req.deadline.factor * spanS : null;
-  let overtime = false;
-  const timer =
-    limitS === null
-      ? null
-      : setTimeout(() => {
-          overtime = true;
-          kill();
-        }, limitS * 1000);
-  let feedError: Error | undefined;
-  const feeds = tracks.map((track, k) =>
-    feedKeyFrames(store, child.stdio[3 + k] as Writable, req, track, clock).catch((err: unknown) => {
-      feedError ??= err as Error;
-      kill();
-    }),
-  );
-  const [{ code, error }] = await Promise.all([exited, Promise.all(feeds)]);
-  if (timer) clearTimeout(timer);
-  req.signal.removeEventListener('abort', kill);
-  if (req.signal.aborted) throw req.signal.reason;
-  if (overtime)
-    throw new RenderError(`the storyboard took longer than its deadline (${Math.round(limitS!)} s)`, log);
-  if (error) throw new RenderError(`ffmpeg could not be started (${req.ffmpeg}): ${error.message}`, '');
-  if (feedError) throw new RenderError(`reading the recording failed: ${feedError.message}`, log.trim());
-  if (code !== 0) {
-    const last = log.trim().split('\n').pop() ?? '';
-    throw new RenderError(`ffmpeg failed (exit code ${code})${last ? `: ${last}` : ''}`, log.trim());
-  }
-}
-
-/** Writes to a pipe, waiting while it is full; false once ffmpeg closed it. */
-function write(pipe: Writable, chunks: Uint8Array[]): Promise<boolean> {
-  if (pipe.destroyed || pipe.writableEnded) return Promise.resolve(false);
-  let ok = true;
-  for (const c of chunks) ok = pipe.write(c);
-  if (ok) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const done = () => {
-      pipe.off('drain', done);
-      pipe.off('close', done);
-      resolve(!pipe.destroyed);
-    };
-    pipe.on('drain', done);
-    pipe.on('close', done);
+    signal: req.signal,
+    feeds: tracks.map((track) => (pipe) => feedKeyFrames(store, pipe, req, track, clock)),
+    deadline:
+      limitS === null
+        ? undefined
+        : {
+            ms: limitS * 1000,
+            message: `the storyboard took longer than its deadline (${Math.round(limitS)} s)`,
+          },
   });
 }
 
