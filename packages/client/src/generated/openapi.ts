@@ -1951,7 +1951,7 @@ export interface components {
          */
         AutoExportOptions: {
             /**
-             * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
+             * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster; it lasts from the first recorded sound to the last (409 when no microphone was recorded), and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
              * @enum {string}
              */
             format?: "mp4" | "m4a";
@@ -1983,7 +1983,7 @@ export interface components {
             /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
             focus?: string;
             /**
-             * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
+             * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster; it lasts from the first recorded sound to the last (409 when no microphone was recorded), and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
              * @enum {string}
              */
             format?: "mp4" | "m4a";
@@ -3557,7 +3557,7 @@ export interface components {
                     /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
                     focus?: string;
                     /**
-                     * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
+                     * @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster; it lasts from the first recorded sound to the last (409 when no microphone was recorded), and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply.
                      * @default mp4
                      * @enum {string}
                      */
@@ -5794,7 +5794,7 @@ export interface operations {
             query?: {
                 /** @description presenter layout only: the user id of a participant with video (camera or screen) in the session, shown large for the whole export. Without it the large tile follows the recording’s `director.focus` commands, starting with the first participant. */
                 focus?: string;
-                /** @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster, and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply. */
+                /** @description `mp4`: the pictures and the sound. `m4a`: the sound alone (every microphone mixed, AAC in an MPEG-4 audio file, `audio/mp4`), for transcription or a podcast; no video is read or encoded, so it is made many times faster; it lasts from the first recorded sound to the last (409 when no microphone was recorded), and `layout`, `orientation`, `resolution`, `focus` and `names` do not apply. */
                 format?: "mp4" | "m4a";
                 /** @description A clip: where it starts, on the session's clock (ms since 1970, as the timeline, the manifest and replay use). Only that span is read, decoded and encoded, so a minute of an hour costs a minute. Default: the first recorded frame. A clip reaching beyond the recording is cut to it; one wholly outside it is refused. */
                 from_ts?: number;
