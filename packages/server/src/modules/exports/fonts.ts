@@ -1,6 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { coverage } from './font-metrics.js';
+import { existsSync, readdirSync, symlinkSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { coverage, estimate, measureWith, type Measure } from './font-metrics.js';
 
 const FONT_NAMES = [
   'DejaVuSans.ttf',
@@ -93,4 +93,28 @@ export function fontFor(text: string, primary: string): string {
     if (best.n === total) break;
   }
   return best.file;
+}
+
+/**
+ * The fonts of one ffmpeg graph: for a text, drawtext's option naming the font it is drawn in (the
+ * one `fontFor` picks, linked into `workDir` under a plain name, so that the graph names files
+ * relative to ffmpeg's working directory and no path is ever escaped) and how wide it draws it.
+ * Without `primary`, fontconfig's Sans and an estimate.
+ */
+export function graphFonts(
+  primary: string | null,
+  workDir: string,
+): (text: string) => { font: string; measure: Measure } {
+  const linked = new Map<string, string>();
+  return (text) => {
+    if (!primary) return { font: 'font=Sans', measure: estimate };
+    const file = fontFor(text, primary);
+    let name = linked.get(file);
+    if (name === undefined) {
+      name = `font-${linked.size}${extname(file)}`;
+      symlinkSync(file, join(workDir, name));
+      linked.set(file, name);
+    }
+    return { font: `fontfile=${name}`, measure: measureWith(file) };
+  };
 }

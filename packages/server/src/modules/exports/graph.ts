@@ -93,6 +93,8 @@ export function buildGraph(
     fontOf?: (text: string) => { font: string; measure: Measure };
     /** name bars over the video (default true) */
     names?: boolean;
+    /** the sound, [aout] (default true; a storyboard has none) */
+    audio?: boolean;
   },
 ): Graph {
   const { fps } = opts;
@@ -208,27 +210,31 @@ export function buildGraph(
   }
   if (comp) composeVideo(comp);
 
-  const mics = scan.tracks.map((t, i) => ({ t, i })).filter(({ t }) => t.kind === 'mic');
-  const layout = audioLayout(scan);
-  const cut =
-    startUs > 0
-      ? `atrim=start=${sec(startUs)}:end=${sec(startUs + opts.durationUs)},asetpts=PTS-STARTPTS`
-      : `atrim=end=${D}`;
-  if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=${layout},${cut}[aout]`);
-  else {
-    mics.forEach(({ i }, j) =>
+  /** The sound: every microphone mixed, into [aout]. */
+  function composeAudio() {
+    const mics = scan.tracks.map((t, i) => ({ t, i })).filter(({ t }) => t.kind === 'mic');
+    const layout = audioLayout(scan);
+    const cut =
+      startUs > 0
+        ? `atrim=start=${sec(startUs)}:end=${sec(startUs + opts.durationUs)},asetpts=PTS-STARTPTS`
+        : `atrim=end=${D}`;
+    if (mics.length === 0) lines.push(`anullsrc=r=48000:cl=${layout},${cut}[aout]`);
+    else {
+      mics.forEach(({ i }, j) =>
+        lines.push(
+          `[${input(i)}:a]aresample=async=1:min_hard_comp=${AUDIO_GAP_S}:first_pts=0,` +
+            `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=${layout},apad[a${j}]`,
+        ),
+      );
+      const all = mics.map((_, j) => `[a${j}]`).join('');
       lines.push(
-        `[${input(i)}:a]aresample=async=1:min_hard_comp=${AUDIO_GAP_S}:first_pts=0,` +
-          `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=${layout},apad[a${j}]`,
-      ),
-    );
-    const all = mics.map((_, j) => `[a${j}]`).join('');
-    lines.push(
-      mics.length === 1
-        ? `[a0]${cut}[aout]`
-        : `${all}amix=inputs=${mics.length}:duration=first:dropout_transition=0,volume=${mics.length},${cut}[aout]`,
-    );
+        mics.length === 1
+          ? `[a0]${cut}[aout]`
+          : `${all}amix=inputs=${mics.length}:duration=first:dropout_transition=0,volume=${mics.length},${cut}[aout]`,
+      );
+    }
   }
+  if (opts.audio !== false) composeAudio();
   return { script: lines.join(';\n') + '\n', inputs, files };
 }
 
@@ -261,6 +267,25 @@ export const AAC = ['-c:a', 'aac', '-b:a', '128k'];
  */
 const INPUT_QUEUE_PACKETS = 16;
 
+/** ffmpeg's inputs of a graph: Matroska on fds 3, 4, … (one per input, as the feeds write them). */
+export function pipeInputs(count: number): string[] {
+  return Array.from({ length: count }, (_, k) => [
+    // ffmpeg probes its inputs one after the other before it decodes anything, each by default
+    // until it has read 20 video frames to guess a frame rate: over pipes that the server fills
+    // on its event loop, a few hundred milliseconds of ffmpeg waiting before the first frame.
+    // The graph sets the output's rate itself and every frame carries its own time, so the
+    // guess is not needed: ffmpeg reads only what it needs to know a stream's codec and size.
+    '-fpsprobesize',
+    '0',
+    '-thread_queue_size',
+    String(INPUT_QUEUE_PACKETS),
+    '-f',
+    'matroska',
+    '-i',
+    `pipe:${3 + k}`,
+  ]).flat();
+}
+
 /**
  * The ffmpeg command line of an export: inputs on fds 3…, progress on stdout, the MP4 (or with
  * `format: 'm4a'` the AAC sound alone, in an MPEG-4 audio file) to `output`.
@@ -279,24 +304,7 @@ export function ffmpegArgs(
     'pipe:1',
     '-copyts',
   ];
-  graph.inputs.forEach((_, k) =>
-    args.push(
-      // ffmpeg probes its inputs one after the other before it decodes anything, each by default
-      // until it has read 20 video frames to guess a frame rate: over pipes that the server fills
-      // on its event loop, a few hundred milliseconds of ffmpeg waiting before the first frame.
-      // The graph sets the output's rate itself and every frame carries its own time, so the
-      // guess is not needed: ffmpeg reads only what it needs to know a stream's codec and size.
-      '-fpsprobesize',
-      '0',
-      '-thread_queue_size',
-      String(INPUT_QUEUE_PACKETS),
-      '-f',
-      'matroska',
-      '-i',
-      `pipe:${3 + k}`,
-    ),
-  );
-  args.push('-filter_complex_script', 'graph.txt');
+  args.push(...pipeInputs(graph.inputs.length), '-filter_complex_script', 'graph.txt');
   if (opts.format === 'm4a') args.push('-map', '[aout]', ...AAC, '-vn');
   else
     args.push(

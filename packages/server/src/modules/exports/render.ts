@@ -1,8 +1,7 @@
-import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { StreamStore } from '../../streams/store.js';
-import { estimate, measureWith } from './font-metrics.js';
-import { fontFor } from './fonts.js';
+import { graphFonts } from './fonts.js';
 import { ffmpegArgs, buildGraph } from './graph.js';
 import {
   gridComposition,
@@ -126,25 +125,12 @@ export async function render(store: StreamStore, req: RenderRequest): Promise<Re
   rmSync(req.workDir, { recursive: true, force: true });
   mkdirSync(req.workDir, { recursive: true });
   try {
-    // The graph names files relative to ffmpeg's working directory: no path needs escaping.
-    const fonts = new Map<string, string>();
-    const fontOf = (text: string) => {
-      if (!req.font) return { font: 'font=Sans', measure: estimate };
-      const file = fontFor(text, req.font);
-      let name = fonts.get(file);
-      if (name === undefined) {
-        name = `font-${fonts.size}${extname(file)}`;
-        symlinkSync(file, join(req.workDir, name));
-        fonts.set(file, name);
-      }
-      return { font: `fontfile=${name}`, measure: measureWith(file) };
-    };
     const graph = buildGraph(comp, scan, {
       fps,
       frames,
       durationUs,
       startUs,
-      fontOf,
+      fontOf: graphFonts(req.font, req.workDir),
       names: req.names ?? true,
     });
     writeFileSync(join(req.workDir, 'graph.txt'), graph.script);

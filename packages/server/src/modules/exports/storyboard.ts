@@ -1,12 +1,12 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { parseMediaStream } from '@vss/protocol';
 import type { StreamStore } from '../../streams/store.js';
 import { cutsOf, readPausedSpans, type Cuts } from './cuts.js';
-import { estimate } from './font-metrics.js';
 import { runFfmpeg, write } from './feed.js';
-import { buildGraph } from './graph.js';
+import { buildGraph, pipeInputs } from './graph.js';
+import { graphFonts } from './fonts.js';
 import { gridRects, subjectsOf, type Composition } from './layout.js';
 import { mkvFrameHeader, mkvHeader } from './matroska.js';
 import { scanRecording, type Scan, type ScannedTrack } from './scan.js';
@@ -109,30 +109,25 @@ export async function renderStoryboard(
   rmSync(req.workDir, { recursive: true, force: true });
   mkdirSync(req.workDir, { recursive: true });
   try {
-    let font = 'font=Sans';
-    if (req.font) {
-      const name = `font${extname(req.font)}`;
-      symlinkSync(req.font, join(req.workDir, name));
-      font = `fontfile=${name}`;
-    }
     const graph = buildGraph(comp, scan, {
       fps,
       frames: cells,
       durationUs: cells * grid.intervalMs * 1000,
-      fontOf: () => ({ font, measure: estimate }),
+      fontOf: graphFonts(req.font, req.workDir),
       names: false,
+      audio: false,
     });
-    // No sound: the graph's audio chain (silence, as no microphone is among the tracks) is left out.
-    const lines = graph.script
-      .split(';\n')
-      .map((l) => l.trim())
-      .filter((l) => !l.endsWith('[aout]'));
-    lines.push(`[vout]tile=${grid.columns}x${rows}:padding=0:margin=0,format=yuvj420p[sprite]`);
-    writeFileSync(join(req.workDir, 'graph.txt'), lines.join(';\n') + '\n');
+    const tile = `[vout]tile=${grid.columns}x${rows}:padding=0:margin=0,format=yuvj420p[sprite]`;
+    writeFileSync(join(req.workDir, 'graph.txt'), `${graph.script.trimEnd()};\n${tile}\n`);
     for (const [name, text] of graph.files) writeFileSync(join(req.workDir, name), text);
-    const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-copyts'];
-    for (let k = 0; k < graph.inputs.length; k++)
-      args.push('-fpsprobesize', '0', '-thread_queue_size', '16', '-f', 'matroska', '-i', `pipe:${3 + k}`);
+    const args = [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-copyts',
+      ...pipeInputs(graph.inputs.length),
+    ];
     args.push('-filter_complex_script', 'graph.txt', '-map', '[sprite]', '-frames:v', '1');
     args.push('-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', '-y', `file:${req.output}`);
     const tracks = graph.inputs.map((i) => scan.tracks[i]!);
