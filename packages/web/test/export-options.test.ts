@@ -1,15 +1,15 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LiveClient } from '@vss/client';
-import type { APIRequestContext, Browser, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { probe } from '../../server/test/support/decode.js';
 import { evc1, opusPackets, vpxChunks } from '../../server/test/support/media.js';
 import { eventually } from '../../server/test/support/wait.js';
 import {
+  dashboardPost,
   describeBrowser,
+  nodeLiveClient,
   fitsPhone,
   newContext,
   poll,
@@ -19,34 +19,23 @@ import {
   type Vss,
 } from './support/browser.js';
 
-/** A cookie request as the dashboard makes it: same origin, JSON. */
-async function post(request: APIRequestContext, base: string, path: string, body: unknown) {
-  const res = await request.post(`${base}${path}`, { data: body, headers: { origin: base } });
-  const json = await res.json();
-  if (!res.ok()) throw new Error(`${path}: ${res.status()} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 /**
  * Records 4 s of a session over the real WebSocket, as the signed-in user of `page`: alice with a
  * blue VP8 camera and an opus tone; then she leaves and the session ends.
  */
 async function recordSession(page: Page, base: string): Promise<string> {
-  const session = await post(page.request, base, '/v1/sessions', { name: 'Clip me' });
+  const session = await dashboardPost(page.request, base, '/v1/sessions', { name: 'Clip me' });
   const [blue, tone] = await Promise.all([vpxChunks('vp8', 'blue', 4), opusPackets(440, 4)]);
   // In the recent past, so that the media are the recording's first and last moments.
   const startMs = Date.now() - 5_000;
-  const alice = new LiveClient({
-    url: base.replace(/^http/, 'ws'),
-    session: session.id,
-    userId: 'alice',
-    format: 'binary',
-    WebSocket: WebSocket as never,
-    reconnect: false,
-    token: async () =>
-      (await post(page.request, base, `/v1/sessions/${session.id}/connection`, { user_id: 'alice' }))
+  const alice = nodeLiveClient(
+    base,
+    session.id,
+    'alice',
+    async () =>
+      (await dashboardPost(page.request, base, `/v1/sessions/${session.id}/connection`, { user_id: 'alice' }))
         .access_token,
-  });
+  );
   await alice.connect();
   for (const c of blue)
     await alice.publish('media/alice/cam', evc1('vp8', c, 0), {

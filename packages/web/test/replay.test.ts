@@ -1,11 +1,11 @@
-import { LiveClient } from '@vss/client';
+import type { LiveClient } from '@vss/client';
 import type { Browser, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { evc1, opusPackets, vpxChunks } from '../../server/test/support/media.js';
 import { eventually } from '../../server/test/support/wait.js';
 import {
   describeBrowser,
+  nodeLiveClient,
   newContext,
   screenshot,
   signUp,
@@ -80,17 +80,14 @@ async function recordTwo(vss: Vss, key: string, sessionId: string): Promise<void
   ].sort((a, b) => a.atMs - b.atMs);
   const clients = new Map<string, LiveClient>();
   for (const user of ['alice', 'bob']) {
-    const c = new LiveClient({
-      url: vss.base.replace('http', 'ws'),
-      session: sessionId,
-      userId: user,
-      format: 'binary',
-      WebSocket: WebSocket as never,
-      reconnect: false,
-      token: async () =>
+    const c = nodeLiveClient(
+      vss.base,
+      sessionId,
+      user,
+      async () =>
         (await call(vss, key, 'POST', `/v1/sessions/${sessionId}/connection`, { user_id: user }))
           .access_token,
-    });
+    );
     await c.connect();
     clients.set(user, c);
   }

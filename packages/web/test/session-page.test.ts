@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LiveClient } from '@vss/client';
-import type { APIRequestContext, Browser, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { probe } from '../../server/test/support/decode.js';
 import { evc1, opusPackets, vpxChunks } from '../../server/test/support/media.js';
 import { eventually } from '../../server/test/support/wait.js';
 import {
+  dashboardPost,
   describeBrowser,
+  nodeLiveClient,
   newContext,
   screenshot,
   signUp,
@@ -19,21 +19,13 @@ import {
   fitsPhone,
 } from './support/browser.js';
 
-/** A cookie request as the dashboard makes it: same origin, JSON. */
-async function post(request: APIRequestContext, base: string, path: string, body: unknown) {
-  const res = await request.post(`${base}${path}`, { data: body, headers: { origin: base } });
-  const json = await res.json();
-  if (!res.ok()) throw new Error(`${path}: ${res.status()} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 /**
  * Records a session over the real WebSocket with the live client, as the signed-in user of `page`:
  * alice publishes a blue VP8 camera and an opus microphone, bob a green VP8 camera, for 2 s; then
  * both leave and the session ends.
  */
 async function recordSession(page: Page, base: string, name: string): Promise<string> {
-  const session = await post(page.request, base, '/v1/sessions', { name });
+  const session = await dashboardPost(page.request, base, '/v1/sessions', { name });
   const [blue, green, tone] = await Promise.all([
     vpxChunks('vp8', 'blue', 2),
     vpxChunks('vp8', 'green', 2),
@@ -41,17 +33,14 @@ async function recordSession(page: Page, base: string, name: string): Promise<st
   ]);
   const startMs = Date.now() - 3_000;
   const connect = async (user: string) => {
-    const c = new LiveClient({
-      url: base.replace(/^http/, 'ws'),
-      session: session.id,
-      userId: user,
-      format: 'binary',
-      WebSocket: WebSocket as never,
-      reconnect: false,
-      token: async () =>
-        (await post(page.request, base, `/v1/sessions/${session.id}/connection`, { user_id: user }))
+    const c = nodeLiveClient(
+      base,
+      session.id,
+      user,
+      async () =>
+        (await dashboardPost(page.request, base, `/v1/sessions/${session.id}/connection`, { user_id: user }))
           .access_token,
-    });
+    );
     await c.connect();
     return c;
   };

@@ -1,11 +1,10 @@
-import { LiveClient } from '@vss/client';
 import type { Browser, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { evc1, vpxChunks } from '../../server/test/support/media.js';
 import { eventually } from '../../server/test/support/wait.js';
 import {
   describeBrowser,
+  nodeLiveClient,
   newContext,
   screenshot,
   signUp,
@@ -33,17 +32,14 @@ const call = async (vss: Vss, key: string, method: string, path: string, body?: 
  * over the last 12 s, and waits for the session to end.
  */
 async function recordRedThenBlue(vss: Vss, key: string, sessionId: string): Promise<void> {
-  const c = new LiveClient({
-    url: vss.base.replace('http', 'ws'),
-    session: sessionId,
-    userId: 'alice',
-    format: 'binary',
-    WebSocket: WebSocket as never,
-    reconnect: false,
-    token: async () =>
+  const c = nodeLiveClient(
+    vss.base,
+    sessionId,
+    'alice',
+    async () =>
       (await call(vss, key, 'POST', `/v1/sessions/${sessionId}/connection`, { user_id: 'alice' }))
         .access_token,
-  });
+  );
   await c.connect();
   const t0 = Date.now() - 13_000;
   for (const [k, colour] of ['red', 'blue'].entries()) {

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LiveClient } from '@vss/client';
 import { decodeBinaryFrame, decodeEvc1, isEvc1, isVideoCodec, type ControlFrame } from '@vss/protocol';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type APIRequestContext,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { freePort, runServer, waitForHttp, type Proc } from '../../../server/test/support/process.js';
@@ -222,6 +228,35 @@ export function liveToken(page: Page, sessionId: string, userId: string): Promis
   );
 }
 
+/**
+ * A live client in Node, as the tests publish and receive with: `userId` in a session, binary
+ * frames, no reconnecting; `token` gives its connection tokens.
+ */
+export function nodeLiveClient(
+  base: string,
+  sessionId: string,
+  userId: string,
+  token: () => Promise<string>,
+): LiveClient {
+  return new LiveClient({
+    url: base.replace(/^http/, 'ws'),
+    session: sessionId,
+    userId,
+    format: 'binary',
+    WebSocket: NodeWebSocket as never,
+    reconnect: false,
+    token,
+  });
+}
+
+/** A cookie request as the dashboard makes it (same origin, JSON): its `data`; throws on an error. */
+export async function dashboardPost(request: APIRequestContext, base: string, path: string, body: unknown) {
+  const res = await request.post(`${base}${path}`, { data: body, headers: { origin: base } });
+  const json = await res.json();
+  if (!res.ok()) throw new Error(`${path}: ${res.status()} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
 /** The picture size a VP8 key frame states (RFC 6386 §9.1), or null for a delta frame or other bytes. */
 export function vp8Size(data: Uint8Array): { width: number; height: number } | null {
   if (data.length < 10 || (data[0]! & 1) !== 0) return null;
@@ -293,15 +328,7 @@ export interface Receiver {
 
 /** Connects a receiving participant `userId` to a session, with a token got through `page`. */
 export async function receiver(vss: Vss, page: Page, sessionId: string, userId: string): Promise<Receiver> {
-  const client = new LiveClient({
-    url: vss.base.replace('http', 'ws'),
-    session: sessionId,
-    userId,
-    format: 'binary',
-    WebSocket: NodeWebSocket as never,
-    reconnect: false,
-    token: () => liveToken(page, sessionId, userId),
-  });
+  const client = nodeLiveClient(vss.base, sessionId, userId, () => liveToken(page, sessionId, userId));
   const video: GotVideo[] = [];
   const controls: ControlFrame[] = [];
   client.on('message', (m) => {
