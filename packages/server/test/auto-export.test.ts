@@ -19,6 +19,18 @@ import { join as joinLive, leave } from './support/live.js';
 import { eventually } from './support/wait.js';
 import { receiver, verifies, type Hit, type Receiver } from './support/webhooks.js';
 
+/** Announces `recording.ready` of a session again, as a retried announcement would. */
+const announceReady = (t: TestApp, of: Tenant, sessionId: string) =>
+  t.runtime.bus.publish(t.runtime.database.db, {
+    id: newId(),
+    type: 'recording.ready',
+    at: Date.now(),
+    orgId: of.orgId,
+    projectId: of.projectId,
+    sessionId,
+    data: {},
+  });
+
 describe('auto-export presets', () => {
   let t: TestApp;
   let a: Tenant;
@@ -124,15 +136,7 @@ describe('auto-export presets', () => {
     expect((await probe(file)).video).toMatch(/^h264 .*720x1280/);
 
     // Handled again (a retried announcement): still the one auto-export.
-    await t.runtime.bus.publish(t.runtime.database.db, {
-      id: newId(),
-      type: 'recording.ready',
-      at: Date.now(),
-      orgId: a.orgId,
-      projectId: a.projectId,
-      sessionId: session.id,
-      data: {},
-    });
+    await announceReady(t, a, session.id);
     expect((await exportsOf(session.id)).map((j) => j.job_id)).toEqual([hit.body.data.job_id]);
   });
 
@@ -142,7 +146,7 @@ describe('auto-export presets', () => {
     expect(set.body.data.options).toEqual({ format: 'm4a' });
     const session = await createSession(t, a.key, 'not exported');
     await recordSession(t, a.key, session.id, pcmVoice('ann', 440, 0.5));
-    // The auto-export would have been queued in the transaction that announced recording.ready.
+    // The auto-export is queued while recording.ready is announced, before its webhook is.
     await hitOf('recording.ready', session.id);
     expect(await exportsOf(session.id)).toEqual([]);
   });
@@ -150,15 +154,7 @@ describe('auto-export presets', () => {
   it('skips a session with nothing recorded, without failing the announcement', async () => {
     await put({ enabled: true, options: {} });
     const session = await createSession(t, a.key, 'nothing recorded');
-    await t.runtime.bus.publish(t.runtime.database.db, {
-      id: newId(),
-      type: 'recording.ready',
-      at: Date.now(),
-      orgId: a.orgId,
-      projectId: a.projectId,
-      sessionId: session.id,
-      data: {},
-    });
+    await announceReady(t, a, session.id);
     expect(await exportsOf(session.id)).toEqual([]);
   });
 
@@ -270,15 +266,7 @@ describe('auto-export and billing', () => {
       200,
     );
     // The recording announced again: the auto-export is refused too, and the announcement is not.
-    await t.runtime.bus.publish(t.runtime.database.db, {
-      id: newId(),
-      type: 'recording.ready',
-      at: Date.now(),
-      orgId: a.orgId,
-      projectId: a.projectId,
-      sessionId: session.id,
-      data: {},
-    });
+    await announceReady(t, a, session.id);
     expect((await call(t, 'GET', `/v1/sessions/${session.id}/exports`, { key: a.key })).body.data).toEqual(
       [],
     );
