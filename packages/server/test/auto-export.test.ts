@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/lib/ids.js';
 import {
   BASE,
   call,
@@ -21,14 +20,11 @@ import { receiver, verifies, type Hit, type Receiver } from './support/webhooks.
 
 /** Announces `recording.ready` of a session again, as a retried announcement would. */
 const announceReady = (t: TestApp, of: Tenant, sessionId: string) =>
-  t.runtime.bus.publish(t.runtime.database.db, {
-    id: newId(),
-    type: 'recording.ready',
-    at: Date.now(),
+  t.runtime.bus.emit(t.runtime.database.db, 'recording.ready', {
     orgId: of.orgId,
     projectId: of.projectId,
     sessionId,
-    data: {},
+    data: { duration_ms: 8000, stream_count: 4, bytes: 100_000 },
   });
 
 describe('auto-export presets', () => {

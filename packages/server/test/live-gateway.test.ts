@@ -22,7 +22,7 @@ describe('live sessions', () => {
   beforeAll(async () => {
     t = await startApp({ env: { SESSION_DEPARTURE_TIMEOUT_S: '1', WS_HEARTBEAT_S: '1' } });
     a = await tenant(t);
-    t.runtime.bus.on('*', (e) => events.push(e));
+    t.runtime.bus.onAny((e) => events.push(e));
   });
   afterAll(() => t.close());
 

@@ -113,7 +113,7 @@ describe('recordings', () => {
   beforeAll(async () => {
     t = await startApp({ env: { ...FIXED_CLOCK, SESSION_DEPARTURE_TIMEOUT_S: '0' } });
     a = await tenant(t);
-    t.runtime.bus.on('*', (e) => busEvents.push(e));
+    t.runtime.bus.onAny((e) => busEvents.push(e));
     sessionId = (await createSession(t, a.key, 'recorded')).id;
     const alice = await joinLive(t, a.key, sessionId, 'alice');
     const bob = await joinLive(t, a.key, sessionId, 'bob');
@@ -831,7 +831,7 @@ describe('the length of a recording', () => {
     try {
       const a = await tenant(t);
       const busEvents: DomainEvent[] = [];
-      t.runtime.bus.on('*', (e) => busEvents.push(e));
+      t.runtime.bus.onAny((e) => busEvents.push(e));
       const s = await createSession(t, a.key);
       const alice = await joinLive(t, a.key, s.id, 'alice');
       const bob = await joinLive(t, a.key, s.id, 'bob');

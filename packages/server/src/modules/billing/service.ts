@@ -162,7 +162,7 @@ export function billingService(deps: {
   });
   // A finished export adds its file; once a recording is ready its last frames are written. Synced
   // now, and again at the next tick: the timeline event that follows each adds a few bytes more.
-  for (const type of ['export.completed', 'session.ended', 'recording.ready'])
+  for (const type of ['export.completed', 'session.ended', 'recording.ready'] as const)
     deps.bus.on(type, (e) => {
       if (!e.sessionId) return;
       meter.touch(e.sessionId);

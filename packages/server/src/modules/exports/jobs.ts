@@ -6,7 +6,6 @@ import type { Metrics } from '../../lib/metrics.js';
 import type { Config } from '../../config.js';
 import type { Trx } from '../../db/types.js';
 import type { ClaimedJob, JobKind, Outcome } from '../../jobs/queue.js';
-import { newId } from '../../lib/ids.js';
 import { now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
 import { MediaError } from './codecs.js';
@@ -16,6 +15,18 @@ import type { Format, Layout, Orientation, Resolution } from './layout.js';
 import { presentExport } from './present.js';
 import { render, RenderError } from './render.js';
 import type { ExportsStore } from './store.js';
+
+/** An export job as `GET /v1/exports/{id}` shows it. */
+export type ExportData = ReturnType<typeof presentExport>;
+
+declare module '../../bus/events.js' {
+  interface DomainEvents {
+    /** an export's file is stored */
+    'export.completed': ExportData;
+    /** an export gave up, with no retry left */
+    'export.failed': ExportData;
+  }
+}
 
 /** The job that renders one export. */
 export const RENDER_JOB = 'export.render';
@@ -163,9 +174,7 @@ export function renderJob(deps: {
   /** Publishes the export's outcome, the job as `getExport` shows it, in the transaction that records it. */
   async function announce(trx: Trx, type: 'export.completed' | 'export.failed', id: string, at: number) {
     const row = (await store.forJob(id, trx))!;
-    await deps.bus.publish(trx, {
-      id: newId(),
-      type,
+    await deps.bus.emit(trx, type, {
       at,
       orgId: row.org_id,
       projectId: row.project_id,

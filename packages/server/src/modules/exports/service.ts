@@ -62,7 +62,7 @@ export function exportsService(deps: {
   const present = (e: ExportsTable) => presentExport(e, config.publicBaseUrl);
 
   // The recording's timeline records the export's outcome once it is committed.
-  for (const type of ['export.completed', 'export.failed'])
+  for (const type of ['export.completed', 'export.failed'] as const)
     deps.bus.on(type, (e) => {
       if (!e.sessionId) return;
       void deps.live

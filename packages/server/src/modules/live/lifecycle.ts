@@ -1,9 +1,17 @@
 import type { EventBus } from '../../bus/events.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db, SessionsTable } from '../../db/types.js';
-import { newId } from '../../lib/ids.js';
-import { presentSession } from '../sessions/service.js';
+import { presentSession, type SessionData } from '../sessions/service.js';
 import type { LiveStore } from './store.js';
+
+declare module '../../bus/events.js' {
+  interface DomainEvents {
+    /** the session's first participant joined: the session, with its `started_at` */
+    'session.started': SessionData;
+    /** the session ended (nobody left, past the departure timeout, or ended by a call) */
+    'session.ended': SessionData;
+  }
+}
 
 /**
  * A session's start and end, each decided once whatever the number of processes: a conditional
@@ -21,9 +29,7 @@ export class SessionLifecycle {
   start(session: SessionsTable, orgId: string, now: number): Promise<boolean> {
     return transaction(this.db, async (trx) => {
       if (!(await this.store.markStarted(trx, session.id, now))) return false;
-      await this.bus.publish(trx, {
-        id: newId(),
-        type: 'session.started',
+      await this.bus.emit(trx, 'session.started', {
         at: now,
         orgId,
         projectId: session.project_id,
@@ -42,9 +48,7 @@ export class SessionLifecycle {
     return transaction(this.db, async (trx) => {
       if (!(await this.store.markEnded(trx, sessionId, now, cutoff))) return false;
       const { org_id, ...session } = await this.store.withOrg(trx, sessionId);
-      await this.bus.publish(trx, {
-        id: newId(),
-        type: 'session.ended',
+      await this.bus.emit(trx, 'session.ended', {
         at: now,
         orgId: org_id,
         projectId: session.project_id,

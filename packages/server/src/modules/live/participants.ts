@@ -1,13 +1,26 @@
 import { recordStartState, recordingData } from './recording.js';
 import type { EventBus } from '../../bus/events.js';
 import type { Db, SessionsTable } from '../../db/types.js';
-import { newId } from '../../lib/ids.js';
 import type { LiveConnection, LiveSession, SendControl } from './connection.js';
 import { sendControl } from './delivery.js';
 import type { SessionLifecycle } from './lifecycle.js';
 import type { ConnectionMeter } from './service.js';
 import type { LiveStore } from './store.js';
 import type { Timeline } from './timeline.js';
+
+/** What `participant.joined` and `participant.left` carry. */
+export interface ParticipantData {
+  user_id: string;
+  /** the name shown in the session (the user id when none was given) */
+  display_name: string;
+}
+
+declare module '../../bus/events.js' {
+  interface DomainEvents {
+    'participant.joined': ParticipantData;
+    'participant.left': ParticipantData;
+  }
+}
 
 /** The name a participant is shown by: the display name it joined with, else its user_id. */
 export const shownName = (conn: LiveConnection): string => conn.displayName ?? conn.userId;
@@ -28,16 +41,14 @@ export interface Announcing {
  * `participant.joined` or `participant.left` for webhooks: `{ user_id, display_name }`, published
  * on the bus (a domain event, not the timeline's entry of the same name).
  */
-export function publishParticipant(
+export async function publishParticipant(
   a: Pick<Announcing, 'db' | 'bus'>,
   type: 'participant.joined' | 'participant.left',
   live: LiveSession,
   conn: LiveConnection,
   at: number,
 ): Promise<void> {
-  return a.bus.publish(a.db, {
-    id: newId(),
-    type,
+  await a.bus.emit(a.db, type, {
     at,
     orgId: live.orgId,
     projectId: live.session.project_id,

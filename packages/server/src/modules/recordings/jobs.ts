@@ -1,10 +1,15 @@
-import type { EventBus } from '../../bus/events.js';
+import type { EventBus, EventType } from '../../bus/events.js';
 import type { Config } from '../../config.js';
 import type { JobKind, JobQueue } from '../../jobs/queue.js';
-import { newId } from '../../lib/ids.js';
-import { now } from '../../lib/time.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import type { RecordingsService } from './service.js';
+
+declare module '../../bus/events.js' {
+  interface DomainEvents {
+    /** a step of the recording gave up, with no retry left */
+    'recording.failed': RecordingFailedData;
+  }
+}
 
 /** The job that announces `recording.ready` once a session has ended. */
 export const FINALIZE_JOB = 'recording.finalize';
@@ -40,7 +45,7 @@ export function recordingsJobs(deps: {
   recordings: Pick<RecordingsService, 'finalize'>;
 }): JobKind<FinalizePayload>[] {
   // Each step enqueued in the transaction of the event that calls for it.
-  const then = (event: string, kind: string) =>
+  const then = (event: EventType, kind: string) =>
     deps.bus.onTransactional(event, async (trx, e) => {
       if (!e.sessionId) return;
       await deps.jobs.enqueue(trx, kind, {
@@ -76,10 +81,7 @@ export function recordingsJobs(deps: {
       const error = (outcome.error ?? `the ${stage} step failed`)
         .split(deps.config.dataDir)
         .join('$DATA_DIR');
-      await deps.bus.publish(trx, {
-        id: newId(),
-        type: 'recording.failed',
-        at: now(),
+      await deps.bus.emit(trx, 'recording.failed', {
         orgId: p.org_id,
         projectId: p.project_id,
         sessionId: p.session_id,

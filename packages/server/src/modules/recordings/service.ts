@@ -18,6 +18,22 @@ import { recordingBounds } from './bounds.js';
 import { buildManifest } from './manifest.js';
 import type { SessionsService } from '../sessions/service.js';
 
+/** What `recording.ready` carries. */
+export interface RecordingReadyData {
+  /** from the first recorded event to the last */
+  duration_ms: number;
+  stream_count: number;
+  /** bytes of the recorded events */
+  bytes: number;
+}
+
+declare module '../../bus/events.js' {
+  interface DomainEvents {
+    /** an ended session's streams are all durably written */
+    'recording.ready': RecordingReadyData;
+  }
+}
+
 /** An answer holds at most this many events, or this many payload bytes. */
 export const MAX_WINDOW_EVENTS = 5000;
 export const MAX_WINDOW_BYTES = 8 * 1024 * 1024;
@@ -314,10 +330,7 @@ export function recordingsService(deps: {
         await streams.deleteSession(sessionId);
         return;
       }
-      await deps.bus.publish(db, {
-        id: newId(),
-        type: 'recording.ready',
-        at: now(),
+      await deps.bus.emit(db, 'recording.ready', {
         orgId,
         projectId,
         sessionId,

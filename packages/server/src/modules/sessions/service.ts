@@ -11,6 +11,16 @@ import type { UsageGate } from '../billing/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { SessionsStore } from './store.js';
 
+/** A session as the API presents it. */
+export type SessionData = ReturnType<typeof presentSession>;
+
+declare module '../../bus/events.js' {
+  interface DomainEvents {
+    /** a session was created: the session as `GET /v1/sessions/{id}` shows it */
+    'session.created': SessionData;
+  }
+}
+
 /** The public shape of a session. */
 export function presentSession(s: SessionsTable) {
   return {
@@ -65,9 +75,7 @@ export function sessionsService(deps: {
       };
       await transaction(q, async (trx) => {
         await store.insert(trx, row);
-        await bus.publish(trx, {
-          id: newId(),
-          type: 'session.created',
+        await bus.emit(trx, 'session.created', {
           at: row.created_at,
           orgId: project.org_id,
           projectId: project.id,

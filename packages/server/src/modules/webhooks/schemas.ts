@@ -1,8 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { EventType as DomainEventType } from '../../bus/events.js';
 import { emptyDoc, type WebhookDoc } from '../../http/openapi-docs.js';
 import { Nullable, StringEnum } from '../../http/schema-types.js';
 
-/** Event types a webhook may subscribe to. */
+/** Event types a webhook may subscribe to: domain events (the compiler checks each is one). */
 export const EVENT_TYPES = [
   'session.created',
   'session.started',
@@ -13,7 +14,7 @@ export const EVENT_TYPES = [
   'participant.left',
   'recording.failed',
   'export.failed',
-] as const;
+] as const satisfies readonly DomainEventType[];
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const EventType = Type.Unsafe<EventType>({ ...StringEnum(EVENT_TYPES), title: 'WebhookEventType' });

@@ -55,14 +55,13 @@ export function presentDelivery(d: DeliveryRow) {
 }
 
 /** The webhook payload, serialised once: every attempt sends (and signs) these bytes. */
-export function eventBody(e: {
-  id: string;
+/** What a delivery says of an event: a domain event, or the test event of `POST …/test`. */
+type OutgoingEvent = Pick<DomainEvent, 'id' | 'at' | 'projectId' | 'sessionId'> & {
   type: string;
-  at: number;
-  projectId: string;
-  sessionId: string | null;
   data: unknown;
-}): string {
+};
+
+export function eventBody(e: OutgoingEvent): string {
   return JSON.stringify({
     id: e.id,
     type: e.type,
@@ -127,16 +126,12 @@ export function webhooksService(deps: {
   };
 
   /** Outbox: the deliveries of an event commit with the change that caused it, or not at all. */
-  deps.bus.onTransactional('*', async (trx, event: DomainEvent) => {
+  deps.bus.onAnyTransactional(async (trx, event) => {
     if (!SUBSCRIBABLE.has(event.type)) return;
     await enqueueEvent(trx, event, null);
   });
 
-  async function enqueueEvent(
-    q: Db | Trx,
-    event: Omit<DomainEvent, 'orgId'>,
-    only: string | null,
-  ): Promise<number> {
+  async function enqueueEvent(q: Db | Trx, event: OutgoingEvent, only: string | null): Promise<number> {
     const hooks = only
       ? [{ id: only }]
       : (await store.active(q, event.projectId)).filter((h) =>
