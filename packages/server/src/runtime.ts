@@ -61,20 +61,13 @@ import { autoExportService, type AutoExportService } from './modules/exports/aut
 import { exportsStore } from './modules/exports/store.js';
 import { storyboardsService, type StoryboardsService } from './modules/exports/storyboard-jobs.js';
 
-/** Key revocations travel on the fan-out's `system` channel: every process evicts its cached key. */
+/** Key revocations travel on the fan-out's system channel: every process evicts its cached key. */
 function keyRevocations(fanout: Fanout): Revocations {
   return {
-    publish: (keyId) =>
-      fanout.publish('system', {
-        kind: 'control',
-        fromConn: '',
-        event: 'key.revoked',
-        data: { id: keyId },
-        timestampMs: Date.now(),
-      }),
+    publish: (keyId) => fanout.notify({ name: 'key.revoked', keyId }),
     subscribe: (handler) =>
-      void fanout.subscribe('system', (m) => {
-        if (m.event === 'key.revoked' && typeof m.data?.id === 'string') handler(m.data.id);
+      void fanout.onNotice((n) => {
+        if (n.name === 'key.revoked') handler(n.keyId);
       }),
   };
 }
@@ -190,20 +183,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     pollMs: options.jobPollMs,
     metrics,
     // With Redis, a process that enqueues wakes the workers of the others at once.
-    announce: config.redisUrl
-      ? () =>
-          void fanout.publish('system', {
-            kind: 'control',
-            fromConn: '',
-            event: 'jobs.queued',
-            data: {},
-            timestampMs: Date.now(),
-          })
-      : undefined,
+    announce: config.redisUrl ? () => fanout.notify({ name: 'jobs.queued' }) : undefined,
   });
   if (config.redisUrl)
-    void fanout.subscribe('system', (m) => {
-      if (m.event === 'jobs.queued') jobs.wake();
+    void fanout.onNotice((n) => {
+      if (n.name === 'jobs.queued') jobs.wake();
     });
 
   const projects = projectsService({ store: projectsStore(db), reads: database.reads });

@@ -20,6 +20,19 @@ export interface FanoutMessage {
 type Handler = (message: FanoutMessage) => void;
 
 /**
+ * The process-wide notices, each with what it carries. They travel on the fan-out's system
+ * channel, never a session's: `key.revoked` (every process evicts the key from its cache) and
+ * `jobs.queued` (workers look for due jobs now instead of at their next poll).
+ */
+export interface SystemNotices {
+  'key.revoked': { keyId: string };
+  'jobs.queued': object;
+}
+export type SystemNotice = {
+  [K in keyof SystemNotices]: { name: K } & SystemNotices[K];
+}[keyof SystemNotices];
+
+/**
  * Live fan-out between server processes, one channel per session. In process by default; through
  * Redis pub/sub when several processes serve one session. `publish` reaches every other process's
  * subscribers of the session (a process never receives its own messages back: it delivers those
@@ -29,11 +42,17 @@ export interface Fanout {
   publish(sessionId: string, message: FanoutMessage): void;
   /**
    * Subscribes this process to a session; the first local member subscribes, the last leaves.
-   * The pseudo-session `system` carries process-wide notices (key revocations, jobs enqueued).
    * Never rejects: while the transport is down the handler stays registered, and the
    * subscription is made when it is back (readiness reports the outage meanwhile).
    */
   subscribe(sessionId: string, handler: Handler): Promise<() => void>;
+  /** Tells every other process a process-wide notice, on the system channel. */
+  notify(notice: SystemNotice): void;
+  /**
+   * Listens to the system channel; like `subscribe`, never rejects, and the subscription is made
+   * again whenever the transport comes back.
+   */
+  onNotice(handler: (notice: SystemNotice) => void): Promise<() => void>;
   /** Resolves when the transport answers (Redis: PING on both connections); for readiness. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -44,6 +63,8 @@ export function memoryFanout(): Fanout {
   return {
     publish: () => {},
     subscribe: async () => () => {},
+    notify: () => {},
+    onNotice: async () => () => {},
     ping: async () => {},
     close: async () => {},
   };
@@ -69,53 +90,68 @@ function decode(buf: Buffer): { node: string; message: FanoutMessage } {
   return { node, message: { ...meta, ...(meta.kind === 'message' ? { payload } : {}) } };
 }
 
-/** Fan-out through Redis pub/sub: channel `vss:live:<session>`, binary messages tagged with the node id. */
+/**
+ * Fan-out through Redis pub/sub: a channel per session (`vss:live:<session>`, binary messages
+ * tagged with the node id) and the system channel (`vss:system`, JSON notices tagged the same way).
+ */
 export function redisFanout(url: string, nodeId: string): Fanout {
   const pub = new Redis(url, { maxRetriesPerRequest: 2 });
   const sub = new Redis(url, { maxRetriesPerRequest: 2 });
   pub.on('error', () => {});
   sub.on('error', () => {});
-  const handlers = new Map<string, Set<Handler>>();
-  const channel = (sessionId: string) => `vss:live:${sessionId}`;
-  // On every (re)connection, every channel with a handler is subscribed: ioredis restores only the
+  /** every Redis channel this process listens to, with its listeners of the raw messages */
+  const listeners = new Map<string, Set<(data: Buffer) => void>>();
+  const sessionChannel = (sessionId: string) => `vss:live:${sessionId}`;
+  const SYSTEM = 'vss:system';
+  // On every (re)connection, every channel with a listener is subscribed: ioredis restores only the
   // subscriptions Redis had confirmed, and one asked for while Redis was unreachable never was.
   sub.on('ready', () => {
-    const channels = [...handlers.keys()].map(channel);
+    const channels = [...listeners.keys()];
     if (channels.length) sub.subscribe(...channels).catch(() => {});
   });
-
   sub.on('messageBuffer', (ch: Buffer, data: Buffer) => {
-    const sessionId = ch.toString().slice('vss:live:'.length);
-    const set = handlers.get(sessionId);
-    if (!set) return;
-    const { node, message } = decode(data);
-    if (node === nodeId) return;
-    for (const h of set) h(message);
+    for (const l of listeners.get(ch.toString()) ?? []) l(data);
   });
+
+  async function listen(channel: string, listener: (data: Buffer) => void): Promise<() => void> {
+    let set = listeners.get(channel);
+    const first = !set;
+    if (!set) {
+      set = new Set();
+      listeners.set(channel, set);
+    }
+    set.add(listener);
+    // Redis unreachable: subscribed again from the 'ready' handler once it answers.
+    if (first) await sub.subscribe(channel).catch(() => {});
+    return () => {
+      const s = listeners.get(channel);
+      if (!s) return;
+      s.delete(listener);
+      if (s.size === 0) {
+        listeners.delete(channel);
+        sub.unsubscribe(channel).catch(() => {});
+      }
+    };
+  }
 
   return {
     publish(sessionId, message) {
-      pub.publish(channel(sessionId), encode(nodeId, message)).catch(() => {});
+      pub.publish(sessionChannel(sessionId), encode(nodeId, message)).catch(() => {});
     },
-    async subscribe(sessionId, handler) {
-      let set = handlers.get(sessionId);
-      const first = !set;
-      if (!set) {
-        set = new Set();
-        handlers.set(sessionId, set);
-      }
-      set.add(handler);
-      // Redis unreachable: subscribed again from the 'ready' handler once it answers.
-      if (first) await sub.subscribe(channel(sessionId)).catch(() => {});
-      return () => {
-        const s = handlers.get(sessionId);
-        if (!s) return;
-        s.delete(handler);
-        if (s.size === 0) {
-          handlers.delete(sessionId);
-          sub.unsubscribe(channel(sessionId)).catch(() => {});
-        }
-      };
+    subscribe(sessionId, handler) {
+      return listen(sessionChannel(sessionId), (data) => {
+        const { node, message } = decode(data);
+        if (node !== nodeId) handler(message);
+      });
+    },
+    notify(notice) {
+      pub.publish(SYSTEM, JSON.stringify({ node: nodeId, notice })).catch(() => {});
+    },
+    onNotice(handler) {
+      return listen(SYSTEM, (data) => {
+        const { node, notice } = JSON.parse(data.toString('utf8')) as { node: string; notice: SystemNotice };
+        if (node !== nodeId) handler(notice);
+      });
     },
     async ping() {
       // The subscriber connection is in subscriber mode, where PING is still allowed.
