@@ -5,6 +5,10 @@
  * - the core folders (`http/`, `db/`, `bus/`, `streams/`, `jobs/`, `lib/`, `counters/`) and
  *   `config.ts` never import a module or the wiring above them (`runtime.ts`, `app.ts`,
  *   `main.ts`, `worker.ts`): modules depend inward on the core, never the reverse.
+ * - the server never imports `@vss/client`: what it shares with its clients (wire formats, close
+ *   codes, webhook signatures) is in `@vss/protocol`, which both import;
+ * - the live hub never knows what carries a connection: only the routes and the socket adapter
+ *   import `live/socket.ts`.
  * Type-only imports count like any other.
  */
 const SRC = '^packages/server/src/';
@@ -50,6 +54,20 @@ module.exports = {
       comment: 'modules are wired by runtime.ts and app.ts, and never import them',
       from: { path: `${SRC}modules/` },
       to: { path: `${SRC}(runtime|app|main|worker)\\.ts$` },
+    },
+    {
+      name: 'server-does-not-import-the-client',
+      severity: 'error',
+      comment: 'the server shares wire formats with its clients through @vss/protocol, never @vss/client',
+      from: { path: SRC },
+      to: { path: '^packages/client/' },
+    },
+    {
+      name: 'live-hub-knows-no-socket',
+      severity: 'error',
+      comment: 'only the live routes and the socket adapter know that a connection is a WebSocket',
+      from: { path: `${SRC}modules/live/`, pathNot: `${SRC}modules/live/(routes|socket)\\.ts$` },
+      to: { path: `${SRC}modules/live/socket\\.ts$` },
     },
   ],
   options: {

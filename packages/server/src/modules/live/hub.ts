@@ -14,7 +14,7 @@ import { KeyframeRouter, receiverHooks } from './keyframes.js';
 import { relayLayer } from './relay.js';
 import { SessionRegistry } from './registry.js';
 import { InFlight, sendAway } from './drain.js';
-import { liveStats, type LiveStats } from './socket.js';
+import { liveStats, type LiveStats } from './stats.js';
 import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js';
 import { liveStore, type LiveStore } from './store.js';
 import { SessionEnding } from './ending.js';

@@ -4,7 +4,7 @@ import type { StreamWriter } from '../../streams/writer.js';
 import type { LiveConnection, LiveSession, Member, SendControl } from './connection.js';
 import { deliver } from './delivery.js';
 import type { Sequencer } from './sequencer.js';
-import type { LiveStats } from './socket.js';
+import type { LiveStats } from './stats.js';
 import type { Timeline } from './timeline.js';
 import { stateName, type RecordingState } from './recording-control.js';
 

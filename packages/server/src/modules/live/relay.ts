@@ -2,7 +2,7 @@ import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
 import type { LiveConnection, LiveSession } from './connection.js';
 import { deliver, sendControl } from './delivery.js';
 import type { IncomingPublish } from './publish-rules.js';
-import type { LiveStats } from './socket.js';
+import type { LiveStats } from './stats.js';
 
 /**
  * Relays a reduced layer (1 or 2) of a video track to the receivers that get that layer; it is

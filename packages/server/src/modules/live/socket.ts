@@ -5,7 +5,8 @@ import type { IngestBudget } from './budget.js';
 import type { LiveConnection } from './connection.js';
 import type { MessageGuard } from './message-guard.js';
 import type { LayerRates } from './layers.js';
-import { ReceiverPacer, type PacerHooks, type PacerStats } from './pacer.js';
+import { ReceiverPacer, type PacerHooks } from './pacer.js';
+import type { SocketStats } from './stats.js';
 
 // One options object each, not one per send: a send runs once per receiver for every frame.
 const AS_TEXT = { binary: false } as const;
@@ -14,38 +15,6 @@ const AS_BINARY = { binary: true } as const;
 /** A receiver whose unsent backlog stays above this many bytes for HARD_BUFFER_MS is closed with 1013. */
 export const HARD_BUFFER_BYTES = 8 * 1024 * 1024;
 const HARD_BUFFER_MS = 5000;
-
-/** What the adapter counts for the hub's statistics. */
-export interface SocketStats extends PacerStats {
-  pauses: number;
-  /** messages sent (recorded messages and control signals), and their bytes */
-  delivered: number;
-  deliveredBytes: number;
-}
-
-/** The hub's statistics: the adapter's, and the messages published (and their payload bytes). */
-export interface LiveStats extends SocketStats {
-  published: number;
-  publishedBytes: number;
-  /** messages of reduced layers relayed (not recorded), and their payload bytes */
-  relayed: number;
-  relayedBytes: number;
-}
-
-export function liveStats(): LiveStats {
-  return {
-    dropped: 0,
-    pauses: 0,
-    delivered: 0,
-    deliveredBytes: 0,
-    published: 0,
-    publishedBytes: 0,
-    relayed: 0,
-    relayedBytes: 0,
-    layerSwitches: 0,
-    keyframeSkips: 0,
-  };
-}
 
 /**
  * A `ws` socket as the hub's LiveConnection. Everything it sends goes through its ReceiverPacer,
