@@ -9,68 +9,49 @@ import type { Counters } from './counters/counter.js';
 import { memoryCounters } from './counters/memory.js';
 import { redisCounters } from './counters/redis.js';
 import { openDatabase, type Database } from './db/open.js';
-import type { Db, Trx } from './db/types.js';
 import { StorageWatch } from './db/storage-watch.js';
 import { Idempotency } from './http/idempotency.js';
 import { openLogger, type ProcessLogger } from './lib/logger.js';
 import { Metrics, serveMetrics } from './lib/metrics.js';
 import { metricSources, readiness } from './operations.js';
-import { SessionHub } from './modules/live/hub.js';
-import { memorySequencer, redisSequencer } from './modules/live/sequencer.js';
-import { guestsService, type GuestsService } from './modules/guests/service.js';
-import { guestsStore } from './modules/guests/store.js';
-import { liveService, type LiveService } from './modules/live/service.js';
-import { recordingsService, type RecordingsService } from './modules/recordings/service.js';
-import { recordingsStore } from './modules/recordings/store.js';
-import { recordingsJobs } from './modules/recordings/jobs.js';
-import { connectionTokens } from './modules/live/token.js';
+import type { Core } from './core.js';
+import type { SessionHub } from './modules/live/hub.js';
 import { diskBlobStore } from './blobs/disk.js';
 import { s3BlobStore } from './blobs/s3.js';
 import { postgresStreamStore } from './streams/postgres.js';
 import { sqliteStreamStore } from './streams/sqlite.js';
 import type { StreamStore } from './streams/store.js';
 import { StreamWriter } from './streams/writer.js';
-import { accountsService, type AccountsService } from './modules/accounts/service.js';
-import { accountsStore } from './modules/accounts/store.js';
-import { billingService, type BillingService } from './modules/billing/service.js';
-import { agentsService, type AgentsService } from './modules/agents/service.js';
-import { agentsStore } from './modules/agents/store.js';
-import { oauthService, type OAuthService } from './modules/agents/oauth.js';
-import { oauthStore } from './modules/agents/oauth-store.js';
-import { billingProvider } from './modules/billing/provider.js';
-import { invitationsService, type InvitationsService } from './modules/invitations/service.js';
-import { invitationsStore } from './modules/invitations/store.js';
-import { keysService, type Revocations, type KeysService } from './modules/keys/service.js';
-import { keysStore } from './modules/keys/store.js';
-import { membersService, type MembersService } from './modules/members/service.js';
-import { membersStore } from './modules/members/store.js';
-import { projectsService, type ProjectsService } from './modules/projects/service.js';
-import { projectsStore } from './modules/projects/store.js';
-import { sessionsService, type SessionsService } from './modules/sessions/service.js';
-import { sessionsStore } from './modules/sessions/store.js';
-import { webhooksService, type WebhooksService } from './modules/webhooks/service.js';
-import { webhooksStore } from './modules/webhooks/store.js';
-import { deliveryJob } from './modules/webhooks/jobs.js';
 import { JobQueue } from './jobs/queue.js';
-import { findFfmpeg } from './modules/exports/ffmpeg.js';
-import { exportFiles } from './modules/exports/files.js';
-import { both } from './lib/both.js';
-import { renderJob } from './modules/exports/jobs.js';
-import { exportsService, type ExportsService } from './modules/exports/service.js';
-import { autoExportService, type AutoExportService } from './modules/exports/auto-export.js';
-import { exportsStore } from './modules/exports/store.js';
-import { storyboardsService, type StoryboardsService } from './modules/exports/storyboard-jobs.js';
-
-/** Key revocations travel on the fan-out's system channel: every process evicts its cached key. */
-function keyRevocations(fanout: Fanout): Revocations {
-  return {
-    publish: (keyId) => fanout.notify({ name: 'key.revoked', keyId }),
-    subscribe: (handler) =>
-      void fanout.onNotice((n) => {
-        if (n.name === 'key.revoked') handler(n.keyId);
-      }),
-  };
-}
+import type { AccountsService } from './modules/accounts/service.js';
+import { accountsModule } from './modules/accounts/module.js';
+import type { AgentsService } from './modules/agents/service.js';
+import type { OAuthService } from './modules/agents/oauth.js';
+import { agentsModule } from './modules/agents/module.js';
+import type { BillingService } from './modules/billing/service.js';
+import { billingModule } from './modules/billing/module.js';
+import type { AutoExportService } from './modules/exports/auto-export.js';
+import type { ExportsService } from './modules/exports/service.js';
+import type { StoryboardsService } from './modules/exports/storyboard-jobs.js';
+import { exportsModule } from './modules/exports/module.js';
+import type { GuestsService } from './modules/guests/service.js';
+import { guestsModule } from './modules/guests/module.js';
+import type { InvitationsService } from './modules/invitations/service.js';
+import { invitationsModule } from './modules/invitations/module.js';
+import type { KeysService } from './modules/keys/service.js';
+import { keysModule } from './modules/keys/module.js';
+import type { LiveService } from './modules/live/service.js';
+import { liveModule } from './modules/live/module.js';
+import type { MembersService } from './modules/members/service.js';
+import { membersModule } from './modules/members/module.js';
+import type { ProjectsService } from './modules/projects/service.js';
+import { projectsModule } from './modules/projects/module.js';
+import type { RecordingsService } from './modules/recordings/service.js';
+import { recordingsModule } from './modules/recordings/module.js';
+import type { SessionsService } from './modules/sessions/service.js';
+import { sessionsModule } from './modules/sessions/module.js';
+import type { WebhooksService } from './modules/webhooks/service.js';
+import { webhooksModule } from './modules/webhooks/module.js';
 
 /** Every capability's service, built once per app in dependency order (app.ts). */
 export interface Services {
@@ -172,7 +153,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   );
   const writer = new StreamWriter(streams, () => storage.assertWritable(), metrics);
   const fanout = config.redisUrl ? redisFanout(config.redisUrl, nodeId) : memoryFanout();
-  const sequencer = config.redisUrl ? redisSequencer(config.redisUrl, streams) : memorySequencer(streams);
   const bus = new EventBus();
   const idempotency = new Idempotency(db, database.engine, config.keys.tokens);
   const jobs = new JobQueue({
@@ -190,124 +170,30 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       if (n.name === 'jobs.queued') jobs.wake();
     });
 
-  const projects = projectsService({ store: projectsStore(db), reads: database.reads });
-  // Exports are built after billing, which asks them for their files' bytes.
-  let exportBytes: (sessionId: string, q: Db | Trx) => Promise<number> = async () => 0;
-  const billing = billingService({
-    config,
-    db,
-    engine: database.engine,
-    streams,
-    exportBytes: (sessionId, q) => exportBytes(sessionId, q),
-    projects,
-    provider: billingProvider(config),
-    bus,
-    nodeId,
-    log: logger,
-    metrics,
-  });
-  const { gate } = billing;
-  const hub = new SessionHub({
-    db,
-    bus,
-    fanout,
-    sequencer,
-    writer,
-    nodeId,
-    departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
-    ingestLimitBytes: config.liveIngestBufferBytes,
-    clockSkewMs: config.liveClockSkewMs,
-    storageAllowance: (orgId) => gate.storageAllowance(orgId),
-    meter: billing.meter,
-    log: logger,
-    metrics,
-  });
-  const accountsSql = accountsStore(db);
-  const sessions = sessionsService({
-    db,
-    reads: database.reads,
-    store: sessionsStore(db),
-    projects,
-    bus,
-    gate,
-  });
-  const exportSql = exportsStore(db);
   const blobs = bucket ?? diskBlobStore(config.dataDir);
-  const files = exportFiles(config.dataDir, blobs);
-  const ffmpeg = findFfmpeg(config, logger)?.path ?? null;
-  const exports = exportsService({
-    config,
-    files,
-    db,
-    store: exportSql,
-    streams,
-    sessions,
-    projects,
-    bus,
-    live: hub,
-    jobs,
-    gate,
-    log: logger,
-  });
-  exportBytes = (sessionId, q) => exports.storedBytes(sessionId, q);
-  const webhooks = webhooksStore(db);
-  const live = liveService({ db, sessions, tokens: connectionTokens(config.keys.jwt), gate, hub });
-  const accounts = accountsService({ config, db, store: accountsSql, counters, projects });
-  const services: Services = {
-    projects,
-    sessions,
-    accounts,
-    members: membersService({ store: membersStore(db, database.engine) }),
-    keys: keysService({
-      config,
-      store: keysStore(db),
-      projects,
-      reads: database.reads,
-      revocations: keyRevocations(fanout),
-    }),
-    invitations: invitationsService({
-      config,
-      db,
-      engine: database.engine,
-      store: invitationsStore(db),
-      accounts,
-      projects,
-    }),
-    live,
-    guests: guestsService({ config, db, store: guestsStore(db), sessions, live, counters }),
-    recordings: recordingsService({
-      config,
-      db,
-      bus,
-      streams,
-      store: recordingsStore(db),
-      writer,
-      live: hub,
-      sessions,
-      // A session's storyboard goes with its exports, and is made again when they are withdrawn:
-      // the exports first (what still shows a redacted person must go), and both attempted.
-      deleteExports: (id) =>
-        both(exports.deleteOfSession(id), () => services.storyboards.deleteOfSession(id)),
-      withdrawExports: (id, user) =>
-        both(exports.withdrawAfterRedaction(id, user), () => services.storyboards.remake(id)),
-      storageChanged: (sessionId) => billing.syncStorage(sessionId),
-    }),
-    webhooks: webhooksService({ config, db, store: webhooks, projects, bus, jobs }),
-    exports,
-    autoExport: autoExportService({ db, projects, exports, bus, gate, log: logger }),
-    storyboards: storyboardsService({
-      ...{ config, db, blobs, streams, bus, jobs, ffmpeg, sessions, log: logger },
-      recordings: () => services.recordings,
-    }),
-    billing,
-    agents: agentsService({ config, store: agentsStore(db), projects }),
-    oauth: oauthService({ config, db, store: oauthStore(db), projects }),
+  const core: Core = {
+    ...{ config, db, engine: database.engine, reads: database.reads, bus, fanout, jobs, streams, writer },
+    ...{ blobs, counters, log: logger, metrics, nodeId },
   };
-  // Each module declares its jobs; the queue runs them.
-  for (const kind of recordingsJobs({ config, bus, jobs, writer, recordings: services.recordings }))
-    jobs.register(kind);
-  jobs.register(deliveryJob({ config, store: webhooks, metrics }));
-  jobs.register(renderJob({ config, ffmpeg, store: exportSql, streams, files, bus, log: logger, metrics }));
+
+  // Each module builds itself over the core, given the services of those it depends on: in this
+  // order, so that a dependency always exists before its dependants (it never runs back).
+  const projects = projectsModule(core);
+  const billing = billingModule(core, { projects });
+  const sessions = sessionsModule(core, { projects, billing });
+  const { hub, live, close: closeLive } = liveModule(core, { sessions, billing });
+  const accounts = accountsModule(core, { projects });
+  const recordings = recordingsModule(core, { hub, sessions, billing });
+  const services: Services = {
+    ...{ projects, billing, sessions, live, accounts, recordings },
+    members: membersModule(core),
+    keys: keysModule(core, { projects }),
+    invitations: invitationsModule(core, { accounts, projects }),
+    guests: guestsModule(core, { sessions, live }),
+    webhooks: webhooksModule(core, { projects }),
+    ...exportsModule(core, { projects, sessions, hub, billing, recordings }),
+    ...agentsModule(core, { projects }),
+  };
   if (config.jobWorker) jobs.start();
 
   // Housekeeping: forget expired idempotency answers, login sessions, old webhook events and failed jobs.
@@ -371,7 +257,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       // After the hub closed its connections and the last frames are written: their minutes and
       // bytes are recorded before storage closes.
       await billing.close();
-      await Promise.allSettled([fanout.close(), sequencer.close(), counters.close()]);
+      await Promise.allSettled([fanout.close(), closeLive(), counters.close()]);
       // On PostgreSQL the stream store shares the metadata pool: closing the database closes both.
       if (!database.pgPool) await streams.close();
       await database.close();

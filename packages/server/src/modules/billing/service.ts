@@ -60,6 +60,9 @@ export function presentRecord(r: UsageRecordsTable) {
   };
 }
 
+/** Bytes a session keeps somewhere, read with the transaction `q` of the sync. */
+export type StoredBytes = (sessionId: string, q: Db | Trx) => Promise<number>;
+
 /**
  * Usage metering, the free tier and billing: what each organisation used (participant-minutes of
  * live connections, bytes stored), its limits and costs, and the provider it pays through.
@@ -69,8 +72,6 @@ export function billingService(deps: {
   db: Db;
   engine: 'sqlite' | 'postgres';
   streams: StreamStore;
-  /** bytes of the session's completed export files, read with `q` (exports are built after billing) */
-  exportBytes: (sessionId: string, q: Db | Trx) => Promise<number>;
   projects: ProjectsService;
   provider: BillingProvider;
   bus: EventBus;
@@ -86,6 +87,8 @@ export function billingService(deps: {
     streamingMinutes: config.freeTierStreamingMinutes,
     storageGb: config.freeTierStorageGb,
   };
+  /** the other bytes a session keeps, beside its recording (export files), each read with `q` */
+  const storedElsewhere: StoredBytes[] = [];
   /** one storage sync at a time per session in this process */
   const syncing = new Map<string, Promise<void>>();
 
@@ -113,7 +116,8 @@ export function billingService(deps: {
       }
       level = await store.lockLevel(trx, level);
       const stats = await deps.streams.stats(sessionId);
-      const bytes = stats.reduce((n, s) => n + s.bytes, 0) + (await deps.exportBytes(sessionId, trx));
+      let bytes = stats.reduce((n, s) => n + s.bytes, 0);
+      for (const of of storedElsewhere) bytes += await of(sessionId, trx);
       const delta = bytes - level.bytes;
       if (delta !== 0)
         await store.insertRecords(trx, [
@@ -191,6 +195,14 @@ export function billingService(deps: {
     gate,
     meter,
     syncStorage,
+
+    /**
+     * Counts more bytes a session keeps in its stored total (the exports module adds its files):
+     * billing never knows who keeps them, so the dependency runs one way, toward billing.
+     */
+    countStored(of: StoredBytes): void {
+      storedElsewhere.push(of);
+    },
 
     /** Usage records (newest first, paged) and the totals over the same filters. */
     async usage(

@@ -52,8 +52,8 @@ export function storyboardsService(deps: {
   jobs: JobQueue;
   /** the ffmpeg binary, null when the machine has none */
   ffmpeg: string | null;
-  /** the recording's bounds (the manifest's), as the player shows them; built after this service */
-  recordings: () => Pick<RecordingsService, 'manifest'>;
+  /** the recording's bounds (the manifest's), as the player shows them */
+  recordings: Pick<RecordingsService, 'manifest'>;
   sessions: Pick<SessionsService, 'findAny'>;
   log: FastifyBaseLogger;
 }) {
@@ -103,7 +103,7 @@ export function storyboardsService(deps: {
       mkdirSync(dir, { recursive: true });
       const part = join(dir, `storyboard-${sessionId}.${making}.${job.attempt}.jpg`);
       try {
-        const manifest = await deps.recordings().manifest(session);
+        const manifest = await deps.recordings.manifest(session);
         const grid = await renderStoryboard(deps.streams, {
           sessionId,
           startMs: manifest.start_ts,

@@ -56,14 +56,11 @@ export function recordingsService(deps: {
   /** the live sessions' timelines and redaction */
   live: LiveEvents;
   sessions: SessionsService;
-  /** deletes a session's exports and their files */
-  deleteExports: (sessionId: string) => Promise<number>;
-  /** withdraws the exports rendered before a participant was redacted (they show them) */
-  withdrawExports: (sessionId: string, userId: string) => Promise<number>;
   /** records the session's stored bytes after they changed (billing) */
   storageChanged: (sessionId: string) => Promise<void>;
 }) {
   const { db, streams, store } = deps;
+  const derived: Derived[] = [];
   const linkHash = (token: string) => hmacHex(deps.config.keys.tokens, `replay:${token}`);
 
   /** The session a request may read: through its credential, or (none given) only when public. */
@@ -268,7 +265,7 @@ export function recordingsService(deps: {
       await deps.writer.flush();
       await streams.deleteStreams(session.id, theirs);
       // After the delete: a render that starts from now on cannot see them; any before it is withdrawn.
-      await deps.withdrawExports(session.id, userId);
+      await inTurn(derived.map((d) => () => d.redacted(session.id, userId)));
       let chatRedacted = 0;
       if (includeChat) {
         const mine: Array<{ seq: number; ts: number }> = [];
@@ -300,10 +297,20 @@ export function recordingsService(deps: {
       return { redacted: userId, deletedStreams: theirs.length };
     },
 
+    /**
+     * Registers what another module makes from recordings (export files, storyboards), to be
+     * withdrawn after a redaction and deleted with its session. Called in the order registered,
+     * each whatever happened to the ones before (what still shows a redacted person must go even
+     * when something else failed); the first failure is then thrown.
+     */
+    keepsDerived(d: Derived): void {
+      derived.push(d);
+    },
+
     /** Deletes a session that is not live, then everything recorded for it and its exports. */
     async deleteSession(principal: Principal, sessionId: string) {
       const deleted = await deps.sessions.delete(principal, sessionId);
-      await deps.deleteExports(sessionId);
+      await inTurn(derived.map((d) => () => d.deleted(sessionId)));
       await streams.deleteSession(sessionId);
       await store.deleteOfSession(sessionId);
       await deps.live.forgetSession(sessionId);
@@ -340,6 +347,27 @@ export function recordingsService(deps: {
   };
 }
 export type RecordingsService = ReturnType<typeof recordingsService>;
+
+/** Something made from a session's recording, kept by another module. */
+export interface Derived {
+  /** the session is deleted: delete what was made of it */
+  deleted(sessionId: string): Promise<unknown>;
+  /** a participant was redacted from the session: withdraw or remake what shows them */
+  redacted(sessionId: string, userId: string): Promise<unknown>;
+}
+
+/** Runs each step after the one before, whether or not it failed; the first failure is thrown. */
+async function inTurn(steps: Array<() => Promise<unknown>>): Promise<void> {
+  let failure: { err: unknown } | null = null;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      failure ??= { err };
+    }
+  }
+  if (failure) throw failure.err;
+}
 
 /**
  * The events of a read, with a body that fails its checksum reported as a 500 naming the damaged
