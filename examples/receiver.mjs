@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
+import { verifyWebhook } from '@vss/client';
 
 const secret = process.env.VSS_WEBHOOK_SECRET; // the whsec_… shown when the webhook was created
 const handled = new Set(); // event ids done: an event may arrive more than once
@@ -7,13 +7,12 @@ const handled = new Set(); // event ids done: an event may arrive more than once
 createServer((req, res) => {
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
-  req.on('end', () => {
+  req.on('end', async () => {
     // Verify the raw bytes as received, never JSON parsed and serialised again.
     const raw = Buffer.concat(chunks);
-    const expected = createHmac('sha256', secret).update(raw).digest();
-    const given = Buffer.from(String(req.headers['x-service-signature'] ?? ''), 'hex');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      res.writeHead(401).end();
+    const verdict = await verifyWebhook({ secret, headers: req.headers, body: raw });
+    if (!verdict.valid) {
+      res.writeHead(401).end(); // verdict.reason says why
       return;
     }
     res.writeHead(200).end(); // answer at once; do the work after

@@ -296,8 +296,8 @@ describe('vss webhooks listen', () => {
         }),
       );
       // Signed as the server signs, once now and once ten minutes ago (a captured delivery replayed).
-      const post = (at: number) => {
-        const signed = sign(hook.secret, eventId, raw, at);
+      const post = async (at: number) => {
+        const signed = await sign(hook.secret, eventId, raw, at);
         return fetch(listener.url, {
           method: 'POST',
           headers: signed.headers,
@@ -310,7 +310,7 @@ describe('vss webhooks listen', () => {
       expect(app.hits).toHaveLength(1);
       expect(app.hits[0]!.raw.equals(raw)).toBe(true);
       expect(app.hits[0]!.headers['x-service-signature']).toBe(
-        sign(hook.secret, eventId, raw, Date.now()).headers['x-service-signature'],
+        (await sign(hook.secret, eventId, raw, Date.now())).headers['x-service-signature'],
       );
 
       expect((await post(Date.now() - 600_000)).status).toBe(401);

@@ -6,6 +6,7 @@ import {
   decodeBinaryFrame,
   encodeBinaryFrame,
   fromBase64,
+  LIVE_ERRORS,
   toBase64,
   type ControlFrame,
   type MessageFrame,
@@ -24,7 +25,7 @@ export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   CLOSE.SESSION_ENDED,
   CLOSE.REMOVED,
   CLOSE.REPLACED,
-  1008, // policy violation
+  CLOSE.POLICY_VIOLATION,
 ]);
 
 /**
@@ -214,7 +215,10 @@ export class AckBook {
     else if (frame.event === 'error')
       this.settle(
         d.id,
-        new LiveError(String(d.code ?? 'SERVER_ERROR'), String(d.message ?? 'refused by the server')),
+        new LiveError(
+          String(d.code ?? LIVE_ERRORS.SERVER_ERROR),
+          String(d.message ?? 'refused by the server'),
+        ),
       );
   }
 

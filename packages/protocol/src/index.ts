@@ -1,6 +1,6 @@
 /**
  * The live protocol's wire formats, shared by the server and every client: JSON messages,
- * the binary media frame, and the EVC1 container of WebCodecs chunks.
+ * the binary media frame, the EVC1 container of WebCodecs chunks, and webhook signatures.
  * Works on Uint8Array so that it runs in browsers and in Node alike.
  */
 
@@ -8,3 +8,4 @@ export * from './messages.js';
 export * from './binary.js';
 export * from './media.js';
 export * from './recording.js';
+export * from './webhooks.js';

@@ -1,4 +1,5 @@
 import type { DataOf } from '@vss/client';
+import { RULE_KINDS, type RuleKind } from '@vss/protocol';
 import { InvalidArgumentError, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -6,9 +7,6 @@ import { cell, out, printDone, printJson, printList, type Column } from '../outp
 
 type Recording = DataOf<'/v1/sessions/{sessionId}/recording-rules', 'get'>;
 type Rule = Recording['rules'][number];
-
-/** The kinds of stream a rule can name. */
-const KINDS = ['cam', 'mic', 'screen', 'chat'] as const;
 
 /**
  * `--include`/`--exclude`'s value as the streams it names: `USER` (all of theirs), `USER:KIND`,
@@ -19,9 +17,9 @@ function streams(value: string): Omit<Rule, 'type'> {
   const colon = value.lastIndexOf(':');
   const user = colon < 0 ? value : value.slice(0, colon);
   const kind = colon < 0 ? '' : value.slice(colon + 1);
-  if (kind !== '' && !(KINDS as readonly string[]).includes(kind))
+  if (kind !== '' && !(RULE_KINDS as readonly string[]).includes(kind))
     throw new InvalidArgumentError(
-      `expected USER, USER:KIND or :KIND, KIND one of ${KINDS.join(', ')}; got "${value}"`,
+      `expected USER, USER:KIND or :KIND, KIND one of ${RULE_KINDS.join(', ')}; got "${value}"`,
     );
   const anyone = user === '' || user === '*';
   if (anyone && kind === '') {
@@ -32,7 +30,7 @@ function streams(value: string): Omit<Rule, 'type'> {
   }
   return {
     ...(anyone ? {} : { user_id: user }),
-    ...(kind ? { kind: kind as (typeof KINDS)[number] } : {}),
+    ...(kind ? { kind: kind as RuleKind } : {}),
   };
 }
 
@@ -82,7 +80,7 @@ the session's rules with the ones given, in the order given; what is not recorde
   vss recording rules SESSION --exclude guest-1:mic           # all but guest-1's microphone
   vss recording rules SESSION --clear                         # everything again
   vss recording rules SESSION --set '[{"type":"exclude","kind":"chat"}]'
-USER is a participant's id (who need not have joined yet); KIND is ${KINDS.join(', ')}. A user id
+USER is a participant's id (who need not have joined yet); KIND is ${RULE_KINDS.join(', ')}. A user id
 with ":" in it ends with ":" (org:ana:).`;
 
 interface RulesOptions {

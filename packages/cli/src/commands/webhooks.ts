@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataOf, Paths, VssClient } from '@vss/client';
+import { WEBHOOK_TOLERANCE_S, webhookSecretProblem } from '@vss/protocol';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { client, globals } from '../context.js';
 import { UsageError } from '../errors.js';
 import { collect, confirmed, integer, oneOf, paged } from '../options.js';
 import { jsonSafe, note, out, printDone, printList, printObject, type Column } from '../output.js';
 import type { Received } from '../webhooks/listen.js';
-import { checkSecret, DEFAULT_TOLERANCE_S } from '../webhooks/verify.js';
 
 type Webhook = DataOf<'/v1/webhooks/{webhookId}', 'get'>;
 /** The event types the API takes, as its document lists them. */
@@ -286,7 +286,7 @@ export function register(program: Command): void {
       '--tolerance <seconds>',
       'how old (or early) a signed timestamp may be',
       integer(1, 86_400),
-      DEFAULT_TOLERANCE_S,
+      WEBHOOK_TOLERANCE_S,
     )
     .option(
       '--forward-to <url>',
@@ -305,7 +305,7 @@ export function register(program: Command): void {
         o: { secret: string; port: number; host: string; tolerance: number; forwardTo?: string },
         cmd: Command,
       ) => {
-        const bad = checkSecret(o.secret);
+        const bad = webhookSecretProblem(o.secret);
         if (bad) throw new UsageError(`--secret: ${bad}`);
         if (o.forwardTo !== undefined && !/^https?:\/\/[^/]/.test(o.forwardTo))
           throw new UsageError(`--forward-to: expected an http:// or https:// address, got "${o.forwardTo}"`);

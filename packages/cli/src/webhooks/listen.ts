@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verify } from './verify.js';
+import { verifyWebhook, WEBHOOK_HEADERS } from '@vss/protocol';
 
 /** A delivery is small (an event and its session); anything far larger is not one. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -10,16 +10,7 @@ const FORWARD_TIMEOUT_MS = 4500;
 const REMEMBERED = 10_000;
 
 /** The headers of a delivery passed on with --forward-to, so that the target can verify it too. */
-const FORWARDED = [
-  'content-type',
-  'user-agent',
-  'x-service-signature',
-  'x-service-event-id',
-  'x-service-timestamp',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-];
+const FORWARDED = ['content-type', 'user-agent', ...Object.values(WEBHOOK_HEADERS)];
 
 export interface ListenOptions {
   host: string;
@@ -107,7 +98,8 @@ async function forward(
 }
 
 /**
- * A local receiver of deliveries for development: verifies each POST as a real receiver must,
+ * A local receiver of deliveries for development: verifies each POST as a real receiver must
+ * (`@vss/protocol`'s verifyWebhook: both signatures over the raw bytes, the signed timestamp),
  * answers 2xx for a valid one (or the status of the --forward-to target) and 401 for an invalid
  * one, and reports every delivery to `report`.
  */
@@ -124,7 +116,7 @@ export async function listen(options: ListenOptions, report: (r: Received) => vo
     }
     const raw = await readBody(req);
     const receivedAt = new Date();
-    const headerId = req.headers['webhook-id'] ?? req.headers['x-service-event-id'];
+    const headerId = req.headers[WEBHOOK_HEADERS.STANDARD_ID] ?? req.headers[WEBHOOK_HEADERS.EVENT_ID];
     const base = {
       received_at: receivedAt.toISOString(),
       event_id: typeof headerId === 'string' ? headerId : null,
@@ -143,7 +135,13 @@ export async function listen(options: ListenOptions, report: (r: Received) => vo
       return;
     }
     const { event, type, sessionId } = parseEvent(raw);
-    const verdict = verify(options.secret, req.headers, raw, receivedAt.getTime(), options.toleranceS);
+    const verdict = await verifyWebhook({
+      secret: options.secret,
+      headers: req.headers,
+      body: raw,
+      toleranceS: options.toleranceS,
+      nowMs: receivedAt.getTime(),
+    });
     if (!verdict.valid) {
       answer(401, `invalid signature: ${verdict.reason}`);
       report({

@@ -8,11 +8,11 @@ import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { seal, unseal } from '../../lib/seal.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
-import { now } from '../../lib/time.js';
+import { DAY_MS, MINUTE_MS, now, touchDue } from '../../lib/time.js';
 import type { ProjectsService } from '../projects/service.js';
 import { fetchClientMetadata, isMetadataUrl } from './client-metadata.js';
 import type { OAuthStore } from './oauth-store.js';
-import { agentPrincipal, SCOPES, touchDue } from './service.js';
+import { agentPrincipal, SCOPES } from './service.js';
 import {
   AuthorizePageError,
   AuthorizeRedirectError,
@@ -24,9 +24,9 @@ import {
 
 /** Access tokens live this long; a client refreshes them with its (rotating) refresh token. */
 export const ACCESS_TTL_S = 900;
-const CODE_TTL_MS = 60_000;
-const CONSENT_TTL_MS = 10 * 60_000;
-const DOCUMENT_TTL_MS = 5 * 60_000;
+const CODE_TTL_MS = MINUTE_MS;
+const CONSENT_TTL_MS = 10 * MINUTE_MS;
+const DOCUMENT_TTL_MS = 5 * MINUTE_MS;
 /** A refresh token presented again this soon after its exchange is refused without revoking the grant. */
 const REFRESH_RETRY_GRACE_MS = 2_000;
 
@@ -42,8 +42,6 @@ interface Consent {
   user_id: string;
   exp: number;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * OAuth 2.1 for MCP clients: dynamic client registration (RFC 7591), authorization code with PKCE

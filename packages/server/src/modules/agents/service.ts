@@ -6,16 +6,12 @@ import { decodeCursor } from '../../http/pagination.js';
 import { roleAtLeast, type Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomBase62 } from '../../lib/secrets.js';
-import { iso, isoOrNull, now } from '../../lib/time.js';
+import { DAY_MS, iso, isoOrNull, now, touchDue } from '../../lib/time.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { AgentsStore } from './store.js';
 
 export const SCOPES = ['mcp:read', 'mcp:write'] as const;
 export type Scope = (typeof SCOPES)[number];
-const DAY_MS = 86_400_000;
-
-/** last_used_at is written at most once a minute, so that authenticating stays a read. */
-export const touchDue = (lastUsed: number | null, at: number) => lastUsed === null || at - lastUsed > 60_000;
 
 /**
  * The principal an agent acts as, whether by token or OAuth grant: member rights on one project,

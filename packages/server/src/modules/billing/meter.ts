@@ -1,10 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { UsageRecordsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
-import { now } from '../../lib/time.js';
+import { DAY_MS, MINUTE_MS, now } from '../../lib/time.js';
 import { STREAMING_MINUTES } from './store.js';
-
-const DAY_MS = 86_400_000;
 
 /** A live connection as the meter sees it: whose session, and accrued up to when. */
 interface Open {
@@ -121,7 +119,7 @@ export class UsageMeter {
       project_id: c.projectId,
       session_id: c.sessionId,
       usage_type: STREAMING_MINUTES,
-      value: ms / 60_000,
+      value: ms / MINUTE_MS,
       dedupe_key: `minutes:${this.deps.nodeId}:${batch}:${c.sessionId}:${day}`,
       created_at: Math.min(at, day + DAY_MS - 1),
     }));

@@ -8,7 +8,7 @@ import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import type { Metrics } from '../../lib/metrics.js';
-import { iso, now } from '../../lib/time.js';
+import { DAY_MS, iso, now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import { GB, LimitsCache, limitsOf, monthStart, nextMonthStart, type FreeTier } from './limits.js';
@@ -30,7 +30,6 @@ export interface UsageGate {
   storageAllowance(orgId: string): Promise<{ stored: number; limit: number } | null>;
 }
 
-const DAY_MS = 86_400_000;
 /** The longest range of daily totals one request may ask for. */
 export const MAX_DAYS = 366;
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Cursor } from '../../db/keyset.js';
 import { keysetPage } from '../../db/keyset.js';
 import type { Db, Engine, StorageLevelsTable, Trx, UsageRecordsTable } from '../../db/types.js';
+import { DAY_MS } from '../../lib/time.js';
 
 export const STREAMING_MINUTES = 'streaming_minutes';
 export const STORAGE_BYTES = 'storage_bytes';
@@ -12,8 +13,6 @@ export interface UsageScope {
   projectId?: string;
   sessionId?: string;
 }
-
-const DAY_MS = 86_400_000;
 
 /** SQL of usage and billing. Every read names its organisation. */
 export function billingStore(db: Db, engine: Engine) {

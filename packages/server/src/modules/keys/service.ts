@@ -6,13 +6,11 @@ import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomBase62 } from '../../lib/secrets.js';
-import { isoOrNull, iso, now } from '../../lib/time.js';
+import { isoOrNull, iso, now, touchDue } from '../../lib/time.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import type { KeyKind, KeysStore } from './store.js';
 
 const PREFIX: Record<KeyKind, string> = { api_key: 'sk_live_', restricted_key: 'rk_live_' };
-/** last_used_at is written at most this often per key, so that authenticating stays a read. */
-const TOUCH_INTERVAL_MS = 60_000;
 /**
  * Resolved keys are remembered this long in the process. Deleting a key evicts it at once here
  * and, through the revocation broadcast, in every other process; the TTL only bounds what a lost
@@ -118,7 +116,7 @@ export function keysService(deps: {
       const t = now();
       const hit = cache.get(secret);
       if (hit && hit.expires > t) {
-        if (hit.touched < t - TOUCH_INTERVAL_MS) {
+        if (touchDue(hit.touched, t)) {
           hit.touched = t;
           store.touch(hit.principal.credentialId, t).catch(() => {});
         }
@@ -134,7 +132,7 @@ export function keysService(deps: {
     const kind: KeyKind = secret.startsWith(PREFIX.restricted_key) ? 'restricted_key' : 'api_key';
     if (!key || key.kind !== kind) return null;
     let touched = key.last_used_at ?? 0;
-    if (touched < t - TOUCH_INTERVAL_MS) {
+    if (touchDue(key.last_used_at, t)) {
       // Not awaited: recording the use must not delay or fail the request it belongs to.
       touched = t;
       store.touch(key.id, t).catch(() => {});

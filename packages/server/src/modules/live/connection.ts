@@ -1,5 +1,5 @@
 import type { RecordingState } from './recording-control.js';
-import type { TrackKind } from '@vss/protocol';
+import type { ControlEvent, TrackKind } from '@vss/protocol';
 import type { SessionsTable } from '../../db/types.js';
 import type { LayerRates, MediaInfo } from './layers.js';
 import type { ReceiverPacer } from './pacer.js';
@@ -57,7 +57,7 @@ export interface LiveSession {
 export type SendControl = (
   live: LiveSession,
   fromConn: string,
-  event: string,
+  event: ControlEvent,
   userId: string,
   data: Record<string, unknown>,
   ts: number,

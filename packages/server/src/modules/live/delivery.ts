@@ -1,4 +1,4 @@
-import { isEvc1, parseMediaStream, type Layer } from '@vss/protocol';
+import { isEvc1, parseMediaStream, type ControlEvent, type Layer } from '@vss/protocol';
 import type { FanoutMessage } from '../../bus/fanout.js';
 import type { LayerRates, MediaInfo } from './layers.js';
 import { controlText, messageBinary, messageText } from './frames.js';
@@ -7,7 +7,7 @@ import type { LiveConnection } from './connection.js';
 /** Sends one connection a control message of its own (an ack, an error, its welcome). */
 export function sendControl(
   conn: LiveConnection,
-  event: string,
+  event: ControlEvent,
   userId: string,
   data: Record<string, unknown>,
 ): void {
@@ -64,7 +64,9 @@ function mediaInfo(m: FanoutMessage): MediaInfo | null {
 }
 
 function textFrame(m: FanoutMessage): string {
-  if (m.kind === 'control') return controlText(m.event!, m.userId!, m.timestampMs, m.data ?? {});
+  // The bus's process-internal notices (a redaction, a replacement) are handled before delivery.
+  if (m.kind === 'control')
+    return controlText(m.event as ControlEvent, m.userId!, m.timestampMs, m.data ?? {});
   return messageText(m.streamType!, m.timestampMs, m.seq ?? 0, m.payload!);
 }
 

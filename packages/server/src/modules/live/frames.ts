@@ -1,4 +1,4 @@
-import { BINARY_MESSAGE, encodeBinaryFrame } from '@vss/protocol';
+import { BINARY_MESSAGE, encodeBinaryFrame, type ControlEvent } from '@vss/protocol';
 
 /** The JSON `message` frame, written by hand: it is built once per message on the hot path. */
 export function messageText(streamType: string, timestampMs: number, seq: number, payload: Buffer): string {
@@ -13,7 +13,7 @@ export function messageBinary(streamType: string, timestampMs: number, seq: numb
 
 /** A `control` frame. */
 export function controlText(
-  event: string,
+  event: ControlEvent,
   userId: string,
   timestampMs: number,
   data: Record<string, unknown>,

@@ -1,5 +1,5 @@
 import { RecordingRuleSchema } from './recording-schemas.js';
-import { LIVE_ERRORS } from '@vss/protocol';
+import { LIVE_ERRORS, type ControlEvent } from '@vss/protocol';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from '../../http/schema-types.js';
 
@@ -135,7 +135,8 @@ export const LiveMessage = Type.Object(
   },
 );
 
-const control = <E extends TSchema, D extends TSchema>(
+/** A `control` frame's schema; its event is one of the protocol's control events. */
+const control = <E extends TSchema & { static: ControlEvent }, D extends TSchema>(
   title: string,
   event: E,
   data: D,

@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { signWebhook } from '@vss/protocol';
 import { resolveChecked, type Resolved } from '../../lib/address.js';
 
 /** At most this much of a receiver's answer is read; the rest is dropped with the connection. */
@@ -21,30 +21,15 @@ export interface Signed {
 }
 
 /**
- * The delivery headers of one attempt: `X-Service-Signature` (HMAC-SHA256 of the raw
- * body keyed with the secret as shown, lowercase hex), `X-Service-Event-Id`, `X-Service-Timestamp`,
- * and the Standard Webhooks trio, whose key is the base64 part of `whsec_…`.
+ * The headers of one attempt: the signature headers of `@vss/protocol`'s signWebhook
+ * (`X-Service-Signature`, `X-Service-Event-Id`, `X-Service-Timestamp` and the Standard Webhooks
+ * trio), signed at `atMs` (each attempt anew, with the same event id and bytes).
  */
-export function sign(secret: string, eventId: string, body: Buffer, atMs: number): Signed {
-  const timestamp = String(Math.floor(atMs / 1000));
-  const signature = createHmac('sha256', secret).update(body).digest('hex');
-  const standardKey = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const standard = createHmac('sha256', standardKey)
-    .update(`${eventId}.${timestamp}.`)
-    .update(body)
-    .digest('base64');
+export async function sign(secret: string, eventId: string, body: Buffer, atMs: number): Promise<Signed> {
+  const signature = await signWebhook({ secret, eventId, timestamp: Math.floor(atMs / 1000), body });
   return {
     body,
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'vss-webhooks/1',
-      'x-service-signature': signature,
-      'x-service-event-id': eventId,
-      'x-service-timestamp': timestamp,
-      'webhook-id': eventId,
-      'webhook-timestamp': timestamp,
-      'webhook-signature': `v1,${standard}`,
-    },
+    headers: { 'content-type': 'application/json', 'user-agent': 'vss-webhooks/1', ...signature },
   };
 }
 

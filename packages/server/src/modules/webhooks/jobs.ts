@@ -69,7 +69,7 @@ export function deliveryJob(deps: {
         (hook.is_active !== 1 || !(JSON.parse(hook.events) as string[]).includes(event.type))
       )
         return { ok: true };
-      const signed = sign(
+      const signed = await sign(
         unseal(key, hook.secret_sealed),
         job.payload.event_id,
         Buffer.from(event.body),

@@ -10,7 +10,7 @@ import type { Principal } from '../../http/principal.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
 import { seal } from '../../lib/seal.js';
-import { iso, now } from '../../lib/time.js';
+import { DAY_MS, iso, now } from '../../lib/time.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import { bareHost, isPrivateAddress } from '../../lib/address.js';
 import { DELIVER_JOB, type DeliverPayload } from './jobs.js';
@@ -18,7 +18,7 @@ import { EVENT_TYPES, type EventPayload } from './schemas.js';
 import type { WebhooksStore } from './store.js';
 
 /** Events and log rows are kept this long (the default retry schedule spans about 8.5 hours). */
-const RETENTION_MS = 30 * 86_400_000;
+const RETENTION_MS = 30 * DAY_MS;
 const SUBSCRIBABLE = new Set<string>(EVENT_TYPES);
 
 /** The public shape of a webhook: never its secret. */
