@@ -39,6 +39,7 @@ import { agentsRoutes } from './modules/agents/routes.js';
 import { oauthRoutes } from './modules/agents/oauth-routes.js';
 import { dashboardRoutes, loadPage } from './modules/dashboard/routes.js';
 import type { Runtime } from './runtime.js';
+import { MINUTE_MS } from './lib/time.js';
 
 /** JSON request bodies are capped at 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -49,7 +50,7 @@ export const BODY_LIMIT = 1024 * 1024;
  * Answers and WebSocket sessions are not bounded by these.
  */
 export const HEADERS_TIMEOUT_MS = 20_000;
-export const REQUEST_TIMEOUT_MS = 60_000;
+export const REQUEST_TIMEOUT_MS = MINUTE_MS;
 
 /** Builds the HTTP application over an open runtime. Tests build exactly this. */
 export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {

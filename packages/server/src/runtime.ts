@@ -52,6 +52,7 @@ import type { SessionsService } from './modules/sessions/service.js';
 import { sessionsModule } from './modules/sessions/module.js';
 import type { WebhooksService } from './modules/webhooks/service.js';
 import { webhooksModule } from './modules/webhooks/module.js';
+import { MINUTE_MS } from './lib/time.js';
 
 /** Every capability's service, built once per app in dependency order (app.ts). */
 export interface Services {
@@ -122,7 +123,7 @@ export interface RuntimeOptions {
   logDestination?: DestinationStream;
 }
 
-const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const SWEEP_INTERVAL_MS = 10 * MINUTE_MS;
 
 /** Opens storage (migrating it), connects counters and wires the services in dependency order. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {

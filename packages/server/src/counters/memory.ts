@@ -1,4 +1,5 @@
 import { windowOf, type Counters, type WindowCount } from './counter.js';
+import { MINUTE_MS } from '../lib/time.js';
 
 /** Counters for one process: a map of window-stamped counts, swept every minute. */
 export function memoryCounters(): Counters {
@@ -9,7 +10,7 @@ export function memoryCounters(): Counters {
       const windowMs = Number(k.slice(0, k.indexOf('|')));
       if (windowOf(t, windowMs).index !== v.index) counts.delete(k);
     }
-  }, 60_000);
+  }, MINUTE_MS);
   sweep.unref();
 
   function read(key: string, windowMs: number, add: number): WindowCount {

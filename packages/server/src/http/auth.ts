@@ -4,6 +4,7 @@ import type { Counters, WindowCount } from '../counters/counter.js';
 import { readSessionCookie } from './cookies.js';
 import { Forbidden, RateLimited, Unauthorized } from './errors.js';
 import type { Principal, RouteAuth } from './principal.js';
+import { MINUTE_MS } from '../lib/time.js';
 
 /** How the edge turns a credential into a principal; implemented by the keys and accounts modules. */
 export interface CredentialResolvers {
@@ -18,7 +19,7 @@ export interface CredentialResolvers {
 const AGENT_PREFIXES = ['sat_', 'oat_'];
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const RATE_WINDOW_MS = 60_000;
+const RATE_WINDOW_MS = MINUTE_MS;
 
 function presentedSecret(request: FastifyRequest): string | null {
   const authz = request.headers.authorization;

@@ -6,11 +6,11 @@ import type { Db, Engine, Trx } from '../db/types.js';
 import { createHmac } from 'node:crypto';
 import { seal, unseal } from '../lib/seal.js';
 import { sha256Hex } from '../lib/secrets.js';
-import { now } from '../lib/time.js';
+import { now, DAY_MS } from '../lib/time.js';
 import { BadRequest, Conflict } from './errors.js';
 
 /** How long a stored answer is replayed. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_RETENTION_MS = DAY_MS;
 
 /** What a creating handler produces: its status and its envelope. */
 export interface Created<T> {

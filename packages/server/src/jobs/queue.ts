@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { onCommit, transaction } from '../db/transaction.js';
 import type { Db, Engine, JobsTable, Trx } from '../db/types.js';
 import { newId } from '../lib/ids.js';
+import { MINUTE_MS, DAY_MS } from '../lib/time.js';
 import type { Metrics } from '../lib/metrics.js';
 import { jobsStore, type JobsStore, type Settlement } from './store.js';
 import type { ClaimedJob, JobKind, Outcome } from './types.js';
@@ -129,7 +130,7 @@ export class JobQueue {
       .catch((err) => this.opts.log.warn({ err }, 'reaping expired job leases failed'))
       .finally(() => this.wake());
     const leases = [...this.kinds.values()].map((k) => k.leaseMs);
-    const every = Math.max(250, Math.min(...leases, 60_000) / 3);
+    const every = Math.max(250, Math.min(...leases, MINUTE_MS) / 3);
     this.renewer = setInterval(() => void this.renew(), every);
     this.renewer.unref();
   }
@@ -361,10 +362,7 @@ export class JobQueue {
     if (nextRunAt !== null) this.schedule(nextRunAt);
   }
 
-  /**
-   * Puts jobs whose lease ran out (their worker died or stalled) back in the queue, so that the
-   * claim itself stays one ordered index range.
-   */
+  /** Puts jobs whose lease ran out (worker died or stalled) back: the claim stays one index range. */
   private async reap(): Promise<void> {
     for (const kind of this.kinds.keys()) if ((await this.store.reap(kind, Date.now())) > 0) this.wake();
   }
@@ -394,7 +392,7 @@ export class JobQueue {
   }
 
   /** Forgets jobs that failed for good more than `olderThanMs` ago. */
-  sweep(olderThanMs = 30 * 86_400_000): Promise<void> {
+  sweep(olderThanMs = 30 * DAY_MS): Promise<void> {
     return this.store.sweep(Date.now() - olderThanMs);
   }
 }

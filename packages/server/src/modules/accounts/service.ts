@@ -7,14 +7,14 @@ import { Conflict, RateLimited, Unauthorized } from '../../http/errors.js';
 import type { Principal, Role } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
-import { iso, now } from '../../lib/time.js';
+import { iso, now, DAY_MS, MINUTE_MS } from '../../lib/time.js';
 import type { ProjectsService } from '../projects/service.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { AccountsStore } from './store.js';
 
 /** Dashboard sessions last 7 days. */
-export const LOGIN_SESSION_MS = 7 * 24 * 60 * 60 * 1000;
-const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+export const LOGIN_SESSION_MS = 7 * DAY_MS;
+const THROTTLE_WINDOW_MS = 15 * MINUTE_MS;
 /** failures for one email from one address, and for one email from anywhere, per 15 minutes */
 const MAX_FAILURES_PER_ADDRESS = 10;
 const MAX_FAILURES_PER_EMAIL = 100;

@@ -7,6 +7,7 @@ import type { RouteAuth } from '../../http/principal.js';
 import { SessionParams } from '../../http/shared-schemas.js';
 import type { RecordingsService } from '../recordings/service.js';
 import type { StoryboardsService } from './storyboard-jobs.js';
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../../lib/time.js';
 
 /** What the storyboard routes need. */
 export interface StoryboardRoutesOptions {
@@ -58,7 +59,7 @@ const jpgResponse = {
 /** `HH:MM:SS.mmm` of ms. */
 export function vttTime(ms: number): string {
   const p = (n: number, w = 2) => String(Math.floor(n)).padStart(w, '0');
-  return `${p(ms / 3_600_000)}:${p((ms / 60_000) % 60)}:${p((ms / 1000) % 60)}.${p(ms % 1000, 3)}`;
+  return `${p(ms / HOUR_MS)}:${p((ms / MINUTE_MS) % 60)}:${p((ms / SECOND_MS) % 60)}.${p(ms % 1000, 3)}`;
 }
 
 /** The WebVTT of a storyboard: a cue per thumbnail, pointing at `image` (a relative URL) with `#xywh=`. */

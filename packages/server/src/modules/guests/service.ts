@@ -6,7 +6,7 @@ import { BadRequest, Conflict, Forbidden, NotFound, RateLimited } from '../../ht
 import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import { hmacHex, randomBase62, randomToken } from '../../lib/secrets.js';
-import { iso } from '../../lib/time.js';
+import { iso, MINUTE_MS } from '../../lib/time.js';
 import { newId } from '../../lib/ids.js';
 import { displayName, type LiveService } from '../live/service.js';
 import type { SessionsService } from '../sessions/service.js';
@@ -16,7 +16,6 @@ import type { GuestsStore, ListedJoinLink } from './store.js';
 export const DEFAULT_JOIN_LINK_MINUTES = 1440;
 /** Join attempts (`POST /v1/join/{token}`) per client address per minute, whatever their outcome. */
 export const JOIN_ATTEMPTS_PER_MINUTE = 30;
-const MINUTE_MS = 60_000;
 /** The one answer for a token that is unknown, revoked or expired: which of the three is not told. */
 const NO_SUCH_LINK = 'this join link does not exist, was revoked or has expired';
 

@@ -7,13 +7,13 @@ import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
-import { iso, isoOrNull, now } from '../../lib/time.js';
+import { iso, isoOrNull, now, DAY_MS } from '../../lib/time.js';
 import type { AccountsService } from '../accounts/service.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import type { InvitationsStore } from './store.js';
 
 /** Invitations expire after 7 days. */
-export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const INVITATION_TTL_MS = 7 * DAY_MS;
 
 /** The public shape of an invitation: never its token after creation. */
 export function presentInvitation(i: InvitationsTable) {

@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { JobKind, JobQueue } from '../../jobs/queue.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import type { RecordingsService } from './service.js';
+import { MINUTE_MS } from '../../lib/time.js';
 
 declare module '../../bus/events.js' {
   interface DomainEvents {
@@ -90,7 +91,7 @@ export function recordingsJobs(deps: {
     },
   });
   return [
-    step(FINALIZE_JOB, 'finalize', { concurrency: 4, leaseMs: 60_000 }, (p) =>
+    step(FINALIZE_JOB, 'finalize', { concurrency: 4, leaseMs: MINUTE_MS }, (p) =>
       deps.recordings.finalize(p.session_id, p.org_id, p.project_id),
     ),
     step(SEAL_JOB, 'seal', { concurrency: 2, leaseMs: 120_000 }, (p) => deps.writer.seal(p.session_id)),

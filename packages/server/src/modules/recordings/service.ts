@@ -7,7 +7,7 @@ import type { Principal } from '../../http/principal.js';
 import { decodeCursor } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
 import { hmacHex, randomToken } from '../../lib/secrets.js';
-import { iso, now } from '../../lib/time.js';
+import { iso, now, MINUTE_MS } from '../../lib/time.js';
 import { SegmentCorruptError } from '../../streams/segments.js';
 import type { StreamStat, StreamStore } from '../../streams/store.js';
 import type { RecordingsStore } from './store.js';
@@ -201,7 +201,7 @@ export function recordingsService(deps: {
       const session = await deps.sessions.get(principal, sessionId, undefined, q);
       const token = randomToken(32);
       const t = now();
-      const expires = t + minutes * 60_000;
+      const expires = t + minutes * MINUTE_MS;
       const id = newId();
       await store.insertLink(q, {
         id,
