@@ -58,14 +58,12 @@ export interface PagedList<T> {
   setItems(change: (items: T[]) => T[]): void;
 }
 
+/** A list call's options, as far as paging goes (`usePagedList` checks them against the route). */
+type ListInit = { params?: { query?: object } };
+
 /** The first page, or the one after `cursor`, of a list route (the hook gives the types). */
-function readPage(
-  path: string,
-  init: CallInit<ListPath, 'get'>,
-  cursor: string | null,
-  signal?: AbortSignal,
-) {
-  const params = init?.params as { query?: object } | undefined;
+function readPage(path: string, init: ListInit, cursor: string | null, signal?: AbortSignal) {
+  const params = init.params;
   const query = cursor ? { ...params?.query, cursor } : params?.query;
   return (vss.page as (p: string, i: object) => Promise<Page<{ id: string }>>)(path, {
     ...init,
@@ -91,8 +89,8 @@ export function usePagedList<P extends ListPath>(
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   const query = JSON.stringify(init);
-  const initRef = useRef(init as CallInit<ListPath, 'get'>);
-  initRef.current = init as CallInit<ListPath, 'get'>;
+  const initRef = useRef<ListInit>(init);
+  initRef.current = init;
   // Every start-over bumps the generation: answers of an older one (a `more()` or a refresh still
   // on its way) are dropped, so that they never land on the fresh first page.
   const generation = useRef(0);
