@@ -36,6 +36,9 @@ export type Args<P extends keyof paths, M extends Method> =
     ? [init?: CallInit<P, M>]
     : [init: CallInit<P, M>];
 
+/** The routes that take a method: `PathOf<'get'>` is every path with a GET. */
+export type PathOf<M extends Method> = PathsWithMethod<paths, M>;
+
 /** The `data` of a route's success envelope (undefined for answers without a JSON body). */
 export type DataOf<P extends keyof paths, M extends Method> = P extends keyof paths
   ? M extends keyof paths[P]
@@ -81,12 +84,17 @@ export interface RetryOptions {
 export const DEFAULT_RETRY: RetryOptions = { retries: 2, minDelayMs: 250, maxDelayMs: 30_000 };
 
 export interface VssClientOptions {
-  /** the server, e.g. `http://localhost:8080` */
+  /** the server, e.g. `http://localhost:8080`; '' in a browser page served by vss: its own origin */
   baseUrl: string;
   /** an API key (`sk_live_…`), a restricted key (`rk_live_…`) or an OAuth/agent access token; sent as `Authorization: Bearer` */
   apiKey?: string;
-  /** sent as `X-Project-Id`: the project that routes without one in their path act on (default: the organisation's first) */
-  projectId?: string;
+  /**
+   * sent as `X-Project-Id`: the project that routes without one in their path act on (default: the
+   * organisation's first). A function is asked at each request, for an app whose project changes.
+   */
+  projectId?: string | (() => string | null | undefined);
+  /** whether cookies go along, as fetch's `credentials` (a dashboard signed in with a cookie: 'same-origin') */
+  credentials?: RequestCredentials;
   /** retry policy, or false for none */
   retry?: Partial<RetryOptions> | false;
   /** fetch implementation (default `globalThis.fetch`) */
@@ -114,7 +122,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
  * Calls answer the envelope's `data` and throw `VssError` for error answers. Creating POSTs carry
  * an `Idempotency-Key` (a fresh UUID unless you pass one), so they, like GET, PUT and DELETE, are
  * retried after network errors and 503; a 429 is retried by every method (the server did nothing),
- * each after `Retry-After` when the server gives one.
+ * each after `Retry-After` when the server gives one. A call takes fetch's `signal` and `headers`.
+ * A page served by vss (the dashboard) uses its own origin and login cookie, no key:
+ * `new VssClient({ baseUrl: '', credentials: 'same-origin', projectId: () => chosen })`.
  */
 export class VssClient {
   /** the openapi-fetch client underneath, with the same credentials, keys and retries */
@@ -125,15 +135,18 @@ export class VssClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     const headers: Record<string, string> = { ...options.headers };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    if (options.projectId) headers['x-project-id'] = options.projectId;
+    const project = options.projectId;
+    if (typeof project === 'string') headers['x-project-id'] = project;
     const retry =
       options.retry === false ? { ...DEFAULT_RETRY, retries: 0 } : { ...DEFAULT_RETRY, ...options.retry };
     this.api = createClient<paths>({
       baseUrl: this.baseUrl,
       headers,
+      ...(options.credentials ? { credentials: options.credentials } : {}),
       fetch: retryingFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), retry),
     });
     this.api.use(idempotencyKeys);
+    if (typeof project === 'function') this.api.use(projectHeader(project));
   }
 
   /** Calls a route and answers its `data` with the Response; throws VssError for an error answer. */
@@ -222,7 +235,7 @@ export class VssClient {
     const { sessionId, userId, ...rest } = options;
     return new LiveClient({
       ...rest,
-      url: this.baseUrl.replace(/^http/, 'ws'),
+      url: (this.baseUrl || globalThis.location.origin).replace(/^http/, 'ws'),
       session: sessionId,
       userId,
       token: async () =>
@@ -280,7 +293,8 @@ export class VssClient {
   }
 }
 
-type ItemOf<T> = T extends readonly (infer E)[] ? E : never;
+/** The element type of a list's `data`: `ItemOf<DataOf<'/v1/sessions', 'get'>>` is a Session. */
+export type ItemOf<T> = T extends readonly (infer E)[] ? E : never;
 
 /** Adds a fresh Idempotency-Key to the creating POSTs that honour one, unless the caller set one. */
 const idempotencyKeys: Middleware = {
@@ -291,6 +305,18 @@ const idempotencyKeys: Middleware = {
     return request;
   },
 };
+
+/** Sets `X-Project-Id` to the project `current()` names at the time of each request, unless the call set one. */
+function projectHeader(current: () => string | null | undefined): Middleware {
+  return {
+    onRequest({ request }) {
+      const id = current();
+      if (!id || request.headers.has('x-project-id')) return undefined;
+      request.headers.set('x-project-id', id);
+      return request;
+    },
+  };
+}
 
 /** The `cursor` of the `rel="next"` address in a `Link` header, or null. */
 export function nextCursor(response: Response): string | null {
@@ -326,7 +352,7 @@ function networkError(err: unknown, baseUrl: string): VssError {
   const e = err as Error & { cause?: { code?: string; message?: string } };
   if (e?.name === 'AbortError') return new VssError('ABORTED', 'the request was aborted', 0);
   const detail = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
-  return new VssError('NETWORK_ERROR', `no answer from ${baseUrl} (${detail})`, 0);
+  return new VssError('NETWORK_ERROR', `no answer from ${baseUrl || 'the server'} (${detail})`, 0);
 }
 
 /**

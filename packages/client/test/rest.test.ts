@@ -109,6 +109,39 @@ describe('VssClient', () => {
     expect(again.seen).toHaveLength(3);
   });
 
+  it('asks projectId at each request, as a page whose chosen project changes; a signal aborts a call', async () => {
+    const { project_id } = await new VssClient({ baseUrl, apiKey: key }).post('/v1/sessions', {
+      body: { name: 'which project' },
+    });
+    const seen: Request[] = [];
+    const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      seen.push(req.clone());
+      return fetch(req);
+    }) as typeof fetch;
+    let chosen: string | null = null;
+    const vss = new VssClient({
+      baseUrl,
+      apiKey: key,
+      credentials: 'include',
+      projectId: () => chosen,
+      fetch: recording,
+    });
+    await vss.get('/v1/sessions');
+    chosen = project_id;
+    const listed = await vss.get('/v1/sessions', { params: { query: { limit: 200 } } });
+    expect(listed.map((s) => s.project_id)).toContain(project_id);
+    expect(seen.map((r) => r.headers.get('x-project-id'))).toEqual([null, project_id]);
+    expect(seen.every((r) => r.credentials === 'include')).toBe(true);
+
+    const ctl = new AbortController();
+    ctl.abort();
+    await expect(vss.get('/v1/sessions', { signal: ctl.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+      status: 0,
+    });
+  });
+
   it('returns 429 as RATE_LIMITED with Retry-After instead of waiting longer than allowed', async () => {
     const other = (await httpTenant(baseUrl)).key;
     const vss = new VssClient({ baseUrl, apiKey: other, retry: { maxDelayMs: 10 } });

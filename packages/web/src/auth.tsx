@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, api, apiPage, setCurrentProject } from './api';
+import { isStatus, setCurrentProject, vss } from './api';
 import type { Me, Project } from './types';
 
 /** Who is signed in, their organisation's projects and the project the dashboard acts on. */
@@ -26,12 +26,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const refresh = useCallback(async () => {
     try {
       // Answers null (not 401) to a visitor without a sign-in, so public pages log no failure.
-      const user = await api<Me | null>('GET', '/v1/auth/session');
-      const page = user ? await apiPage<Project>('/v1/projects', { query: { limit: 200 } }) : null;
+      const user = await vss.get('/v1/auth/session');
+      const page = user ? await vss.page('/v1/projects', { params: { query: { limit: 200 } } }) : null;
       setMe(user);
       setProjects(page?.items ?? []);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) {
+      if (isStatus(err, 401)) {
         setMe(null);
         setProjects([]);
       } else throw err;
@@ -52,7 +52,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const signOut = useCallback(async () => {
-    await api('POST', '/v1/auth/logout');
+    await vss.post('/v1/auth/logout');
     setMe(null);
     setProjects([]);
   }, []);

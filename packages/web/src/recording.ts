@@ -11,12 +11,6 @@ export { isRecorded, MAX_RULES, RULE_KINDS, type RecordingRule, type RuleKind } 
 /** Whether the session is recording now, and its rules. */
 export type RecordingStatus = RecordingData;
 
-/** `GET /v1/sessions/{id}/recording-rules` */
-export interface RecordingControls extends RecordingStatus {
-  session_id: string;
-  paused_at: string | null;
-}
-
 const isKind = (k: unknown): k is RuleKind => RULE_KINDS.includes(k as RuleKind);
 
 /** The rules in what the server sent, keeping only well-formed ones. */

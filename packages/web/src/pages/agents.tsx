@@ -4,13 +4,12 @@ import { ActivityLog } from './agents/activity';
 import { AgentTokens } from './agents/agent-tokens';
 import { ConnectHelp } from './agents/connect-help';
 import { clientName, OAuthGrants } from './agents/oauth-grants';
-import type { AgentToken, Grant } from './agents/types';
 import './agents/agents.css';
 
 /** AI agents: how to connect one, agent tokens, OAuth grants, and every tool call they made. */
 export function AgentsPage() {
-  const tokens = usePagedList<AgentToken>('/v1/agent-tokens', { query: { limit: 100 } });
-  const grants = usePagedList<Grant>('/v1/oauth/grants', { query: { limit: 100 } });
+  const tokens = usePagedList('/v1/agent-tokens', { params: { query: { limit: 100 } } });
+  const grants = usePagedList('/v1/oauth/grants', { params: { query: { limit: 100 } } });
   // The log names actors by id: said here by the token's label or the application's name when known.
   const actorName = (actor: string) => {
     const [kind, id] = actor.split(':');

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api } from '../api';
+import { vss } from '../api';
 import { useAuth } from '../auth';
 import { ErrorNote, Field } from '../ui/kit';
 import { useAction } from '../ui/hooks';
@@ -33,7 +33,8 @@ export function AuthPage({ mode }: { mode: 'login' | 'signup' }) {
     document.title = `${signup ? 'Create your account' : 'Sign in'} · vss`;
   }, [signup]);
   const submit = useAction(async () => {
-    await api('POST', signup ? '/v1/auth/register' : '/v1/auth/login', { body: { email, password } });
+    if (signup) await vss.post('/v1/auth/register', { body: { email, password } });
+    else await vss.post('/v1/auth/login', { body: { email, password } });
     await refresh();
     // Full-page targets (the OAuth consent page) are outside the app's routes.
     if (next.startsWith('/oauth/')) location.assign(next);

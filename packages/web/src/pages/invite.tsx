@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api } from '../api';
+import { vss } from '../api';
 import { useAuth } from '../auth';
 import { useAction } from '../ui/hooks';
 import { ErrorNote, Loading } from '../ui/kit';
@@ -18,7 +18,7 @@ export function InvitePage() {
   }, []);
   const back = encodeURIComponent(`/invite?token=${encodeURIComponent(token)}`);
   const join = useAction(async () => {
-    await api('POST', '/v1/invitations/redeem', { body: { token } });
+    await vss.post('/v1/invitations/redeem', { body: { token } });
     // The account now belongs to the inviting organisation: its projects replace the old ones.
     await refresh();
     navigate('/sessions');

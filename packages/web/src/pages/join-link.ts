@@ -1,25 +1,12 @@
 /** A join link as the guest's page uses it: what it opens, and joining with it (again). */
-import { ApiError, api, errorMessage } from '../api';
+import { errorMessage, isStatus, vss, VssError, type Schemas } from '../api';
 import type { Credential, Joined } from './live/joining';
 
 /** `GET /v1/join/{token}`: what a join link opens. */
-export interface LinkInfo {
-  session: { id: string; name: string; ended: boolean; is_public: boolean };
-  can_publish: boolean;
-  expires_at: string;
-}
+export type LinkInfo = Schemas['JoinLinkInfo'];
 
-/** `POST /v1/join/{token}`: a guest's connection. */
-interface GuestJoin {
-  access_token: string;
-  expires_in: number;
-  session: string;
-  user_id: string;
-  display_name: string;
-  can_publish: boolean;
-  /** sent back to come back as the same guest (a reconnect, a reload, Join again) */
-  rejoin_token: string;
-}
+/** `POST /v1/join/{token}`: a guest's connection; `rejoin_token` comes back as the same guest. */
+type GuestJoin = Schemas['GuestToken'];
 
 /** Where the page is: reading the link, the link does not work, the session ended, before joining, in the call, left. */
 export type Stage =
@@ -34,11 +21,11 @@ export type Stage =
 /** Reads a join link: its information, or the stage it leads to when it does not open a call. */
 export async function readLink(token: string): Promise<Stage> {
   try {
-    const link = await api<LinkInfo>('GET', `/v1/join/${encodeURIComponent(token)}`);
+    const link = await vss.get('/v1/join/{token}', { params: { path: { token } } });
     return link.session.ended ? { at: 'ended', link } : { at: 'ready', link };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { at: 'invalid' };
-    if (err instanceof ApiError && err.status === 429)
+    if (isStatus(err, 404)) return { at: 'invalid' };
+    if (isStatus(err, 429))
       return { at: 'failed', error: 'Too many attempts from here: wait a minute, then reload this page.' };
     return {
       at: 'failed',
@@ -49,7 +36,7 @@ export async function readLink(token: string): Promise<Stage> {
 
 /** Why a guest could not join, in words (or the stage to show instead, when the link or session changed). */
 async function refusal(err: unknown, token: string): Promise<{ stage: Stage } | { words: string }> {
-  if (!(err instanceof ApiError)) return { words: err instanceof Error ? err.message : String(err) };
+  if (!(err instanceof VssError)) return { words: err instanceof Error ? err.message : String(err) };
   if (err.status === 404) return { stage: { at: 'invalid' } };
   if (err.status === 409) {
     // Used up, or the session ended meanwhile: the link says which.
@@ -95,18 +82,17 @@ function keep(token: string, rejoin: string | null): void {
 
 /** `POST /v1/join/{token}`, as the guest this tab already is when it is one. */
 async function redeem(token: string, displayName: string): Promise<GuestJoin> {
-  const path = `/v1/join/${encodeURIComponent(token)}`;
   const rejoin = stored(token);
   try {
-    const g = await api<GuestJoin>('POST', path, {
+    const g = await vss.post('/v1/join/{token}', {
+      params: { path: { token } },
       body: { display_name: displayName, rejoin_token: rejoin },
     });
     keep(token, g.rejoin_token);
     return g;
   } catch (err) {
     // A rejoin token the link does not know (another server's secret): join as a new guest.
-    if (!(rejoin && err instanceof ApiError && err.status === 400 && /rejoin_token/.test(err.message)))
-      throw err;
+    if (!(rejoin && isStatus(err, 400) && /rejoin_token/.test(err.message))) throw err;
     keep(token, null);
     return redeem(token, displayName);
   }

@@ -1,23 +1,24 @@
-import { api } from '../api';
+import { vss } from '../api';
 import { PageHeader } from '../ui/kit';
 import { KeySection, type KeyKind } from './keys/key-section';
-import type { CreatedKey } from './keys/types';
 
 const API_KEYS: KeyKind = {
   noun: 'API key',
-  base: '/v1/api-keys',
+  list: '/v1/api-keys',
   create: (projectId, label) =>
-    api<CreatedKey>('POST', `/v1/projects/${projectId}/api-keys`, { body: { label }, idempotent: true }),
+    vss.post('/v1/projects/{projectId}/api-keys', { params: { path: { projectId } }, body: { label } }),
+  relabel: (keyId, label) =>
+    vss.patch('/v1/api-keys/{keyId}', { params: { path: { keyId } }, body: { label } }),
+  remove: (keyId) => vss.delete('/v1/api-keys/{keyId}', { params: { path: { keyId } } }),
 };
 
 const RESTRICTED_KEYS: KeyKind = {
   noun: 'restricted key',
-  base: '/v1/restricted-keys',
-  create: (projectId, label) =>
-    api<CreatedKey>('POST', '/v1/restricted-keys', {
-      body: { project_id: projectId, label },
-      idempotent: true,
-    }),
+  list: '/v1/restricted-keys',
+  create: (projectId, label) => vss.post('/v1/restricted-keys', { body: { project_id: projectId, label } }),
+  relabel: (keyId, label) =>
+    vss.patch('/v1/restricted-keys/{keyId}', { params: { path: { keyId } }, body: { label } }),
+  remove: (keyId) => vss.delete('/v1/restricted-keys/{keyId}', { params: { path: { keyId } } }),
 };
 
 /** The organisation's API keys and restricted keys: create (secret shown once), rename, delete. */

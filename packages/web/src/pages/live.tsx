@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
-import { ApiError, api } from '../api';
+import { isStatus, vss } from '../api';
 import { useAuth } from '../auth';
 import { sessionState, type Session } from '../types';
 import { useLoad } from '../ui/hooks';
@@ -12,9 +12,9 @@ import './live/live.css';
 /** Reads the session; null when there is none. */
 async function readSession(id: string, signal: AbortSignal): Promise<Session | null> {
   try {
-    return await api<Session>('GET', `/v1/sessions/${encodeURIComponent(id)}`, { signal });
+    return await vss.get('/v1/sessions/{sessionId}', { params: { path: { sessionId: id } }, signal });
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return null;
+    if (isStatus(err, 404)) return null;
     throw err;
   }
 }

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
-import { api } from '../api';
+import { vss } from '../api';
 import { useAuth } from '../auth';
 import type { Me, Role } from '../types';
 import { formatTime } from '../ui/format';
 import { useAction, usePagedList } from '../ui/hooks';
-import { ConfirmDialog, Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { ConfirmDialog, Empty, PageHeader } from '../ui/kit';
+import { PagedView, Table } from '../ui/list';
 import { Invitations } from './members/invitations';
 
 /** A member as `GET /v1/members` lists them. */
@@ -60,13 +61,16 @@ function RoleCell(props: {
 /** The organisation's members; owners and admins change roles, remove members and invite. */
 export function MembersPage() {
   const { me, refresh } = useAuth();
-  const list = usePagedList<Member>('/v1/members', { query: { limit: 100 } });
+  const list = usePagedList('/v1/members', { params: { query: { limit: 100 } } });
   const [removing, setRemoving] = useState<Member | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const manage = me?.role === 'owner' || me?.role === 'admin';
   const setRole = useAction(async (m: Member, role: Role) => {
     setSaved(null);
-    const updated = await api<Member>('PATCH', `/v1/members/${m.id}`, { body: { role } });
+    const updated = await vss.patch('/v1/members/{userId}', {
+      params: { path: { userId: m.id } },
+      body: { role },
+    });
     list.setItems((items) => items.map((x) => (x.id === updated.id ? updated : x)));
     setSaved(`${updated.email} is now ${updated.role === 'admin' ? 'an' : 'a'} ${updated.role}.`);
     // One's own role decides what the dashboard offers.
@@ -74,7 +78,7 @@ export function MembersPage() {
     return true;
   });
   const remove = useAction(async (m: Member) => {
-    await api('DELETE', `/v1/members/${m.id}`);
+    await vss.delete('/v1/members/{userId}', { params: { path: { userId: m.id } } });
     // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
     list.setItems((items) => items.filter((x) => x.id !== m.id));
     setRemoving(null);
@@ -91,69 +95,61 @@ export function MembersPage() {
           manage ? 'People of your organisation and their roles.' : 'Only owners and admins manage members.'
         }
       />
-      <ErrorNote error={list.error ?? setRole.error} />
       {saved ? <p role="status">{saved}</p> : null}
-      {list.loading && list.items.length === 0 ? (
-        <Loading label="Loading members…" />
-      ) : list.items.length === 0 && !list.error ? (
-        <Empty title="No members" />
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Members of the organisation, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
+      <PagedView
+        list={list}
+        error={list.error ?? setRole.error}
+        loading="Loading members…"
+        empty={<Empty title="No members" />}
+      >
+        {(items) => (
+          <Table
+            caption="Members of the organisation, oldest first"
+            columns={[
+              'Email',
+              'Role',
+              'Joined',
+              manage ? <span className="visually-hidden">Actions</span> : null,
+            ]}
+          >
+            {items.map((m) => (
+              <tr key={m.id}>
+                <td>
+                  {m.email}
+                  {m.id === me?.id ? <span className="muted"> (you)</span> : null}
+                </td>
+                <td>
+                  {canChange(m) ? (
+                    <RoleCell
+                      member={m}
+                      roles={ROLES.filter((r) => r !== 'owner' || me?.role === 'owner')}
+                      busy={setRole.busy}
+                      apply={async (role) => (await setRole.run(m, role)) === true}
+                    />
+                  ) : (
+                    m.role
+                  )}
+                </td>
+                <td>{formatTime(m.created_at)}</td>
                 {manage ? (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((m) => (
-                <tr key={m.id}>
-                  <td>
-                    {m.email}
-                    {m.id === me?.id ? <span className="muted"> (you)</span> : null}
-                  </td>
                   <td>
                     {canChange(m) ? (
-                      <RoleCell
-                        member={m}
-                        roles={ROLES.filter((r) => r !== 'owner' || me?.role === 'owner')}
-                        busy={setRole.busy}
-                        apply={async (role) => (await setRole.run(m, role)) === true}
-                      />
-                    ) : (
-                      m.role
-                    )}
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={`Remove ${m.email}`}
+                        onClick={() => setRemoving(m)}
+                      >
+                        Remove
+                      </button>
+                    ) : null}
                   </td>
-                  <td>{formatTime(m.created_at)}</td>
-                  {manage ? (
-                    <td>
-                      {canChange(m) ? (
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-label={`Remove ${m.email}`}
-                          onClick={() => setRemoving(m)}
-                        >
-                          Remove
-                        </button>
-                      ) : null}
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+                ) : null}
+              </tr>
+            ))}
+          </Table>
+        )}
+      </PagedView>
       {removing ? (
         <ConfirmDialog
           title={`Remove ${removing.email}?`}

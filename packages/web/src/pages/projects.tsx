@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../api';
+import { vss } from '../api';
 import { useAuth } from '../auth';
 import type { Project } from '../types';
 import { formatTime } from '../ui/format';
 import { useAction, usePagedList } from '../ui/hooks';
-import { Badge, Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { Badge, Empty, PageHeader } from '../ui/kit';
+import { PagedView } from '../ui/list';
 import { AutoExportSettings } from './projects/auto-export';
-import { ProjectForm } from './projects/project-form';
+import { ProjectForm, type Environment } from './projects/project-form';
 import './projects/projects.css';
 
 /** One project's row: its name and environment, or the form that edits them. */
@@ -21,8 +22,11 @@ function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSav
     if (wasEditing.current && !editing) editButton.current?.focus();
     wasEditing.current = editing;
   }, [editing]);
-  const save = useAction(async (name: string, environment: Project['environment']) => {
-    const updated = await api<Project>('PATCH', `/v1/projects/${p.id}`, { body: { name, environment } });
+  const save = useAction(async (name: string, environment: Environment) => {
+    const updated = await vss.patch('/v1/projects/{projectId}', {
+      params: { path: { projectId: p.id } },
+      body: { name, environment },
+    });
     setEditing(false);
     onSaved(updated);
   });
@@ -81,12 +85,12 @@ function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSav
 /** The organisation's projects: create one, rename one or change its environment. */
 export function ProjectsPage() {
   const { me, refresh } = useAuth();
-  const list = usePagedList<Project>('/v1/projects', { query: { limit: 100 } });
+  const list = usePagedList('/v1/projects', { params: { query: { limit: 100 } } });
   const [formKey, setFormKey] = useState(0);
   const [done, setDone] = useState<string | null>(null);
   const manage = me?.role === 'owner' || me?.role === 'admin';
-  const create = useAction(async (name: string, environment: Project['environment']) => {
-    const p = await api<Project>('POST', '/v1/projects', { body: { name, environment }, idempotent: true });
+  const create = useAction(async (name: string, environment: Environment) => {
+    const p = await vss.post('/v1/projects', { body: { name, environment } });
     list.setItems((items) => [...items, p]);
     setFormKey((k) => k + 1);
     setDone(`Project ${p.name} created; choose it in the project switcher at the top.`);
@@ -112,27 +116,23 @@ export function ProjectsPage() {
         <p className="muted">Only owners and admins create and edit projects.</p>
       )}
       {done ? <p role="status">{done}</p> : null}
-      <ErrorNote error={list.error} />
-      {list.loading && list.items.length === 0 ? (
-        <Loading label="Loading projects…" />
-      ) : list.items.length === 0 && !list.error ? (
-        <Empty title="No projects" />
-      ) : (
-        <ul className="plain-list" aria-label="Projects">
-          {list.items.map((p) => (
-            <ProjectRow
-              key={p.id}
-              p={p}
-              manage={manage}
-              onSaved={(u) => {
-                list.setItems((items) => items.map((x) => (x.id === u.id ? u : x)));
-                void refresh();
-              }}
-            />
-          ))}
-        </ul>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+      <PagedView list={list} loading="Loading projects…" empty={<Empty title="No projects" />}>
+        {(items) => (
+          <ul className="plain-list" aria-label="Projects">
+            {items.map((p) => (
+              <ProjectRow
+                key={p.id}
+                p={p}
+                manage={manage}
+                onSaved={(u) => {
+                  list.setItems((items) => items.map((x) => (x.id === u.id ? u : x)));
+                  void refresh();
+                }}
+              />
+            ))}
+          </ul>
+        )}
+      </PagedView>
     </>
   );
 }

@@ -1,10 +1,9 @@
 import { useMemo } from 'react';
 import { Link, useParams } from 'wouter';
-import { api } from '../api';
+import { vss } from '../api';
 import { Player } from '../player/player';
 import { userSource } from '../player/source';
 import { userStoryboard } from '../player/storyboard';
-import type { Session } from '../types';
 import { sessionState } from '../types';
 import { ErrorNote, Loading, PageHeader } from '../ui/kit';
 import { useLoad } from '../ui/hooks';
@@ -14,7 +13,7 @@ import { formatTime } from '../ui/format';
 export function ReplayPage() {
   const { sessionId = '' } = useParams<{ sessionId: string }>();
   const session = useLoad(
-    (signal) => api<Session>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`, { signal }),
+    (signal) => vss.get('/v1/sessions/{sessionId}', { params: { path: { sessionId } }, signal }),
     [sessionId],
   );
   const source = useMemo(() => userSource(sessionId), [sessionId]);

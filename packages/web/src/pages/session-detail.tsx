@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
 import { Link, useParams } from 'wouter';
-import { ApiError, api } from '../api';
+import { isStatus, vss } from '../api';
 import { useAuth } from '../auth';
-import { manifestNames, sessionState, type Manifest, type Session } from '../types';
+import { manifestNames, sessionState, type Session } from '../types';
 import { formatTime } from '../ui/format';
 import { useLoad } from '../ui/hooks';
 import { ErrorNote, Loading, PageHeader } from '../ui/kit';
@@ -22,9 +22,9 @@ const REFRESH_MS = 4000;
 /** Reads the session; null when there is none (a wrong address, or deleted meanwhile). */
 async function readSession(id: string, signal: AbortSignal): Promise<Session | null> {
   try {
-    return await api<Session>('GET', `/v1/sessions/${id}`, { signal });
+    return await vss.get('/v1/sessions/{sessionId}', { params: { path: { sessionId: id } }, signal });
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return null;
+    if (isStatus(err, 404)) return null;
     throw err;
   }
 }
@@ -35,7 +35,7 @@ export function SessionDetailPage() {
   const { me } = useAuth();
   const session = useLoad((signal) => readSession(sessionId, signal), [sessionId]);
   const manifest = useLoad(
-    (signal) => api<Manifest>('GET', `/v1/sessions/${sessionId}/manifest`, { signal }),
+    (signal) => vss.get('/v1/sessions/{sessionId}/manifest', { params: { path: { sessionId } }, signal }),
     [sessionId],
   );
   const exports = useExportJobs(sessionId);

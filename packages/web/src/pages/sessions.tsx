@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api } from '../api';
+import { vss } from '../api';
 import { useAuth } from '../auth';
-import { sessionState, type Session } from '../types';
+import { sessionState } from '../types';
 import { formatTime } from '../ui/format';
 import { useAction, usePagedList } from '../ui/hooks';
-import { Empty, ErrorNote, Field, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { Empty, ErrorNote, Field, PageHeader } from '../ui/kit';
+import { PagedView, Table } from '../ui/list';
 import { SessionStateBadge } from '../ui/session-badge';
 
 /**
@@ -18,10 +19,10 @@ const REFRESH_MS = 5000;
 export function SessionsPage() {
   const { project } = useAuth();
   const [, navigate] = useLocation();
-  const list = usePagedList<Session>('/v1/sessions', { query: { limit: 50 }, refreshMs: REFRESH_MS });
+  const list = usePagedList('/v1/sessions', { params: { query: { limit: 50 } } }, { refreshMs: REFRESH_MS });
   const [name, setName] = useState('');
   const create = useAction(async () => {
-    const s = await api<Session>('POST', '/v1/sessions', { body: { name }, idempotent: true });
+    const s = await vss.post('/v1/sessions', { body: { name } });
     navigate(`/sessions/${s.id}`);
   });
 
@@ -50,50 +51,38 @@ export function SessionsPage() {
         </button>
         <ErrorNote error={create.error} />
       </form>
-      <ErrorNote error={list.error} />
-      {list.loading && list.items.length === 0 ? (
-        <Loading label="Loading sessions…" />
-      ) : list.items.length === 0 && !list.error ? (
-        <Empty title="No sessions yet">
-          Create one above, then join it live from its page: your camera, microphone and screen are recorded
-          as separate tracks.
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Sessions of this project, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Started</th>
-                <th scope="col">Ended</th>
-                <th scope="col">Visibility</th>
+      <PagedView
+        list={list}
+        loading="Loading sessions…"
+        empty={
+          <Empty title="No sessions yet">
+            Create one above, then join it live from its page: your camera, microphone and screen are recorded
+            as separate tracks.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <Table
+            caption="Sessions of this project, newest first"
+            columns={['Name', 'State', 'Created', 'Started', 'Ended', 'Visibility']}
+          >
+            {items.map((s) => (
+              <tr key={s.id}>
+                <td className="name-cell">
+                  <Link href={`/sessions/${s.id}`}>{s.name || 'Untitled session'}</Link>
+                </td>
+                <td>
+                  <SessionStateBadge state={sessionState(s)} />
+                </td>
+                <td>{formatTime(s.created_at)}</td>
+                <td>{formatTime(s.started_at)}</td>
+                <td>{formatTime(s.ended_at)}</td>
+                <td>{s.is_public ? 'public' : 'private'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.items.map((s) => {
-                return (
-                  <tr key={s.id}>
-                    <td className="name-cell">
-                      <Link href={`/sessions/${s.id}`}>{s.name || 'Untitled session'}</Link>
-                    </td>
-                    <td>
-                      <SessionStateBadge state={sessionState(s)} />
-                    </td>
-                    <td>{formatTime(s.created_at)}</td>
-                    <td>{formatTime(s.started_at)}</td>
-                    <td>{formatTime(s.ended_at)}</td>
-                    <td>{s.is_public ? 'public' : 'private'}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+            ))}
+          </Table>
+        )}
+      </PagedView>
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../api';
+import { vss, type Schemas } from '../api';
 import { formatBytes, formatMinutes } from '../ui/format';
 import { useLoad } from '../ui/hooks';
 import { ErrorNote, Field, Loading, PageHeader } from '../ui/kit';
@@ -8,11 +8,7 @@ import { BillingPanel } from './usage/billing-panel';
 import './usage/usage.css';
 
 /** `GET /v1/usage/daily`: one entry per UTC day, oldest first. */
-interface Day {
-  date: string;
-  streaming_minutes: number;
-  storage_bytes: number;
-}
+type Day = Schemas['UsageDay'];
 
 const RANGES = [7, 30, 90] as const;
 const DAY_MS = 86_400_000;
@@ -23,9 +19,9 @@ export function UsagePage() {
   const [days, setDays] = useState<(typeof RANGES)[number]>(30);
   const daily = useLoad(
     (signal) =>
-      api<Day[]>('GET', '/v1/usage/daily', {
+      vss.get('/v1/usage/daily', {
         // The API counts whole UTC days from `from`'s day to today's.
-        query: { from: new Date(Date.now() - (days - 1) * DAY_MS).toISOString() },
+        params: { query: { from: new Date(Date.now() - (days - 1) * DAY_MS).toISOString() } },
         signal,
       }),
     [days],

@@ -1,57 +1,50 @@
 import { useMemo } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
-import { api } from '../api';
+import { vss } from '../api';
 import { Player } from '../player/player';
 import { linkSource, publicSource } from '../player/source';
 import { publicStoryboard } from '../player/storyboard';
-import { Empty, ErrorNote, LoadMore, Loading, PageHeader } from '../ui/kit';
+import { Empty, PageHeader } from '../ui/kit';
+import { PagedView } from '../ui/list';
 import { PublicFrame } from '../ui/public-frame';
 import { useLoad, usePagedList } from '../ui/hooks';
 import { formatTime } from '../ui/format';
 import './watch.css';
 
-/** A session of the public catalog. */
-interface PublicSession {
-  id: string;
-  name: string;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-}
-
 /** `/watch`: the catalog of public sessions, each opening its replay. */
 export function WatchListPage() {
-  const list = usePagedList<PublicSession>('/v1/public/sessions');
+  const list = usePagedList('/v1/public/sessions', {});
   return (
     <PublicFrame>
       <PageHeader
         title="Public sessions"
         sub="Recorded sessions their owners made public. No account needed."
       />
-      <ErrorNote error={list.error} />
-      {list.loading && !list.items.length ? <Loading /> : null}
-      {!list.loading && !list.error && !list.items.length ? (
-        <Empty title="No public sessions yet">
-          When an owner makes a recorded session public, it is listed here for anyone to watch.
-        </Empty>
-      ) : null}
-      {list.items.length ? (
-        <ul className="card watch-list">
-          {list.items.map((s) => (
-            <li key={s.id}>
-              <Link href={`/watch/${s.id}`}>{s.name || 'Untitled session'}</Link>{' '}
-              <span className="muted">
-                {s.ended_at
-                  ? `recorded ${formatTime(s.started_at)}`
-                  : s.started_at
-                    ? 'live now'
-                    : 'not started'}
-              </span>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+      <PagedView
+        list={list}
+        empty={
+          <Empty title="No public sessions yet">
+            When an owner makes a recorded session public, it is listed here for anyone to watch.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <ul className="card watch-list">
+            {items.map((s) => (
+              <li key={s.id}>
+                <Link href={`/watch/${s.id}`}>{s.name || 'Untitled session'}</Link>{' '}
+                <span className="muted">
+                  {s.ended_at
+                    ? `recorded ${formatTime(s.started_at)}`
+                    : s.started_at
+                      ? 'live now'
+                      : 'not started'}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedView>
     </PublicFrame>
   );
 }
@@ -63,8 +56,8 @@ export function WatchListPage() {
 function useSessionName(sessionId: string, token?: string | null): string | undefined {
   const manifest = useLoad(
     (signal) =>
-      api<{ session_name: string }>('GET', `/v1/public/sessions/${encodeURIComponent(sessionId)}/manifest`, {
-        query: { token },
+      vss.get('/v1/public/sessions/{sessionId}/manifest', {
+        params: { path: { sessionId }, query: { token: token ?? undefined } },
         signal,
       }),
     [sessionId, token],

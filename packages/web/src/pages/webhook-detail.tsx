@@ -1,26 +1,29 @@
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { api } from '../api';
+import { vss } from '../api';
 import { formatTime } from '../ui/format';
 import { useAction, useLoad } from '../ui/hooks';
 import { Badge, ErrorNote, Loading, PageHeader, SecretOnce } from '../ui/kit';
 import { DeliveryLog } from './webhooks/delivery-log';
 import { WebhookActions } from './webhooks/webhook-actions';
 import { WebhookForm, type WebhookFields } from './webhooks/webhook-form';
-import type { Webhook } from './webhooks/types';
 import './webhooks/webhooks.css';
 
 /** One webhook: test, pause or resume, rotate its secret, edit, delete, and its delivery log. */
 export function WebhookPage() {
   const { webhookId = '' } = useParams<{ webhookId: string }>();
-  const hook = useLoad((signal) => api<Webhook>('GET', `/v1/webhooks/${webhookId}`, { signal }), [webhookId]);
+  const hook = useLoad(
+    (signal) => vss.get('/v1/webhooks/{webhookId}', { params: { path: { webhookId } }, signal }),
+    [webhookId],
+  );
   const [secret, setSecret] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   // Bumped after "Send test", so that the log is read at once rather than at the next refresh.
   const [logVersion, setLogVersion] = useState(0);
   const save = useAction(async (f: WebhookFields) => {
     setSaved(false);
-    await api('PATCH', `/v1/webhooks/${webhookId}`, {
+    await vss.patch('/v1/webhooks/{webhookId}', {
+      params: { path: { webhookId } },
       body: { url: f.url.trim(), events: f.events, description: f.description.trim() || null },
     });
     setSaved(true);

@@ -1,25 +1,27 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { api } from '../api';
+import { vss } from '../api';
 import { useAuth } from '../auth';
 import { formatTime } from '../ui/format';
 import { useAction, usePagedList } from '../ui/hooks';
-import { Badge, Empty, ErrorNote, LoadMore, Loading, PageHeader, SecretOnce } from '../ui/kit';
+import { Badge, Empty, PageHeader, SecretOnce } from '../ui/kit';
+import { PagedView, Table } from '../ui/list';
 import { WebhookForm, type WebhookFields } from './webhooks/webhook-form';
-import type { Webhook, WebhookWithSecret } from './webhooks/types';
+import type { WebhookWithSecret } from './webhooks/types';
 import './webhooks/webhooks.css';
 
 /** The project's webhooks, paused ones included, and a form to add one (its secret shown once). */
 export function WebhooksPage() {
   const { project } = useAuth();
-  const list = usePagedList<Webhook>('/v1/webhooks', { query: { include_inactive: true, limit: 50 } }, [
-    project?.id,
-  ]);
+  const list = usePagedList(
+    '/v1/webhooks',
+    { params: { query: { include_inactive: true, limit: 50 } } },
+    { deps: [project?.id] },
+  );
   const [created, setCreated] = useState<WebhookWithSecret | null>(null);
   const create = useAction(async (f: WebhookFields) => {
-    const hook = await api<WebhookWithSecret>('POST', '/v1/webhooks', {
+    const hook = await vss.post('/v1/webhooks', {
       body: { url: f.url.trim(), events: f.events, description: f.description.trim() || null },
-      idempotent: true,
     });
     setCreated(hook);
     list.reload();
@@ -47,45 +49,37 @@ export function WebhooksPage() {
         onSubmit={create.run}
       />
       <h2>Endpoints</h2>
-      <ErrorNote error={list.error} />
-      {list.loading && list.items.length === 0 ? (
-        <Loading label="Loading webhooks…" />
-      ) : list.items.length === 0 && !list.error ? (
-        <Empty title="No webhooks yet">
-          Add one above. Each delivery is signed with the webhook's secret (header{' '}
-          <code>X-Service-Signature</code>) and retried with backoff until your server answers 2xx.
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Webhooks of this project, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">State</th>
-                <th scope="col">Events</th>
-                <th scope="col">Created</th>
+      <PagedView
+        list={list}
+        loading="Loading webhooks…"
+        empty={
+          <Empty title="No webhooks yet">
+            Add one above. Each delivery is signed with the webhook's secret (header{' '}
+            <code>X-Service-Signature</code>) and retried with backoff until your server answers 2xx.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <Table
+            caption="Webhooks of this project, oldest first"
+            columns={['Endpoint', 'State', 'Events', 'Created']}
+          >
+            {items.map((h) => (
+              <tr key={h.id}>
+                <td className="webhook-url">
+                  <Link href={`/webhooks/${h.id}`}>{h.url}</Link>
+                  {h.description ? <div className="muted">{h.description}</div> : null}
+                </td>
+                <td>
+                  <Badge tone={h.is_active ? 'ok' : 'idle'}>{h.is_active ? 'active' : 'paused'}</Badge>
+                </td>
+                <td>{h.events.join(', ')}</td>
+                <td>{formatTime(h.created_at)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.items.map((h) => (
-                <tr key={h.id}>
-                  <td className="webhook-url">
-                    <Link href={`/webhooks/${h.id}`}>{h.url}</Link>
-                    {h.description ? <div className="muted">{h.description}</div> : null}
-                  </td>
-                  <td>
-                    <Badge tone={h.is_active ? 'ok' : 'idle'}>{h.is_active ? 'active' : 'paused'}</Badge>
-                  </td>
-                  <td>{h.events.join(', ')}</td>
-                  <td>{formatTime(h.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+            ))}
+          </Table>
+        )}
+      </PagedView>
     </>
   );
 }

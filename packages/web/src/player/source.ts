@@ -3,7 +3,7 @@
  * through a replay link. Each gives the recording's bounds and known tracks, and playback windows.
  */
 import { parseMediaStream } from '@vss/protocol';
-import { api, ApiError } from '../api';
+import { vss, VssError } from '../api';
 import { manifestNames } from '../types';
 import type { Envelope, Manifest, PlaybackWindow } from './types';
 
@@ -41,7 +41,7 @@ export const NOT_PUBLIC = 'This session is not public, or does not exist.';
 /** Rethrows an API error with the message a viewer of this source should read. */
 function explained(status: number, message: string) {
   return (err: unknown): never => {
-    if (err instanceof ApiError && err.status === status) throw new ApiError(status, err.code, message);
+    if (err instanceof VssError && err.status === status) throw new VssError(err.code, message, status);
     throw err;
   };
 }
@@ -69,12 +69,12 @@ function windowQuery(q: WindowQuery) {
 
 /** A session of the signed-in user's project: manifest, timeline and playback with the cookie. */
 export function userSource(sessionId: string): PlaybackSource {
-  const base = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+  const path = { sessionId };
   return {
     async info(signal) {
       const [manifest, timeline] = await Promise.all([
-        api<Manifest>('GET', `${base}/manifest`, { signal }),
-        api<Envelope[]>('GET', `${base}/timeline`, { signal }),
+        vss.get('/v1/sessions/{sessionId}/manifest', { params: { path }, signal }),
+        vss.get('/v1/sessions/{sessionId}/timeline', { params: { path }, signal }),
       ]);
       return {
         start: manifest.start_ts,
@@ -84,7 +84,8 @@ export function userSource(sessionId: string): PlaybackSource {
         names: manifestNames(manifest),
       };
     },
-    window: (q, signal) => api<PlaybackWindow>('GET', `${base}/playback`, { query: windowQuery(q), signal }),
+    window: (q, signal) =>
+      vss.get('/v1/sessions/{sessionId}/playback', { params: { path, query: windowQuery(q) }, signal }),
   };
 }
 
@@ -93,15 +94,19 @@ export function userSource(sessionId: string): PlaybackSource {
  * are collected from the windows as they are read.
  */
 export function publicSource(sessionId: string): PlaybackSource {
-  const base = `/v1/public/sessions/${encodeURIComponent(sessionId)}`;
+  const path = { sessionId };
   const notPublic = explained(404, NOT_PUBLIC);
   return {
     async info(signal) {
-      const manifest = await api<Manifest>('GET', `${base}/manifest`, { signal }).catch(notPublic);
+      const manifest = await vss
+        .get('/v1/public/sessions/{sessionId}/manifest', { params: { path }, signal })
+        .catch(notPublic);
       return infoOf(manifest);
     },
     window: (q, signal) =>
-      api<PlaybackWindow>('GET', `${base}/playback`, { query: windowQuery(q), signal }).catch(notPublic),
+      vss
+        .get('/v1/public/sessions/{sessionId}/playback', { params: { path, query: windowQuery(q) }, signal })
+        .catch(notPublic),
   };
 }
 
@@ -111,21 +116,23 @@ export function publicSource(sessionId: string): PlaybackSource {
  * windows as they are read, as for a public session.
  */
 export function linkSource(sessionId: string, token: string | null): PlaybackSource {
-  const base = `/v1/public/sessions/${encodeURIComponent(sessionId)}`;
+  const path = { sessionId };
   // With a token a 401 means the link ran out; without one the routes serve public sessions only.
   const why = token ? explained(401, LINK_EXPIRED) : explained(404, NOT_PUBLIC);
   const tokenQuery = { token: token ?? undefined };
   return {
     async info(signal) {
-      const manifest = await api<Manifest>('GET', `${base}/manifest`, { query: tokenQuery, signal }).catch(
-        why,
-      );
+      const manifest = await vss
+        .get('/v1/public/sessions/{sessionId}/manifest', { params: { path, query: tokenQuery }, signal })
+        .catch(why);
       return infoOf(manifest);
     },
     window: (q, signal) =>
-      api<PlaybackWindow>('GET', `${base}/replay`, {
-        query: { ...tokenQuery, ...windowQuery(q) },
-        signal,
-      }).catch(why),
+      vss
+        .get('/v1/public/sessions/{sessionId}/replay', {
+          params: { path, query: { ...tokenQuery, ...windowQuery(q) } },
+          signal,
+        })
+        .catch(why),
   };
 }

@@ -1,20 +1,12 @@
 /** The recording as the playback API returns it, and what the player makes of it. */
+import type { Schemas } from '@vss/client';
 import type { EnvelopeBody } from '../media/envelope';
 
 /** One event of a playback answer, as sent. */
-export interface WireEvent {
-  seq: number;
-  timestamp_ms: number;
-  stream_id: string;
-  body_base64: string;
-}
+export type WireEvent = Schemas['PlaybackEvent'];
 
 /** One playback answer: one window's events (or part of them), and where to go on. */
-export interface PlaybackWindow {
-  events: WireEvent[];
-  base_seq: number;
-  next_base_seq: number | null;
-}
+export type PlaybackWindow = Schemas['PlaybackWindow'];
 
 export type { Manifest, ManifestTrack } from '../types';
 

@@ -1,5 +1,6 @@
+import type { CallInit, DataOf, ItemOf as ElementOf, Page, PathOf } from '@vss/client';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { apiPage, errorMessage, type RequestOptions } from '../api';
+import { errorMessage, vss } from '../api';
 
 /** The state of something loaded from the API. */
 export interface Loaded<T> {
@@ -39,30 +40,57 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   return { data, error, loading, reload };
 }
 
-/** What `usePagedList` reads: the list's query, and how often it is read again in the background. */
-export interface PagedOptions {
-  query?: RequestOptions['query'];
-  /** re-read the loaded items every so many milliseconds, without disturbing the page */
-  refreshMs?: number;
+/** A list route of the API (a GET answering an array, paged by `cursor`). */
+export type ListPath = PathOf<'get'>;
+/** The items a list route answers. */
+export type ItemOf<P extends ListPath> = ElementOf<DataOf<P, 'get'>>;
+
+/** A paged list as `usePagedList` keeps it. */
+export interface PagedList<T> {
+  items: T[];
+  /** the next page's cursor, null on the last page */
+  next: string | null;
+  error: string | null;
+  loading: boolean;
+  more(): Promise<void>;
+  reload(): void;
+  refresh(): Promise<void>;
+  setItems(change: (items: T[]) => T[]): void;
+}
+
+/** A list call's options, as far as paging goes (`usePagedList` checks them against the route). */
+type ListInit = { params?: { query?: object } };
+
+/** The first page, or the one after `cursor`, of a list route (the hook gives the types). */
+function readPage(path: string, init: ListInit, cursor: string | null, signal?: AbortSignal) {
+  const params = init.params;
+  const query = cursor ? { ...params?.query, cursor } : params?.query;
+  return (vss.page as (p: string, i: object) => Promise<Page<{ id: string }>>)(path, {
+    ...init,
+    params: { ...params, query },
+    signal,
+  });
 }
 
 /**
- * A paged list: the first page on mount (and when `path`, the query or `deps` change), `more()`
- * appends the next one while there is one. `reload()` reads the first page again and starts over;
- * `refresh()` (and `refreshMs`) re-reads it in the background and merges it into what is loaded.
+ * A paged list of `path` (its path parameters and query in `init`): the first page on mount (and
+ * when `path`, `init` or `deps` change), `more()` appends the next one while there is one.
+ * `reload()` reads the first page again and starts over; `refresh()` (and `refreshMs`, every so
+ * many milliseconds) re-reads it in the background and merges it into what is loaded.
  */
-export function usePagedList<T extends { id: string }>(
-  path: string,
-  opts: PagedOptions = {},
-  deps: unknown[] = [],
-) {
+export function usePagedList<P extends ListPath>(
+  path: P,
+  init: NonNullable<CallInit<P, 'get'>>,
+  opts: { refreshMs?: number; deps?: unknown[] } = {},
+): PagedList<ItemOf<P>> {
+  type T = { id: string };
   const [state, setState] = useState<{ items: T[]; next: string | null }>({ items: [], next: null });
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
-  const query = JSON.stringify(opts.query ?? {});
-  const queryRef = useRef(opts.query);
-  queryRef.current = opts.query;
+  const query = JSON.stringify(init);
+  const initRef = useRef<ListInit>(init);
+  initRef.current = init;
   // Every start-over bumps the generation: answers of an older one (a `more()` or a refresh still
   // on its way) are dropped, so that they never land on the fresh first page.
   const generation = useRef(0);
@@ -78,17 +106,17 @@ export function usePagedList<T extends { id: string }>(
     moreCtl.current = null;
     const ctl = new AbortController();
     setLoading(true);
-    apiPage<T>(path, { query: queryRef.current, signal: ctl.signal })
+    readPage(path, initRef.current, null, ctl.signal)
       .then((p) => {
         if (gen !== generation.current) return;
         pages.current = 1;
-        setState({ items: p.items, next: p.next });
+        setState({ items: p.items, next: p.nextCursor });
         setError(null);
       })
       .catch((err) => gen === generation.current && !ctl.signal.aborted && setError(errorMessage(err)))
       .finally(() => gen === generation.current && setLoading(false));
     return () => ctl.abort();
-  }, [path, query, tick, ...deps]);
+  }, [path, query, tick, ...(opts.deps ?? [])]);
 
   const more = useCallback(async () => {
     const cursor = nextRef.current;
@@ -98,13 +126,10 @@ export function usePagedList<T extends { id: string }>(
     moreCtl.current = ctl;
     setLoading(true);
     try {
-      const p = await apiPage<T>(path, {
-        query: { ...queryRef.current, cursor },
-        signal: ctl.signal,
-      });
+      const p = await readPage(path, initRef.current, cursor, ctl.signal);
       if (gen !== generation.current) return;
       pages.current += 1;
-      setState((s) => ({ items: [...s.items, ...without(p.items, s.items)], next: p.next }));
+      setState((s) => ({ items: [...s.items, ...without(p.items, s.items)], next: p.nextCursor }));
     } catch (err) {
       if (gen === generation.current && !ctl.signal.aborted) setError(errorMessage(err));
     } finally {
@@ -121,14 +146,14 @@ export function usePagedList<T extends { id: string }>(
     refreshing.current = true;
     const gen = generation.current;
     try {
-      const p = await apiPage<T>(path, { query: queryRef.current });
+      const p = await readPage(path, initRef.current, null);
       if (gen !== generation.current || moreCtl.current) return;
       setState((s) =>
         // One page loaded: the fresh one replaces it (what left it went away or moved on to the next
         // page). More loaded: the fresh page is updated in place and the older ones are kept as read,
         // with the cursor after them, so that what is being read does not vanish.
         pages.current === 1
-          ? { items: p.items, next: p.next }
+          ? { items: p.items, next: p.nextCursor }
           : { items: [...p.items, ...without(s.items, p.items)], next: s.next },
       );
       setError(null);
@@ -149,7 +174,17 @@ export function usePagedList<T extends { id: string }>(
   const setItems = useCallback((change: (items: T[]) => T[]) => {
     setState((s) => ({ ...s, items: change(s.items) }));
   }, []);
-  return { items: state.items, next: state.next, error, loading, more, reload, refresh, setItems };
+  // The items are the route's (`ItemOf<P>`); `T` only names the `id` the merging needs.
+  return {
+    items: state.items,
+    next: state.next,
+    error,
+    loading,
+    more,
+    reload,
+    refresh,
+    setItems,
+  } as unknown as PagedList<ItemOf<P>>;
 }
 
 /** The items of `list` whose id is not in `seen`. */

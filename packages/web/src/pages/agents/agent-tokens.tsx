@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { useAuth } from '../../auth';
 import { formatTime } from '../../ui/format';
 import { useAction } from '../../ui/hooks';
-import { ConfirmDialog, Empty, ErrorNote, Field, LoadMore, Loading, SecretOnce } from '../../ui/kit';
+import { ConfirmDialog, Empty, ErrorNote, Field, SecretOnce } from '../../ui/kit';
+import { PagedView, Table } from '../../ui/list';
 import { ProjectSelect, useProjectName } from '../../ui/project-select';
 import { SCOPES, type AgentToken, type CreatedAgentToken, type PagedList } from './types';
 
@@ -12,13 +13,13 @@ export function AgentTokens({ list }: { list: PagedList<AgentToken> }) {
   const { project } = useAuth();
   const projectName = useProjectName();
   const [label, setLabel] = useState('');
-  const [scopes, setScopes] = useState<string[]>(['mcp:read']);
+  const [scopes, setScopes] = useState<Array<(typeof SCOPES)[number][0]>>(['mcp:read']);
   const [projectId, setProjectId] = useState(project?.id ?? '');
   const [days, setDays] = useState('');
   const [created, setCreated] = useState<CreatedAgentToken | null>(null);
   const [deleting, setDeleting] = useState<AgentToken | null>(null);
   const create = useAction(async () => {
-    const token = await api<CreatedAgentToken>('POST', '/v1/agent-tokens', {
+    const token = await vss.post('/v1/agent-tokens', {
       body: {
         scopes,
         project_id: projectId || project?.id,
@@ -26,7 +27,6 @@ export function AgentTokens({ list }: { list: PagedList<AgentToken> }) {
         // Sent as typed: the API says when it is not a whole number of days in range.
         ...(days.trim() ? { expires_in_days: Number(days) } : {}),
       },
-      idempotent: true,
     });
     setCreated(token);
     setLabel('');
@@ -34,7 +34,7 @@ export function AgentTokens({ list }: { list: PagedList<AgentToken> }) {
     list.reload();
   });
   const remove = useAction(async (t: AgentToken) => {
-    await api('DELETE', `/v1/agent-tokens/${t.id}`);
+    await vss.delete('/v1/agent-tokens/{tokenId}', { params: { path: { tokenId: t.id } } });
     // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
     list.setItems((items) => items.filter((x) => x.id !== t.id));
     setDeleting(null);
@@ -111,61 +111,48 @@ export function AgentTokens({ list }: { list: PagedList<AgentToken> }) {
           {create.busy ? 'Creating…' : 'Create agent token'}
         </button>
       </form>
-      <ErrorNote error={list.error} />
-      {list.loading && list.items.length === 0 ? (
-        <Loading />
-      ) : list.items.length === 0 && !list.error ? (
-        <Empty title="No agent tokens yet">
-          Create one above and put it in your MCP client's configuration.
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Agent tokens, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Token</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Project</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
+      <PagedView
+        list={list}
+        empty={
+          <Empty title="No agent tokens yet">
+            Create one above and put it in your MCP client's configuration.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <Table
+            caption="Agent tokens, oldest first"
+            columns={['Label', 'Token', 'Scopes', 'Project', 'Created', 'Expires', 'Last used', 'Actions']}
+          >
+            {items.map((t) => (
+              <tr key={t.id}>
+                <td>{t.label ?? <span className="muted">no label</span>}</td>
+                <td>
+                  <code>{t.prefix}…</code>
+                </td>
+                <td>{t.scopes.join(', ')}</td>
+                <td>{projectName(t.project_id)}</td>
+                <td>{formatTime(t.created_at)}</td>
+                <td>{t.expires_at ? formatTime(t.expires_at) : 'never'}</td>
+                <td>{t.last_used_at ? formatTime(t.last_used_at) : 'never'}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Delete ${t.label ?? t.prefix}`}
+                    onClick={() => {
+                      remove.setError(null);
+                      setDeleting(t);
+                    }}
+                  >
+                    Delete
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.items.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.label ?? <span className="muted">no label</span>}</td>
-                  <td>
-                    <code>{t.prefix}…</code>
-                  </td>
-                  <td>{t.scopes.join(', ')}</td>
-                  <td>{projectName(t.project_id)}</td>
-                  <td>{formatTime(t.created_at)}</td>
-                  <td>{t.expires_at ? formatTime(t.expires_at) : 'never'}</td>
-                  <td>{t.last_used_at ? formatTime(t.last_used_at) : 'never'}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger"
-                      aria-label={`Delete ${t.label ?? t.prefix}`}
-                      onClick={() => {
-                        remove.setError(null);
-                        setDeleting(t);
-                      }}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+            ))}
+          </Table>
+        )}
+      </PagedView>
       {deleting ? (
         <ConfirmDialog
           title="Delete this agent token?"

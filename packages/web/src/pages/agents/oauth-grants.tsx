@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { formatTime } from '../../ui/format';
 import { useAction } from '../../ui/hooks';
-import { ConfirmDialog, Empty, ErrorNote, LoadMore, Loading } from '../../ui/kit';
+import { ConfirmDialog, Empty } from '../../ui/kit';
+import { PagedView, Table } from '../../ui/list';
 import { useProjectName } from '../../ui/project-select';
 import type { Grant, PagedList } from './types';
 
@@ -16,7 +17,7 @@ export function OAuthGrants({ list }: { list: PagedList<Grant> }) {
   const projectName = useProjectName();
   const [revoking, setRevoking] = useState<Grant | null>(null);
   const revoke = useAction(async (g: Grant) => {
-    await api('DELETE', `/v1/oauth/grants/${g.id}`);
+    await vss.delete('/v1/oauth/grants/{grantId}', { params: { path: { grantId: g.id } } });
     // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
     list.setItems((items) => items.filter((x) => x.id !== g.id));
     setRevoking(null);
@@ -28,55 +29,44 @@ export function OAuthGrants({ list }: { list: PagedList<Grant> }) {
       <p className="muted">
         Applications you allowed on the consent page. Names are chosen by the applications themselves.
       </p>
-      <ErrorNote error={list.error} />
-      {list.loading && list.items.length === 0 ? (
-        <Loading />
-      ) : list.items.length === 0 && !list.error ? (
-        <Empty title="No applications allowed">
-          When an MCP client signs in with OAuth and you allow it, it is listed here until you revoke it.
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">OAuth grants, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Application</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Project</th>
-                <th scope="col">Allowed</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
+      <PagedView
+        list={list}
+        empty={
+          <Empty title="No applications allowed">
+            When an MCP client signs in with OAuth and you allow it, it is listed here until you revoke it.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <Table
+            caption="OAuth grants, newest first"
+            columns={['Application', 'Scopes', 'Project', 'Allowed', 'Last used', 'Actions']}
+          >
+            {items.map((g) => (
+              <tr key={g.id}>
+                <td>{clientName(g)}</td>
+                <td>{g.scopes.join(', ')}</td>
+                <td>{projectName(g.project_id)}</td>
+                <td>{formatTime(g.created_at)}</td>
+                <td>{g.last_used_at ? formatTime(g.last_used_at) : 'never'}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Revoke ${clientName(g)}`}
+                    onClick={() => {
+                      revoke.setError(null);
+                      setRevoking(g);
+                    }}
+                  >
+                    Revoke
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.items.map((g) => (
-                <tr key={g.id}>
-                  <td>{clientName(g)}</td>
-                  <td>{g.scopes.join(', ')}</td>
-                  <td>{projectName(g.project_id)}</td>
-                  <td>{formatTime(g.created_at)}</td>
-                  <td>{g.last_used_at ? formatTime(g.last_used_at) : 'never'}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger"
-                      aria-label={`Revoke ${clientName(g)}`}
-                      onClick={() => {
-                        revoke.setError(null);
-                        setRevoking(g);
-                      }}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+            ))}
+          </Table>
+        )}
+      </PagedView>
       {revoking ? (
         <ConfirmDialog
           title="Revoke this application's access?"

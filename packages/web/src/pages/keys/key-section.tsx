@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { api } from '../../api';
 import { useAuth } from '../../auth';
 import { formatTime } from '../../ui/format';
 import { useAction, usePagedList } from '../../ui/hooks';
-import { ConfirmDialog, Empty, ErrorNote, Field, LoadMore, Loading, SecretOnce } from '../../ui/kit';
+import { ConfirmDialog, Empty, ErrorNote, Field, SecretOnce } from '../../ui/kit';
+import { PagedView, Table } from '../../ui/list';
 import { ProjectSelect, useProjectName } from '../../ui/project-select';
 import type { CreatedKey, KeyRecord } from './types';
 
@@ -11,17 +11,20 @@ import type { CreatedKey, KeyRecord } from './types';
 export interface KeyKind {
   /** "API key" or "restricted key", as written inside a sentence */
   noun: string;
-  /** the list route, also the base of PATCH and DELETE */
-  base: string;
+  /** the list route */
+  list: '/v1/api-keys' | '/v1/restricted-keys';
   /** the create request for a project and a label */
   create(projectId: string, label: string | null): Promise<CreatedKey>;
+  /** gives a key another label (null: none) */
+  relabel(keyId: string, label: string | null): Promise<unknown>;
+  remove(keyId: string): Promise<unknown>;
 }
 
 /** One kind of key: a form to create one (its secret shown once), the list, relabel and delete. */
 export function KeySection({ kind, title, children }: { kind: KeyKind; title: string; children: ReactNode }) {
   const { project } = useAuth();
   const projectName = useProjectName();
-  const list = usePagedList<KeyRecord>(kind.base, { query: { limit: 100 } });
+  const list = usePagedList(kind.list, { params: { query: { limit: 100 } } });
   const [projectId, setProjectId] = useState(project?.id ?? '');
   const [label, setLabel] = useState('');
   const [created, setCreated] = useState<CreatedKey | null>(null);
@@ -33,7 +36,7 @@ export function KeySection({ kind, title, children }: { kind: KeyKind; title: st
     list.reload();
   });
   const remove = useAction(async (key: KeyRecord) => {
-    await api('DELETE', `${kind.base}/${key.id}`);
+    await kind.remove(key.id);
     // Gone from the list with the dialog, in one render: focus then goes to the page's heading.
     list.setItems((items) => items.filter((x) => x.id !== key.id));
     setDeleting(null);
@@ -74,44 +77,31 @@ export function KeySection({ kind, title, children }: { kind: KeyKind; title: st
         </button>
         <ErrorNote error={create.error} />
       </form>
-      <ErrorNote error={list.error} />
-      {list.loading && list.items.length === 0 ? (
-        <Loading />
-      ) : list.items.length === 0 && !list.error ? (
-        <Empty title={`No ${kind.noun}s yet`}>Create one above; its secret is shown once.</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">{title}, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Key</th>
-                <th scope="col">Project</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((k) => (
-                <KeyRow
-                  key={k.id}
-                  record={k}
-                  base={kind.base}
-                  project={projectName(k.project_id)}
-                  onChanged={list.reload}
-                  onDelete={() => {
-                    remove.setError(null);
-                    setDeleting(k);
-                  }}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+      <PagedView
+        list={list}
+        empty={<Empty title={`No ${kind.noun}s yet`}>Create one above; its secret is shown once.</Empty>}
+      >
+        {(items) => (
+          <Table
+            caption={`${title}, oldest first`}
+            columns={['Label', 'Key', 'Project', 'Created', 'Last used', 'Actions']}
+          >
+            {items.map((k) => (
+              <KeyRow
+                key={k.id}
+                record={k}
+                kind={kind}
+                project={projectName(k.project_id)}
+                onChanged={list.reload}
+                onDelete={() => {
+                  remove.setError(null);
+                  setDeleting(k);
+                }}
+              />
+            ))}
+          </Table>
+        )}
+      </PagedView>
       {deleting ? (
         <ConfirmDialog
           title={`Delete this ${kind.noun}?`}
@@ -134,7 +124,7 @@ export function KeySection({ kind, title, children }: { kind: KeyKind; title: st
 /** One key: its label (editable in place), prefix, project, times, and a delete button. */
 function KeyRow(props: {
   record: KeyRecord;
-  base: string;
+  kind: KeyKind;
   project: string;
   onChanged(): void;
   onDelete(): void;
@@ -144,7 +134,7 @@ function KeyRow(props: {
   const [editing, setEditing] = useState(false);
   const [label, setLabel] = useState(k.label ?? '');
   const relabel = useAction(async () => {
-    await api('PATCH', `${props.base}/${k.id}`, { body: { label: label.trim() || null } });
+    await props.kind.relabel(k.id, label.trim() || null);
     stopEditing();
     props.onChanged();
   });

@@ -1,15 +1,7 @@
-/** Keys as the API answers them (packages/server/src/modules/keys/schemas.ts). */
-export interface KeyRecord {
-  id: string;
-  project_id: string;
-  label: string | null;
-  /** the first 12 characters of the secret */
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-}
+import type { Schemas } from '@vss/client';
+
+/** A key as listed (an API key and a restricted key read alike); `prefix`: its secret's first 12 characters. */
+export type KeyRecord = Schemas['ApiKey'] | Schemas['RestrictedKey'];
 
 /** The answer of a create: the only time the secret is shown. */
-export interface CreatedKey extends KeyRecord {
-  secret: string;
-}
+export type CreatedKey = Schemas['CreatedApiKey'] | Schemas['CreatedRestrictedKey'];

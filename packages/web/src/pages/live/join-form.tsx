@@ -1,5 +1,5 @@
 import { Link } from 'wouter';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { useAuth } from '../../auth';
 import type { Session } from '../../types';
 import { PageHeader } from '../../ui/kit';
@@ -7,13 +7,6 @@ import { useJoin, type Credential, type Joined } from './joining';
 import { NAME_MAX, PreJoin } from './pre-join';
 
 export { release, type Joined } from './joining';
-
-/** `POST /v1/sessions/{id}/connection` */
-interface ConnectionToken {
-  access_token: string;
-  expires_in: number;
-  session: string;
-}
 
 /** A member's name to start from: their email's local part. */
 function defaultName(email: string | undefined): string {
@@ -43,7 +36,8 @@ function memberCredential(sessionId: string, name: string): () => Promise<Creden
   const userId = participantId(name);
   const fetchToken = async () =>
     (
-      await api<ConnectionToken>('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/connection`, {
+      await vss.post('/v1/sessions/{sessionId}/connection', {
+        params: { path: { sessionId } },
         body: { user_id: userId, display_name: name },
       })
     ).access_token;

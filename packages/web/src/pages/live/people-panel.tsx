@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiError, api } from '../../api';
+import { isStatus, vss } from '../../api';
 import { nameOf, type RoomState } from '../../media/room-state';
 import { useAction } from '../../ui/hooks';
 import { ConfirmDialog } from '../../ui/kit';
@@ -26,11 +26,12 @@ export function PeoplePanel({
   const [asking, setAsking] = useState<string | null>(null);
   const remove = useAction(async (userId: string) => {
     try {
-      await api('POST', `/v1/sessions/${sessionId}/participants/${encodeURIComponent(userId)}/remove`);
+      await vss.post('/v1/sessions/{sessionId}/participants/{userId}/remove', {
+        params: { path: { sessionId, userId } },
+      });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404)
-        throw new Error(`${nameOf(state, userId)} is not in the call any more.`);
-      if (err instanceof ApiError && err.status === 403)
+      if (isStatus(err, 404)) throw new Error(`${nameOf(state, userId)} is not in the call any more.`);
+      if (isStatus(err, 403))
         throw new Error("Only the session's owner or an admin of the organisation can remove people.");
       throw err;
     }

@@ -1,4 +1,4 @@
-import { ApiError, api } from '../../api';
+import { isStatus, vss } from '../../api';
 import type { RoomState } from '../../media/room-state';
 import { notRecordedOfYou } from '../../recording';
 import { useAction } from '../../ui/hooks';
@@ -6,9 +6,9 @@ import { ErrorNote } from '../../ui/kit';
 
 /** Pausing or resuming refused, in words. */
 export function pauseError(err: unknown, pausing: boolean): Error {
-  if (err instanceof ApiError && err.status === 403)
+  if (isStatus(err, 403))
     return new Error("Only the session's owner or an admin of the organisation can pause the recording.");
-  if (err instanceof ApiError && err.status === 409)
+  if (isStatus(err, 409))
     return new Error(
       /ended/i.test(err.message)
         ? 'The session has ended: there is no recording to pause or resume.'
@@ -22,10 +22,9 @@ export function pauseError(err: unknown, pausing: boolean): Error {
 /** Pauses (`pausing`) or resumes the recording of a session; rejects with a sentence. */
 export async function switchRecording(sessionId: string, pausing: boolean): Promise<void> {
   try {
-    await api(
-      'POST',
-      `/v1/sessions/${encodeURIComponent(sessionId)}/recording/${pausing ? 'pause' : 'resume'}`,
-    );
+    const params = { path: { sessionId } };
+    if (pausing) await vss.post('/v1/sessions/{sessionId}/recording/pause', { params });
+    else await vss.post('/v1/sessions/{sessionId}/recording/resume', { params });
   } catch (err) {
     throw pauseError(err, pausing);
   }

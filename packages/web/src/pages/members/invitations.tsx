@@ -1,19 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { useAuth } from '../../auth';
 import { formatTime } from '../../ui/format';
 import { useAction, usePagedList } from '../../ui/hooks';
-import { Badge, ErrorNote, Field, LoadMore, SecretOnce } from '../../ui/kit';
-
-/** `GET /v1/invitations` (without the token). */
-interface Invitation {
-  id: string;
-  email: string;
-  role: string;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-}
+import { Badge, ErrorNote, Field, SecretOnce } from '../../ui/kit';
+import { PagedView, Table } from '../../ui/list';
 
 /** Invite someone by email (the link is shown once, to deliver by hand) and the invitations so far. */
 export function Invitations() {
@@ -21,20 +12,19 @@ export function Invitations() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'admin'>('member');
   const [created, setCreated] = useState<{ email: string; url: string } | null>(null);
-  const list = usePagedList<Invitation>('/v1/invitations', { query: { limit: 50 } });
+  const list = usePagedList('/v1/invitations', { params: { query: { limit: 50 } } });
   const invite = useAction(async () => {
     if (!project) throw new Error('no project to invite into');
-    const inv = await api<Invitation & { accept_url: string }>(
-      'POST',
-      `/v1/projects/${project.id}/invitations`,
-      { body: { email, role }, idempotent: true },
-    );
+    const inv = await vss.post('/v1/projects/{projectId}/invitations', {
+      params: { path: { projectId: project.id } },
+      body: { email, role },
+    });
     setCreated({ email: inv.email, url: inv.accept_url });
     setEmail('');
     list.reload();
   });
   const revoke = useAction(async (id: string) => {
-    await api('DELETE', `/v1/invitations/${id}`);
+    await vss.delete('/v1/invitations/{invitationId}', { params: { path: { invitationId: id } } });
     list.reload();
   });
   const onSubmit = (e: FormEvent) => {
@@ -88,24 +78,15 @@ export function Invitations() {
       {created ? (
         <p className="muted">Send it to them: it is valid for 7 days, for that email address only.</p>
       ) : null}
-      <ErrorNote error={list.error ?? revoke.error} />
-      {list.items.length > 0 ? <h3>Invitations</h3> : null}
-      {list.items.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Invitations, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((i) => {
+      <PagedView list={list} error={list.error ?? revoke.error} loading={null}>
+        {(items) => (
+          <>
+            <h3>Invitations</h3>
+            <Table
+              caption="Invitations, newest first"
+              columns={['Email', 'Role', 'State', <span className="visually-hidden">Actions</span>]}
+            >
+              {items.map((i) => {
                 const expired = !i.accepted_at && Date.parse(i.expires_at) < now;
                 return (
                   <tr key={i.id}>
@@ -136,11 +117,10 @@ export function Invitations() {
                   </tr>
                 );
               })}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+            </Table>
+          </>
+        )}
+      </PagedView>
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { api, ApiError, errorMessage } from '../../api';
+import { errorMessage, isStatus, vss, type Schemas } from '../../api';
 import { formatTime } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/hooks';
 import { ErrorNote, Loading } from '../../ui/kit';
@@ -13,18 +13,7 @@ import {
 import './auto-export.css';
 
 /** A project's auto-export preset, as `GET /v1/projects/{projectId}/auto-export` answers it. */
-interface Preset {
-  enabled: boolean;
-  options: {
-    layout?: Layout;
-    orientation?: Orientation;
-    resolution?: Resolution;
-    format?: Format;
-    names?: boolean;
-    keep_gaps?: boolean;
-  };
-  updated_at: string | null;
-}
+type Preset = Schemas['AutoExport'];
 
 /** What the form edits: every option, the export's default where the preset has none. */
 interface Choices {
@@ -52,9 +41,9 @@ function choicesOf(p: Preset): Choices {
 
 /** An error as a person reads it here: who may change the setting, rather than a role's name. */
 function said(err: unknown): string {
-  if (err instanceof ApiError && err.status === 403)
+  if (isStatus(err, 403))
     return 'Only owners and admins of the organisation can change how its sessions are exported.';
-  if (err instanceof ApiError && err.status === 404)
+  if (isStatus(err, 404))
     return 'This project could not be found: it may belong to another organisation. Reload the page.';
   return errorMessage(err);
 }
@@ -65,8 +54,11 @@ function said(err: unknown): string {
  */
 export function AutoExportSettings({ projectId }: { projectId: string }) {
   const titleId = useId();
-  const path = `/v1/projects/${projectId}/auto-export`;
-  const loaded = useLoad((signal) => api<Preset>('GET', path, { signal }), [path]);
+  const path = { projectId };
+  const loaded = useLoad(
+    (signal) => vss.get('/v1/projects/{projectId}/auto-export', { params: { path }, signal }),
+    [projectId],
+  );
   const [choices, setChoices] = useState<Choices | null>(null);
   const [saved, setSaved] = useState<Preset | null>(null);
   const [status, setStatus] = useState<string | null>(null);
@@ -79,7 +71,8 @@ export function AutoExportSettings({ projectId }: { projectId: string }) {
   const save = useAction(async (c: Choices) => {
     setStatus(null);
     try {
-      const p = await api<Preset>('PUT', path, {
+      const p = await vss.put('/v1/projects/{projectId}/auto-export', {
+        params: { path },
         body: {
           enabled: c.enabled,
           options: {

@@ -4,6 +4,13 @@ import { ErrorNote, Field } from '../../ui/kit';
 
 /** A project's environment as the form edits it: '' for none. */
 export type EnvChoice = '' | 'development' | 'staging' | 'production';
+/** A project's environment as it is sent: null for none. */
+export type Environment = Exclude<EnvChoice, ''> | null;
+
+/** The form's choice for an environment as the API answers it (a string, or null). */
+function choiceOf(env: string | null | undefined): EnvChoice {
+  return env === 'development' || env === 'staging' || env === 'production' ? env : '';
+}
 
 /** The fields of a project, for creating one or editing it. */
 export function ProjectForm(props: {
@@ -12,13 +19,13 @@ export function ProjectForm(props: {
   submitLabel: string;
   busy: boolean;
   error: string | null;
-  onSubmit(name: string, environment: Project['environment']): void;
+  onSubmit(name: string, environment: Environment): void;
   onCancel?(): void;
   /** focus the name as the form appears (it replaced the button that opened it) */
   autoFocus?: boolean;
 }) {
   const [name, setName] = useState(props.initial?.name ?? '');
-  const [env, setEnv] = useState<EnvChoice>(props.initial?.environment ?? '');
+  const [env, setEnv] = useState<EnvChoice>(choiceOf(props.initial?.environment));
   const submit = (e: FormEvent) => {
     e.preventDefault();
     props.onSubmit(name, env === '' ? null : env);

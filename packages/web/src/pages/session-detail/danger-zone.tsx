@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { pickLabel } from '../../types';
 import { useAction } from '../../ui/hooks';
 import { ConfirmDialog, ErrorNote, Field } from '../../ui/kit';
@@ -18,11 +18,9 @@ export function RedactPanel(props: {
   const [open, setOpen] = useState(false);
   const [result, setResult] = useState<string | null>(null);
   const redact = useAction(async () => {
-    const r = await api<{ redacted: string; deletedStreams: number }>(
-      'DELETE',
-      `/v1/sessions/${props.sessionId}/participants/${encodeURIComponent(who)}`,
-      { query: { include_chat: includeChat } },
-    );
+    const r = await vss.delete('/v1/sessions/{sessionId}/participants/{userId}', {
+      params: { path: { sessionId: props.sessionId, userId: who }, query: { include_chat: includeChat } },
+    });
     setOpen(false);
     setWho('');
     setResult(
@@ -96,7 +94,7 @@ export function DeleteSession({ sessionId, name }: { sessionId: string; name: st
   const [, navigate] = useLocation();
   const [open, setOpen] = useState(false);
   const del = useAction(async () => {
-    await api('DELETE', `/v1/sessions/${sessionId}`);
+    await vss.delete('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
     setOpen(false);
     navigate('/sessions');
   });

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { formatDuration } from '../../ui/format';
-import { pickLabel, type Manifest } from '../../types';
+import { pickLabel } from '../../types';
 import { useAction } from '../../ui/hooks';
 import { ErrorNote, Field } from '../../ui/kit';
 import { checkClip, type ClipCheck, type Span } from './export-clip';
@@ -43,7 +43,9 @@ export function ExportForm(props: {
     let range = {};
     if (check.from !== undefined || check.to !== undefined) {
       // ...then against the recording as it is now.
-      const m = await api<Manifest>('GET', `/v1/sessions/${props.sessionId}/manifest`);
+      const m = await vss.get('/v1/sessions/{sessionId}/manifest', {
+        params: { path: { sessionId: props.sessionId } },
+      });
       check = checkClip(clip, m);
       setErrors(check.errors);
       if (check.errors.from || check.errors.to) return;
@@ -66,7 +68,8 @@ export function ExportForm(props: {
       ...(keepGaps ? { keep_gaps: true } : {}),
       ...range,
     };
-    const { job_id } = await api<{ job_id: string }>('POST', `/v1/sessions/${props.sessionId}/exports`, {
+    const { job_id } = await vss.post('/v1/sessions/{sessionId}/exports', {
+      params: { path: { sessionId: props.sessionId } },
       body,
     });
     await props.onQueued(job_id);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, api, errorMessage } from '../../api';
+import { errorMessage, isStatus, vss } from '../../api';
 import type { ExportJob } from './types';
 
 /** How long after an answer a job still queued or rendering is asked again. */
@@ -25,10 +25,10 @@ export function useExportJobs(sessionId: string) {
 
   const fetchJob = useCallback(async (id: string): Promise<ExportJob | null> => {
     try {
-      return await api<ExportJob>('GET', `/v1/exports/${id}`);
+      return await vss.get('/v1/exports/{jobId}', { params: { path: { jobId: id } } });
     } catch (err) {
       // Gone (the session or the export was deleted): forgotten rather than shown as an error.
-      if (err instanceof ApiError && err.status === 404) return null;
+      if (isStatus(err, 404)) return null;
       throw err;
     }
   }, []);
@@ -45,7 +45,8 @@ export function useExportJobs(sessionId: string) {
   shown.current = sessionId;
   /** Reads every job again (on opening, and after a redaction withdrew some). */
   const refresh = useCallback(() => {
-    api<ExportJob[]>('GET', `/v1/sessions/${sessionId}/exports`)
+    vss
+      .get('/v1/sessions/{sessionId}/exports', { params: { path: { sessionId } } })
       .then((all) => {
         if (shown.current !== sessionId) return;
         setJobs((old) => all.map((j) => newer(old.find((x) => x.job_id === j.job_id) ?? j, j)));

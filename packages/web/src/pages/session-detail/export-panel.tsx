@@ -1,6 +1,5 @@
-import { api, apiUrl } from '../../api';
+import { vss } from '../../api';
 import { formatBytes, formatDuration, formatTime } from '../../ui/format';
-import type { Manifest } from '../../types';
 import { useLoad } from '../../ui/hooks';
 import { Badge, ErrorNote, Progress } from '../../ui/kit';
 import { describeExport } from './export-clip';
@@ -48,7 +47,7 @@ function JobItem({ job, names, start }: { job: ExportJob; names: Record<string, 
       {job.status === 'completed' ? (
         <p className="row">
           {/* A plain link: the browser downloads it with the login cookie (Content-Disposition). */}
-          <a className="button" href={apiUrl(`/v1/exports/${job.job_id}/download`)} download>
+          <a className="button" href={`/v1/exports/${encodeURIComponent(job.job_id)}/download`} download>
             Download {kind}
           </a>
           <span className="muted">
@@ -75,7 +74,7 @@ export function ExportPanel(props: {
 }) {
   const { sessionId } = props;
   const manifest = useLoad(
-    (signal) => api<Manifest>('GET', `/v1/sessions/${sessionId}/manifest`, { signal }),
+    (signal) => vss.get('/v1/sessions/{sessionId}/manifest', { params: { path: { sessionId } }, signal }),
     [sessionId],
   );
   return (

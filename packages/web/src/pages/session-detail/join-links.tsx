@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { formatTime } from '../../ui/format';
 import { useAction, usePagedList } from '../../ui/hooks';
-import { ErrorNote, Field, LoadMore, SecretOnce } from '../../ui/kit';
+import { ErrorNote, Field, SecretOnce } from '../../ui/kit';
+import { PagedView } from '../../ui/list';
 import { ExpiryMinutes } from './expiry-field';
-import type { JoinLink, ListedJoinLink } from './types';
+import type { ListedJoinLink } from './types';
 
 /** How a link's uses read: "Used 2 of 5 times", "Not used yet". */
 function usesText(l: ListedJoinLink): string {
@@ -18,8 +19,10 @@ function usesText(l: ListedJoinLink): string {
  * they choose, until it expires, is used up or is revoked; optionally to watch and chat only.
  */
 export function JoinLinks({ sessionId }: { sessionId: string }) {
-  const path = `/v1/sessions/${sessionId}/join-links`;
-  const list = usePagedList<ListedJoinLink>(path, { query: { limit: 50 } });
+  const path = { sessionId };
+  const list = usePagedList('/v1/sessions/{sessionId}/join-links', {
+    params: { path, query: { limit: 50 } },
+  });
   const [minutes, setMinutes] = useState('1440');
   const [uses, setUses] = useState('');
   const [canPublish, setCanPublish] = useState(true);
@@ -27,20 +30,22 @@ export function JoinLinks({ sessionId }: { sessionId: string }) {
   const [said, setSaid] = useState<string | null>(null);
   const { reload } = list;
   const create = useAction(async () => {
-    const link = await api<JoinLink>('POST', path, {
+    const link = await vss.post('/v1/sessions/{sessionId}/join-links', {
+      params: { path },
       body: {
         expires_in_minutes: Number(minutes),
         max_uses: uses.trim() ? Number(uses) : undefined,
         can_publish: canPublish,
       },
-      idempotent: true,
     });
     setMade(link.url);
     setSaid(null);
     reload();
   });
   const revoke = useAction(async (id: string) => {
-    await api('DELETE', `${path}/${id}`);
+    await vss.delete('/v1/sessions/{sessionId}/join-links/{linkId}', {
+      params: { path: { ...path, linkId: id } },
+    });
     setSaid('Join link revoked: it no longer lets anyone in.');
     reload();
   });
@@ -48,7 +53,6 @@ export function JoinLinks({ sessionId }: { sessionId: string }) {
     e.preventDefault();
     void create.run();
   };
-  const links = list.items;
   const now = Date.now();
   return (
     <section className="card join-links" aria-labelledby="join-links-title">
@@ -94,38 +98,41 @@ export function JoinLinks({ sessionId }: { sessionId: string }) {
           onDone={() => setMade(null)}
         />
       ) : null}
-      <ErrorNote error={list.error ?? revoke.error} />
-      {links.length > 0 ? (
-        <ul className="links" aria-label="Join links of this session">
-          {links.map((l) => {
-            const expired = Date.parse(l.expires_at) <= now;
-            const usedUp = l.max_uses !== null && l.uses >= l.max_uses;
-            return (
-              <li key={l.id} className="row">
-                <span>
-                  {usesText(l)} · {l.can_publish ? 'camera and microphone' : 'watch and chat only'}
-                </span>
-                <span className={expired || usedUp ? 'error' : 'muted'}>
-                  {usedUp ? 'used up, ' : ''}
-                  {expired ? 'expired' : 'expires'} {formatTime(l.expires_at)}
-                </span>
-                <button
-                  type="button"
-                  className="secondary"
-                  aria-label={`Revoke the join link created ${formatTime(l.created_at)}`}
-                  disabled={revoke.busy}
-                  onClick={() => void revoke.run(l.id)}
-                >
-                  Revoke
-                </button>
-              </li>
-            );
-          })}
-        </ul>
-      ) : list.loading ? null : (
-        <p className="muted">No join links yet.</p>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+      <PagedView
+        list={list}
+        error={list.error ?? revoke.error}
+        loading={null}
+        empty={<p className="muted">No join links yet.</p>}
+      >
+        {(links) => (
+          <ul className="links" aria-label="Join links of this session">
+            {links.map((l) => {
+              const expired = Date.parse(l.expires_at) <= now;
+              const usedUp = l.max_uses !== null && l.uses >= l.max_uses;
+              return (
+                <li key={l.id} className="row">
+                  <span>
+                    {usesText(l)} · {l.can_publish ? 'camera and microphone' : 'watch and chat only'}
+                  </span>
+                  <span className={expired || usedUp ? 'error' : 'muted'}>
+                    {usedUp ? 'used up, ' : ''}
+                    {expired ? 'expired' : 'expires'} {formatTime(l.expires_at)}
+                  </span>
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={`Revoke the join link created ${formatTime(l.created_at)}`}
+                    disabled={revoke.busy}
+                    onClick={() => void revoke.run(l.id)}
+                  >
+                    Revoke
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </PagedView>
       {said ? <p role="status">{said}</p> : null}
     </section>
   );

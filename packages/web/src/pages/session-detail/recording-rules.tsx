@@ -1,6 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { api } from '../../api';
-import type { RecordingControls } from '../../recording';
+import { vss, type Schemas } from '../../api';
 import { useAction, useLoad } from '../../ui/hooks';
 import { ErrorNote, Loading } from '../../ui/kit';
 import { switchRecording } from '../live/recording-bar';
@@ -9,15 +8,11 @@ import { RulesEditor } from './rule-form';
 /** How often the state is read again while the session may still record (someone may pause it live). */
 const REFRESH_MS = 4000;
 
-/** A timeline event, as far as who joined goes. */
-interface JoinEvent {
-  type: string;
-  actor: string;
-  data: { user_id?: unknown; display_name?: unknown };
-}
+/** A timeline event (`participant.joined` says who joined). */
+type TimelineEvent = Schemas['TimelineEvent'];
 
 /** Who joined the session so far, by user_id, with the names they joined with (from its timeline). */
-function joinedOf(events: JoinEvent[]): Record<string, string> {
+function joinedOf(events: TimelineEvent[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of events) {
     if (e.type !== 'participant.joined') continue;
@@ -44,13 +39,16 @@ export function RecordingRules({
   canChange: boolean;
   names: Record<string, string>;
 }) {
-  const base = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+  const path = { sessionId };
   const controls = useLoad(
-    (signal) => api<RecordingControls>('GET', `${base}/recording-rules`, { signal }),
+    (signal) => vss.get('/v1/sessions/{sessionId}/recording-rules', { params: { path }, signal }),
     [sessionId],
   );
   const joined = useLoad(
-    async (signal) => joinedOf(await api<JoinEvent[]>('GET', `${base}/timeline`, { signal }).catch(() => [])),
+    async (signal) =>
+      joinedOf(
+        await vss.get('/v1/sessions/{sessionId}/timeline', { params: { path }, signal }).catch(() => []),
+      ),
     [sessionId],
   );
   const [said, setSaid] = useState<string | null>(null);

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, api, plainWords } from '../../api';
+import { errorMessage, isStatus, plainWords, vss } from '../../api';
 import {
   KIND_WORDS,
   MAX_RULES,
@@ -123,25 +123,27 @@ export function RuleForm({
 
 /** The rules refused, in words: which rule, and why, without the API's field names. */
 function saveError(err: unknown): Error {
-  if (err instanceof ApiError && err.status === 403)
+  if (isStatus(err, 403))
     return new Error(
       "Only the session's creator or an admin of the organisation can change what is recorded.",
     );
-  if (err instanceof ApiError && err.status === 404) return new Error('This session no longer exists.');
-  if (err instanceof ApiError && err.status === 400) {
+  if (isStatus(err, 404)) return new Error('This session no longer exists.');
+  if (isStatus(err, 400)) {
     const m = /^body\.rules\[(\d+)\](\S*)(?::\s*|\s+)(.*)$/.exec(err.message);
     if (m) return new Error(`Rule ${Number(m[1]) + 1}: ${plainWords(`body${m[2]} ${m[3]}`)}`);
     return new Error(`The rules were not saved: ${plainWords(err.message)}`);
   }
-  if (err instanceof ApiError && err.status === 0)
-    return new Error(`The rules were not saved: ${err.message}.`);
+  if (isStatus(err, 0)) return new Error(`The rules were not saved: ${errorMessage(err)}.`);
   return err instanceof Error ? err : new Error(String(err));
 }
 
 /** Replaces a session's recording rules (`PUT /v1/sessions/{id}/recording-rules`); rejects with a sentence. */
 export async function saveRecordingRules(sessionId: string, rules: RecordingRule[]): Promise<void> {
   try {
-    await api('PUT', `/v1/sessions/${encodeURIComponent(sessionId)}/recording-rules`, { body: { rules } });
+    await vss.put('/v1/sessions/{sessionId}/recording-rules', {
+      params: { path: { sessionId } },
+      body: { rules },
+    });
   } catch (err) {
     throw saveError(err);
   }

@@ -1,11 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { api } from '../../api';
+import { vss } from '../../api';
 import type { Session } from '../../types';
 import { formatTime } from '../../ui/format';
 import { useAction, usePagedList } from '../../ui/hooks';
-import { ConfirmDialog, CopyButton, ErrorNote, LoadMore } from '../../ui/kit';
+import { ConfirmDialog, CopyButton, ErrorNote } from '../../ui/kit';
+import { PagedView } from '../../ui/list';
 import { ExpiryMinutes } from './expiry-field';
-import type { ListedReplayLink, ReplayLink } from './types';
 
 /** Public visibility (the catalog at /watch) and the public page's address to copy. */
 export function Visibility({ session, onChange }: { session: Session; onChange(isPublic: boolean): void }) {
@@ -15,7 +15,8 @@ export function Visibility({ session, onChange }: { session: Session; onChange(i
   const toggle = useAction(async (wanted: boolean) => {
     setIsPublic(wanted);
     try {
-      const now = await api<boolean>('PUT', `/v1/sessions/${session.id}/visibility`, {
+      const now = await vss.put('/v1/sessions/{sessionId}/visibility', {
+        params: { path: { sessionId: session.id } },
         body: { is_public: wanted },
       });
       setIsPublic(now);
@@ -57,30 +58,34 @@ export function Visibility({ session, onChange }: { session: Session; onChange(i
 
 /** Replay links: time-limited addresses that replay a private session without an account. */
 export function ReplayLinks({ sessionId }: { sessionId: string }) {
-  const path = `/v1/sessions/${sessionId}/replay-links`;
+  const path = { sessionId };
   const [minutes, setMinutes] = useState('1440');
-  const list = usePagedList<ListedReplayLink>(path, { query: { limit: 50 } });
+  const list = usePagedList('/v1/sessions/{sessionId}/replay-links', {
+    params: { path, query: { limit: 50 } },
+  });
   // The address of each link made on this page: a token is shown once, and never listed again.
   const [made, setMade] = useState<Record<string, string>>({});
   const [confirm, setConfirm] = useState(false);
   const [said, setSaid] = useState<string | null>(null);
   const { reload } = list;
   const create = useAction(async () => {
-    const link = await api<ReplayLink>('POST', path, {
+    const link = await vss.post('/v1/sessions/{sessionId}/replay-links', {
+      params: { path },
       body: { expires_in_minutes: Number(minutes) },
-      idempotent: true,
     });
     setMade((m) => ({ ...m, [link.id]: link.link }));
     setSaid(null);
     reload();
   });
   const revokeOne = useAction(async (id: string) => {
-    await api('DELETE', `${path}/${id}`);
+    await vss.delete('/v1/sessions/{sessionId}/replay-links/{linkId}', {
+      params: { path: { ...path, linkId: id } },
+    });
     list.setItems((items) => items.filter((l) => l.id !== id));
     setSaid('Link revoked.');
   });
   const revoke = useAction(async () => {
-    const r = await api<{ revoked: number }>('DELETE', path);
+    const r = await vss.delete('/v1/sessions/{sessionId}/replay-links', { params: { path } });
     setMade({});
     setSaid(r.revoked === 1 ? '1 link revoked.' : `${r.revoked} links revoked.`);
     setConfirm(false);
@@ -102,43 +107,46 @@ export function ReplayLinks({ sessionId }: { sessionId: string }) {
         </button>
       </form>
       <ErrorNote error={create.error} />
-      <ErrorNote error={list.error ?? revokeOne.error} />
-      {list.items.length > 0 ? (
-        <ul className="links" aria-label="Replay links of this session">
-          {list.items.map((l) => {
-            const expired = Date.parse(l.expires_at) <= now;
-            return (
-              <li key={l.id}>
-                {made[l.id] ? (
-                  <>
-                    <code className="secret-value">{made[l.id]}</code>
-                    <span className="muted">Copy it now: the address is shown only here, once.</span>
-                  </>
-                ) : null}
-                <div className="row">
-                  {made[l.id] ? <CopyButton text={made[l.id]!} label="Copy link" /> : null}
-                  <span className={expired ? 'error' : 'muted'}>
-                    Created {formatTime(l.created_at)}, {expired ? 'expired' : 'expires'}{' '}
-                    {formatTime(l.expires_at)}
-                  </span>
-                  <button
-                    type="button"
-                    className="secondary"
-                    aria-label={`Revoke the link created ${formatTime(l.created_at)}`}
-                    disabled={revokeOne.busy}
-                    onClick={() => void revokeOne.run(l.id)}
-                  >
-                    Revoke
-                  </button>
-                </div>
-              </li>
-            );
-          })}
-        </ul>
-      ) : list.loading ? null : (
-        <p className="muted">No replay links yet.</p>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+      <PagedView
+        list={list}
+        error={list.error ?? revokeOne.error}
+        loading={null}
+        empty={<p className="muted">No replay links yet.</p>}
+      >
+        {(items) => (
+          <ul className="links" aria-label="Replay links of this session">
+            {items.map((l) => {
+              const expired = Date.parse(l.expires_at) <= now;
+              return (
+                <li key={l.id}>
+                  {made[l.id] ? (
+                    <>
+                      <code className="secret-value">{made[l.id]}</code>
+                      <span className="muted">Copy it now: the address is shown only here, once.</span>
+                    </>
+                  ) : null}
+                  <div className="row">
+                    {made[l.id] ? <CopyButton text={made[l.id]!} label="Copy link" /> : null}
+                    <span className={expired ? 'error' : 'muted'}>
+                      Created {formatTime(l.created_at)}, {expired ? 'expired' : 'expires'}{' '}
+                      {formatTime(l.expires_at)}
+                    </span>
+                    <button
+                      type="button"
+                      className="secondary"
+                      aria-label={`Revoke the link created ${formatTime(l.created_at)}`}
+                      disabled={revokeOne.busy}
+                      onClick={() => void revokeOne.run(l.id)}
+                    >
+                      Revoke
+                    </button>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </PagedView>
       {said ? <p role="status">{said}</p> : null}
       {list.items.length > 0 ? (
         <div className="row">

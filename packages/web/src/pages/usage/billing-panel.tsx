@@ -1,29 +1,9 @@
-import { api } from '../../api';
+import { vss, type Schemas } from '../../api';
 import { formatBytes, formatMinutes } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/hooks';
 import { Badge, ErrorNote, Loading } from '../../ui/kit';
 
-/** `GET /v1/billing/summary` */
-interface Summary {
-  period_start: string;
-  period_end: string;
-  currency: 'usd';
-  streaming_minutes_used: number;
-  storage_bytes_used: number;
-  cost_breakdown: { streaming_cost: number; storage_cost: number; total_due: number };
-}
-
-/** `GET /v1/billing/limits` */
-interface Limits {
-  within_free_tier: boolean;
-  streaming_minutes_used: number;
-  storage_bytes_used_gb: number;
-  has_active_subscription: boolean;
-  is_blocked: boolean;
-  status_message: string;
-  /** a payment provider is configured: the billing portal can be opened */
-  billing_portal: boolean;
-}
+type Limits = Schemas['BillingLimits'];
 
 const money = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' });
 const month = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
@@ -56,10 +36,10 @@ function LimitsCard({ limits }: { limits: Limits }) {
 
 /** This month's usage and cost, the limits, and the way to the payment provider's portal. */
 export function BillingPanel() {
-  const summary = useLoad((signal) => api<Summary>('GET', '/v1/billing/summary', { signal }), []);
-  const limits = useLoad((signal) => api<Limits>('GET', '/v1/billing/limits', { signal }), []);
+  const summary = useLoad((signal) => vss.get('/v1/billing/summary', { signal }), []);
+  const limits = useLoad((signal) => vss.get('/v1/billing/limits', { signal }), []);
   const portal = useAction(async () => {
-    const { portal_url } = await api<{ portal_url: string }>('POST', '/v1/billing/portal', {
+    const { portal_url } = await vss.post('/v1/billing/portal', {
       body: { return_url: location.href },
     });
     location.assign(portal_url);

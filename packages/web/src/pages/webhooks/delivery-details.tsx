@@ -1,17 +1,16 @@
 import { useState } from 'react';
-import { api, ApiError, errorMessage } from '../../api';
+import { errorMessage, isStatus, vss } from '../../api';
 import { useAction } from '../../ui/hooks';
 import { CopyButton, ErrorNote } from '../../ui/kit';
 import type { Delivery } from './types';
 
 /** What went wrong sending a delivery again, in words for a person. */
 function sendAgainError(err: unknown): string {
-  if (err instanceof ApiError && err.status === 404)
+  if (isStatus(err, 404))
     return /^webhook not found/.test(err.message)
       ? 'This webhook no longer exists: it may have been deleted.'
       : 'This delivery is no longer in the log (it is kept 30 days), so it cannot be sent again.';
-  if (err instanceof ApiError && err.status === 403)
-    return 'Only an admin of the project can send a delivery again.';
+  if (isStatus(err, 403)) return 'Only an admin of the project can send a delivery again.';
   return errorMessage(err);
 }
 
@@ -25,10 +24,9 @@ export function DeliveryDetails(props: { webhookId: string; delivery: Delivery; 
   const send = useAction(async () => {
     setError(null);
     try {
-      const fresh = await api<Delivery>(
-        'POST',
-        `/v1/webhooks/${props.webhookId}/deliveries/${d.id}/redeliver`,
-      );
+      const fresh = await vss.post('/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', {
+        params: { path: { webhookId: props.webhookId, deliveryId: d.id } },
+      });
       props.onSent(fresh);
     } catch (err) {
       setError(sendAgainError(err));

@@ -1,7 +1,8 @@
 import { Fragment, useCallback, useEffect, useState } from 'react';
 import { formatTime } from '../../ui/format';
 import { usePagedList } from '../../ui/hooks';
-import { Badge, Empty, ErrorNote, LoadMore } from '../../ui/kit';
+import { Badge, Empty } from '../../ui/kit';
+import { PagedView, Table } from '../../ui/list';
 import { DeliveryDetails } from './delivery-details';
 import { deliveryError } from './delivery-words';
 import type { Delivery } from './types';
@@ -20,10 +21,11 @@ const TONE = { succeeded: 'ok', failed: 'bad', pending: 'warn' } as const;
  */
 export function DeliveryLog({ webhookId, version }: { webhookId: string; version: number }) {
   const [fast, setFast] = useState(false);
-  const list = usePagedList<Delivery>(`/v1/webhooks/${webhookId}/deliveries`, {
-    query: { limit: PAGE },
-    refreshMs: fast ? PENDING_REFRESH_MS : REFRESH_MS,
-  });
+  const list = usePagedList(
+    '/v1/webhooks/{webhookId}/deliveries',
+    { params: { path: { webhookId }, query: { limit: PAGE } } },
+    { refreshMs: fast ? PENDING_REFRESH_MS : REFRESH_MS },
+  );
   const { refresh, setItems } = list;
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const [note, setNote] = useState('');
@@ -64,92 +66,90 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
       <p role="status" className="muted">
         {note}
       </p>
-      <ErrorNote error={list.error} />
-      {list.items.length === 0 && !list.error ? (
-        list.loading ? null : (
+      <PagedView
+        list={list}
+        loading={null}
+        empty={
           <Empty title="No deliveries yet">
             Attempts appear here as events happen. Use “Send test” to try the endpoint now.
           </Empty>
-        )
-      ) : (
-        <div className="table-wrap">
-          <table className="delivery-table">
-            <caption className="visually-hidden">Delivery attempts, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Status</th>
-                <th scope="col">Response</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Next attempt</th>
-                <th scope="col">Payload</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((d) => {
-                const isOpen = open.has(d.id);
-                const plain = d.error ? deliveryError(d.error) : null;
-                return (
-                  <Fragment key={d.id}>
-                    <tr className={isOpen ? 'delivery-opened' : undefined}>
-                      <td>{formatTime(d.created_at)}</td>
-                      <td>
-                        <code>{d.event_type}</code>
-                      </td>
-                      <td>
-                        {d.attempt}
-                        {d.redelivery_of ? (
-                          <>
-                            {' '}
-                            <Badge tone="idle">sent again</Badge>
-                          </>
-                        ) : null}
-                      </td>
-                      <td>
-                        <Badge tone={TONE[d.status]}>{d.status}</Badge>
-                      </td>
-                      <td className="delivery-error">
-                        {d.response_status ?? '—'}
-                        {plain ? <div className="error">{plain}</div> : null}
-                        {/* The server's own words too, unless they only repeat the status. */}
-                        {d.error && plain !== d.error && !d.error.startsWith('answered ') ? (
-                          <div className="muted">
-                            <code>{d.error}</code>
-                          </div>
-                        ) : null}
-                      </td>
-                      <td>{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
-                      <td>{d.next_attempt_at ? formatTime(d.next_attempt_at) : '—'}</td>
-                      <td>
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-expanded={isOpen}
-                          aria-controls={isOpen ? `delivery-${d.id}` : undefined}
-                          aria-label={`${isOpen ? 'Hide' : 'Show'} the payload of ${d.event_type}, attempt ${d.attempt}${d.redelivery_of ? ' (sent again)' : ''} at ${formatTime(d.created_at)}`}
-                          onClick={() => toggle(d.id)}
-                        >
-                          {isOpen ? 'Hide' : 'Show'}
-                        </button>
+        }
+      >
+        {(items) => (
+          <Table
+            caption="Delivery attempts, newest first"
+            className="delivery-table"
+            columns={[
+              'Time',
+              'Event',
+              'Attempt',
+              'Status',
+              'Response',
+              'Duration',
+              'Next attempt',
+              'Payload',
+            ]}
+          >
+            {items.map((d) => {
+              const isOpen = open.has(d.id);
+              const plain = d.error ? deliveryError(d.error) : null;
+              return (
+                <Fragment key={d.id}>
+                  <tr className={isOpen ? 'delivery-opened' : undefined}>
+                    <td>{formatTime(d.created_at)}</td>
+                    <td>
+                      <code>{d.event_type}</code>
+                    </td>
+                    <td>
+                      {d.attempt}
+                      {d.redelivery_of ? (
+                        <>
+                          {' '}
+                          <Badge tone="idle">sent again</Badge>
+                        </>
+                      ) : null}
+                    </td>
+                    <td>
+                      <Badge tone={TONE[d.status]}>{d.status}</Badge>
+                    </td>
+                    <td className="delivery-error">
+                      {d.response_status ?? '—'}
+                      {plain ? <div className="error">{plain}</div> : null}
+                      {/* The server's own words too, unless they only repeat the status. */}
+                      {d.error && plain !== d.error && !d.error.startsWith('answered ') ? (
+                        <div className="muted">
+                          <code>{d.error}</code>
+                        </div>
+                      ) : null}
+                    </td>
+                    <td>{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
+                    <td>{d.next_attempt_at ? formatTime(d.next_attempt_at) : '—'}</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-expanded={isOpen}
+                        aria-controls={isOpen ? `delivery-${d.id}` : undefined}
+                        aria-label={`${isOpen ? 'Hide' : 'Show'} the payload of ${d.event_type}, attempt ${d.attempt}${d.redelivery_of ? ' (sent again)' : ''} at ${formatTime(d.created_at)}`}
+                        onClick={() => toggle(d.id)}
+                      >
+                        {isOpen ? 'Hide' : 'Show'}
+                      </button>
+                    </td>
+                  </tr>
+                  {isOpen ? (
+                    <tr id={`delivery-${d.id}`} className="delivery-open">
+                      <td colSpan={COLUMNS}>
+                        <DeliveryDetails webhookId={webhookId} delivery={d} onSent={sent} />
                       </td>
                     </tr>
-                    {isOpen ? (
-                      <tr id={`delivery-${d.id}`} className="delivery-open">
-                        <td colSpan={COLUMNS}>
-                          <DeliveryDetails webhookId={webhookId} delivery={d} onSent={sent} />
-                        </td>
-                      </tr>
-                    ) : null}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore next={list.next} loading={list.loading} onMore={list.more} />
+                  ) : null}
+                </Fragment>
+              );
+            })}
+          </Table>
+        )}
+      </PagedView>
     </section>
   );
 }

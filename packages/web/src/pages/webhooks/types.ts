@@ -1,4 +1,6 @@
-/** Webhooks as the API answers them (packages/server/src/modules/webhooks/schemas.ts). */
+import type { Schemas } from '@vss/client';
+
+/** Webhooks as the API answers them. */
 
 /** The event types a webhook may subscribe to, with what each one means. */
 export const EVENT_TYPES = [
@@ -11,37 +13,14 @@ export const EVENT_TYPES = [
   ['export.failed', 'an MP4 export could not be made (with the reason)'],
   ['participant.joined', 'someone joined a live call (with their name)'],
   ['participant.left', 'someone left a live call'],
-] as const;
+] as const satisfies ReadonlyArray<readonly [Schemas['WebhookEventType'], string]>;
 
-export interface Webhook {
-  id: string;
-  project_id: string;
-  url: string;
-  events: string[];
-  is_active: boolean;
-  description: string | null;
-  created_at: string;
-}
-
+export type EventType = Schemas['WebhookEventType'];
+export type Webhook = Schemas['Webhook'];
 /** The answer of a create or a secret rotation: the only time the secret is shown. */
-export interface WebhookWithSecret extends Webhook {
-  secret: string;
-}
-
-/** One attempt at delivering one event. */
-export interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status: 'succeeded' | 'failed' | 'pending';
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number | null;
-  created_at: string;
-  next_attempt_at: string | null;
-  /** the delivery this one sent again by hand, else null */
-  redelivery_of: string | null;
-  /** the body that was sent (`{ id, type, timestamp, project_id, session_id, data }`); null once forgotten */
-  payload: Record<string, unknown> | null;
-}
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+/**
+ * One attempt at delivering one event; `redelivery_of` is the delivery this one sent again by
+ * hand, `payload` the body that was sent (null once forgotten).
+ */
+export type Delivery = Schemas['WebhookDelivery'];

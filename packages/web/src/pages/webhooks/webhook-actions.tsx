@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import { api } from '../../api';
+import { vss } from '../../api';
 import { useAction } from '../../ui/hooks';
 import { ConfirmDialog, ErrorNote } from '../../ui/kit';
-import type { Webhook, WebhookWithSecret } from './types';
+import type { Webhook } from './types';
 
 /**
  * What can be done to a webhook: send a test event, pause or resume it, rotate its secret (the
@@ -19,15 +19,15 @@ export function WebhookActions(props: {
   const [, navigate] = useLocation();
   const [note, setNote] = useState('');
   const [asking, setAsking] = useState<'rotate' | 'delete' | null>(null);
-  const path = `/v1/webhooks/${hook.id}`;
+  const params = { path: { webhookId: hook.id } };
 
   const test = useAction(async () => {
-    await api('POST', `${path}/test`);
+    await vss.post('/v1/webhooks/{webhookId}/test', { params });
     setNote('Test event queued: its attempt appears in the delivery log below.');
     props.onTestSent();
   });
   const toggle = useAction(async () => {
-    await api('PATCH', path, { body: { is_active: !hook.is_active } });
+    await vss.patch('/v1/webhooks/{webhookId}', { params, body: { is_active: !hook.is_active } });
     setNote(
       hook.is_active
         ? 'Paused: new events are not sent and pending retries are dropped.'
@@ -36,13 +36,13 @@ export function WebhookActions(props: {
     props.onChanged();
   });
   const rotate = useAction(async () => {
-    const fresh = await api<WebhookWithSecret>('POST', `${path}/rotate-secret`);
+    const fresh = await vss.post('/v1/webhooks/{webhookId}/rotate-secret', { params });
     setAsking(null);
     setNote('');
     props.onSecret(fresh.secret);
   });
   const remove = useAction(async () => {
-    await api('DELETE', path);
+    await vss.delete('/v1/webhooks/{webhookId}', { params });
     navigate('/webhooks');
   });
   const error = test.error ?? toggle.error;

@@ -1,11 +1,11 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorNote, Field } from '../../ui/kit';
-import { EVENT_TYPES } from './types';
+import { EVENT_TYPES, type EventType } from './types';
 
 /** What the form edits. */
 export interface WebhookFields {
   url: string;
-  events: string[];
+  events: EventType[];
   description: string;
 }
 
@@ -24,7 +24,7 @@ export function WebhookForm(props: {
   const blank: WebhookFields = { url: '', events: ['session.ended', 'recording.ready'], description: '' };
   const [fields, setFields] = useState<WebhookFields>(props.initial ?? blank);
   const legendId = useId();
-  const toggle = (type: string, on: boolean) =>
+  const toggle = (type: EventType, on: boolean) =>
     setFields((f) => ({
       ...f,
       events: on ? [...f.events, type] : f.events.filter((e) => e !== type),
