@@ -20,15 +20,15 @@
  * The load generator (autocannon, in this process) shares the 2-core machine with the server:
  * one core each, roughly. Prints a table, then one JSON line of the figures (last line).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
+import { API_ENV, bootstrap, routeLoad, type Route } from './lib/api-load.ts';
+import { profile } from './lib/api-profile.ts';
+import { intFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
-import { benchTenant } from './lib/tenant.ts';
-import { summarize, type FunctionCost } from './lib/cpu-profile.ts';
 import { median, runLoad, type LoadOptions, type LoadResult } from './lib/load.ts';
-import { freePort, startTsServer, startVss, stopAll, type ServerProcess } from './lib/server.ts';
+import { startTsServer, startVss, stopAll, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
 interface Plan {
@@ -41,14 +41,6 @@ interface Plan {
 
 const FULL: Plan = { rounds: 5, roundS: 6, warmupS: 3, fixedS: 10, connections: 10 };
 const QUICK: Plan = { rounds: 2, roundS: 3, warmupS: 1, fixedS: 3, connections: 10 };
-const HIGH = '100000000';
-/** What this benchmark changes from the defaults for the real server: the rate limits, out of the way. */
-export const API_ENV: Readonly<Record<string, string>> = {
-  RATE_LIMIT_PER_KEY: HIGH,
-  RATE_LIMIT_PER_IP: HIGH,
-};
-
-type Route = 'get' | 'post';
 /** bare: the baseline; real: vss as shipped; warn: vss with LOG_LEVEL=warn (no access log) */
 type Side = 'bare' | 'real' | 'warn';
 const SIDES: Side[] = ['bare', 'real', 'warn'];
@@ -61,80 +53,12 @@ interface Window {
   genCpuS: number;
 }
 
-function flag(args: string[], name: string): number | undefined {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  if (!a) return undefined;
-  const n = Number(a.slice(name.length + 3));
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number`);
-  return n;
-}
-
-/** A tenant and its session through the real API, and the GET the benchmark repeats. */
-export async function bootstrap(base: string) {
-  const { projectId, sessionId, auth } = await benchTenant(base, 'api');
-  const getPath = `/v1/projects/${projectId}/sessions/${sessionId}`;
-  const got = await expectCall(200, base + getPath, { headers: auth });
-  return { projectId, sessionId, auth, getPath, getBody: got.text };
-}
-
 /** The access-log lines (`"msg":"request"`) in a server's log file. */
 function countAccessLines(file: string): number {
   const text = readFileSync(file, 'utf8');
   let n = 0;
   for (let i = text.indexOf('"msg":"request"'); i !== -1; i = text.indexOf('"msg":"request"', i + 1)) n++;
   return n;
-}
-
-/**
- * `--profile=get|post [--seconds=N] [--log=LEVEL]`: instead of the comparison, one server as shipped
- * (or at LOG_LEVEL) under `node --cpu-prof`, saturated on the one route for N seconds (default 15)
- * after a 3 s warm-up that the profile also holds, then the functions that took the most samples.
- */
-async function profile(route: Route, args: string[]): Promise<void> {
-  const seconds = flag(args, 'seconds') ?? 15;
-  const level = args.find((a) => a.startsWith('--log='))?.slice('--log='.length);
-  const dir = mkdtempSync(join(tmpdir(), 'vss-cpu-prof-'));
-  try {
-    const env: Record<string, string> = { ...API_ENV };
-    if (level) env.LOG_LEVEL = level;
-    // --metrics: with Prometheus metrics kept (METRICS_PORT set), to see what they cost per request.
-    if (args.includes('--metrics')) env.METRICS_PORT = String(await freePort());
-    const server = await startVss(env, 'vss', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-    const boot = await bootstrap(server.url);
-    const opts: LoadOptions =
-      route === 'get'
-        ? { url: server.url + boot.getPath, headers: boot.auth, connections: 10, durationS: seconds }
-        : {
-            url: `${server.url}/v1/sessions`,
-            method: 'POST',
-            headers: { ...boot.auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: 'bench' }),
-            connections: 10,
-            durationS: seconds,
-          };
-    await runLoad({ ...opts, durationS: 3 });
-    const load = await runLoad(opts);
-    await server.stop(15_000);
-    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-    if (!file) throw new Error('the server wrote no CPU profile');
-    const { samples, functions } = summarize(join(dir, file));
-    console.log(
-      `profile: ${route.toUpperCase()} at ${Math.round(load.rps)} req/s for ${seconds} s, LOG_LEVEL=${level ?? 'info (shipped)'}${env.METRICS_PORT ? ', METRICS_PORT set' : ''}, ` +
-        `10 connections, node --cpu-prof (it slows the server); ${samples} samples`,
-    );
-    const row = (f: FunctionCost) => [fmt(f.selfPct, 2), fmt(f.totalPct, 2), f.name];
-    printTable(['self %', 'total %', 'function'], functions.slice(0, 30).map(row), 'Heaviest self time');
-    const ours = [...functions]
-      .filter((f) => f.name.includes('packages/server/'))
-      .sort((a, b) => b.totalPct - a.totalPct);
-    printTable(
-      ['self %', 'total %', 'function'],
-      ours.slice(0, 25).map(row),
-      "Server's own functions by total time",
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 export default async function api({ quick, args }: BenchOptions): Promise<void> {
@@ -148,9 +72,9 @@ export default async function api({ quick, args }: BenchOptions): Promise<void> 
     }
   }
   const plan: Plan = { ...(quick ? QUICK : FULL) };
-  plan.connections = flag(args, 'connections') ?? plan.connections;
-  plan.rounds = flag(args, 'rounds') ?? plan.rounds;
-  plan.roundS = flag(args, 'seconds') ?? plan.roundS;
+  plan.connections = intFlag(args, 'connections') ?? plan.connections;
+  plan.rounds = intFlag(args, 'rounds') ?? plan.rounds;
+  plan.roundS = intFlag(args, 'seconds') ?? plan.roundS;
   const started = Date.now();
 
   try {
@@ -166,27 +90,8 @@ export default async function api({ quick, args }: BenchOptions): Promise<void> 
       throw new Error(`bare GET body differs:\n${bareGet.text}\n${boot.getBody}`);
 
     const servers: Record<Side, ServerProcess> = { bare, real, warn };
-    const target = (side: Side, route: Route): LoadOptions => {
-      const url = servers[side].url;
-      const b = side === 'warn' ? bootWarn : boot;
-      return route === 'get'
-        ? {
-            url: url + b.getPath,
-            headers: b.auth,
-            connections: plan.connections,
-            durationS: plan.roundS,
-            expectStatus: 200,
-          }
-        : {
-            url: `${url}/v1/sessions`,
-            method: 'POST',
-            headers: { ...b.auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: 'bench' }),
-            connections: plan.connections,
-            durationS: plan.roundS,
-            expectStatus: 201,
-          };
-    };
+    const target = (side: Side, route: Route): LoadOptions =>
+      routeLoad(servers[side].url, side === 'warn' ? bootWarn : boot, route, plan.connections, plan.roundS);
 
     const measure = async (side: Side, opts: LoadOptions): Promise<Window> => {
       const server = servers[side];

@@ -53,8 +53,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { X264 } from '../packages/server/src/modules/exports/graph.ts';
-import type { sqliteStreamStore as SqliteStreamStore } from '../packages/server/src/streams/sqlite.js';
+import { sqliteStreamStore, X264 } from '@vss/server/tools';
 import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
 import { bareArgs } from './lib/export-bare.ts';
@@ -78,7 +77,7 @@ import { runFfmpeg } from './lib/export-run.ts';
 import { expectCall } from './lib/http.ts';
 import { waitForQuiet } from './lib/machine.ts';
 import { readProc } from './lib/proc.ts';
-import { ROOT, startProcess, stopAll, vssArgs } from './lib/server.ts';
+import { startProcess, stopAll, vssArgs } from './lib/server.ts';
 import { fmt, mib, round } from './lib/table.ts';
 import { benchTenant } from './lib/tenant.ts';
 
@@ -175,10 +174,7 @@ export default async function exportBench({ quick, args }: BenchOptions): Promis
       short: await session(`export bench, ${CLIP_MS / 1000} s`),
     };
     await first.stop();
-    const mod = (await import(join(ROOT, 'packages/server/dist/streams/sqlite.js'))) as {
-      sqliteStreamStore: typeof SqliteStreamStore;
-    };
-    const store = mod.sqliteStreamStore(dataDir);
+    const store = sqliteStreamStore(dataDir);
     const fixture: Record<string, unknown> = {};
     const write = async (
       what: string,

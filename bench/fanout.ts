@@ -27,50 +27,38 @@
 import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
 import { numFlag } from './lib/args.ts';
-import { expectCall } from './lib/http.ts';
-import { benchTenant } from './lib/tenant.ts';
-import { FanoutLoad, type LoadPlan, type RoomPlan, type WindowResult } from './lib/live-load.ts';
-import { readMachineCpu, readSchedstat, waitForQuiet } from './lib/machine.ts';
-import type { Transport } from './lib/ws-link.ts';
-import { median, quantile } from './lib/load.ts';
+import {
+  bootstrap,
+  describe,
+  EXPLODED_P99_MS,
+  FANOUT_ENV,
+  FRAME_BYTES,
+  PASS_RATIO,
+  runPhase,
+  SCENARIO_A,
+  SCENARIO_B,
+  scenarioAAt,
+  setQuietBudget,
+  setTransport,
+  type Kind,
+  type Phase,
+} from './lib/fanout-phase.ts';
+import {
+  idleMemory,
+  phaseFigures,
+  searchFigures,
+  searchSaturation,
+  summarise,
+  summaryFigures,
+  type FanoutPlan,
+  type Idle,
+  type Search,
+  type Summary,
+} from './lib/fanout-search.ts';
 import { startTsServer, startVss, stopAll, type ServerProcess } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
-export interface Timing {
-  warmupS: number;
-  windowS: number;
-  graceS: number;
-  /** wait up to this long before a phase for the shared machine to be quiet (other work < QUIET_CORES) */
-  quietS: number;
-}
-
-/** Seconds left to wait for a quiet machine in this run, so that a machine that stays busy does not stretch it. */
-let quietBudgetS = 0;
-
-interface Plan {
-  rounds: number;
-  scenario: Timing;
-  search: Timing;
-  /** the load grows by this factor per search step */
-  searchFactor: number;
-  /** bisection steps between the last passing and the first failing load */
-  bisect: number;
-  /** a search step that fails is run again this many times (the machine is shared and noisy) */
-  retries: number;
-  /** the first load tried, in published frames/s */
-  searchStart: number;
-  /** search the relay's saturating load too (for the capacity ratio) */
-  searchRelay: boolean;
-  idleConnections: number;
-  /** total seconds the run may spend waiting for a quiet machine */
-  quietBudgetS: number;
-  /** further idle connections added after the first measurement, as a cross-check of the slope */
-  idleExtra: number;
-  idleRoomSize: number;
-  idleSettleMs: number;
-}
-
-const FULL: Plan = {
+const FULL: FanoutPlan = {
   rounds: 3,
   scenario: { warmupS: 3, windowS: 8, graceS: 3, quietS: 15 },
   search: { warmupS: 2, windowS: 4, graceS: 2, quietS: 15 },
@@ -85,7 +73,7 @@ const FULL: Plan = {
   idleRoomSize: 10,
   idleSettleMs: 3000,
 };
-const QUICK: Plan = {
+const QUICK: FanoutPlan = {
   rounds: 1,
   scenario: { warmupS: 1, windowS: 2, graceS: 1, quietS: 0 },
   search: { warmupS: 1, windowS: 2, graceS: 1, quietS: 0 },
@@ -101,431 +89,14 @@ const QUICK: Plan = {
   idleSettleMs: 1000,
 };
 
-const HIGH = '100000000';
-/**
- * What this benchmark changes from the defaults for the real server: warn-level logs, and the rate
- * limits, the free tier's limits (the saturation search records several GB) and the per-address
- * connection cap (every client connects from this machine) out of the way.
- */
-export const FANOUT_ENV: Readonly<Record<string, string>> = {
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_PER_KEY: HIGH,
-  RATE_LIMIT_PER_IP: HIGH,
-  MAX_CONNECTIONS_PER_ADDRESS: '0',
-  FREE_TIER_STREAMING_MINUTES: HIGH,
-  FREE_TIER_STORAGE_GB: HIGH,
-};
-const FRAME_BYTES = 30 * 1024;
-const BASE_FPS = 15;
-/** The gateway allows 200 messages/s per connection; the search adds publishers above this rate. */
-const MAX_FPS_PER_PUBLISHER = 180;
-const PASS_RATIO = 0.95;
-const EXPLODED_P99_MS = 250;
-const MAX_SEARCH_RATE = 3000;
-/** Busy cores of the whole machine, between phases, below which it counts as quiet. */
-const QUIET_CORES = 0.35;
-
-export type Kind = 'relay' | 'vss' | 'vss-json';
-
-export interface Scenario {
-  name: string;
-  rooms: number;
-  publishers: number;
-  receivers: number;
-  fps: number;
-}
-
-const SCENARIO_A: Scenario = { name: 'A', rooms: 1, publishers: 4, receivers: 40, fps: BASE_FPS };
-const SCENARIO_B: Scenario = { name: 'B', rooms: 20, publishers: 3, receivers: 0, fps: BASE_FPS };
-
-/** Scenario A at a total published rate: 4 publishers, more when the rate per publisher would exceed the cap. */
-export function scenarioAAt(publishedPerS: number): Scenario {
-  const publishers = Math.max(4, Math.ceil(publishedPerS / MAX_FPS_PER_PUBLISHER));
-  return { name: 'A', rooms: 1, publishers, receivers: 40, fps: publishedPerS / publishers };
-}
-
-export interface Phase {
-  kind: Kind;
-  scenario: Scenario;
-  connections: number;
-  window: WindowResult;
-  sentPerS: number;
-  expectedPerS: number;
-  deliveredPerS: number;
-  /** delivered ÷ expected */
-  ratio: number;
-  p50: number;
-  p99: number;
-  max: number;
-  /** server CPU during the window, in cores */
-  serverCores: number;
-  /** server CPU µs per delivered frame */
-  cpuUsPerDelivery: number;
-  /** CPU µs of the server's main thread per delivered frame */
-  mainUsPerDelivery: number;
-  /** load generator (this process) CPU during the window, in cores */
-  genCores: number;
-  /** generator CPU in the kernel (system time), in cores */
-  genSysCores: number;
-  /** interrupt + softirq time of the machine during the window (loopback TCP, disk), in cores */
-  irqCores: number;
-  /** CPU used by other processes during the window, in cores */
-  otherCores: number;
-  /** CPU of the server's main thread (the event loop) during the window, in cores */
-  serverMainCores: number;
-  /** fraction of the window the server's main thread was runnable but waited for a CPU */
-  serverRunqueueWait: number;
-  rssBeforeBytes: number;
-  rssBytes: number;
-}
-
-/** Runs `fn` over `items`, `concurrency` at a time, keeping the order of the results. */
-async function pool<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return out;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** An API key's authorization header, through the real API. */
-export async function bootstrap(base: string): Promise<Record<string, string>> {
-  return (await benchTenant(base, 'fanout')).auth;
-}
-
-/** The rooms of a scenario: relay rooms, or real sessions with a connection token per participant. */
-async function roomsFor(
-  kind: Kind,
-  server: ServerProcess,
-  auth: Record<string, string>,
-  s: Scenario,
-  tag: string,
-): Promise<RoomPlan[]> {
-  const wsBase = server.url.replace(/^http/, 'ws');
-  const users = (room: number) => [
-    ...Array.from({ length: s.publishers }, (_, i) => ({ userId: `pub-${room}-${i}`, publishes: true })),
-    ...Array.from({ length: s.receivers }, (_, i) => ({ userId: `rx-${room}-${i}`, publishes: false })),
-  ];
-  const indexes = Array.from({ length: s.rooms }, (_, i) => i);
-  if (kind === 'relay')
-    return indexes.map((r) => {
-      const name = `${tag}-${r}`;
-      return {
-        name,
-        participants: users(r).map((u) => ({
-          ...u,
-          url: `${wsBase}/?room=${encodeURIComponent(name)}&user_id=${u.userId}`,
-        })),
-      };
-    });
-  const format = kind === 'vss' ? '&format=binary' : '';
-  return pool(indexes, 4, async (r) => {
-    const session = await expectCall<{ data: { id: string } }>(201, `${server.url}/v1/sessions`, {
-      method: 'POST',
-      headers: auth,
-      json: { name: `${tag}-${r}` },
-    });
-    const sessionId = session.json.data.id;
-    const participants = await pool(users(r), 8, async (u) => {
-      const t = await expectCall<{ data: { access_token: string } }>(
-        200,
-        `${server.url}/v1/sessions/${sessionId}/connection`,
-        { method: 'POST', headers: auth, json: { user_id: u.userId } },
-      );
-      return {
-        ...u,
-        url: `${wsBase}/ws?session=${sessionId}&access_token=${t.json.data.access_token}&user_id=${u.userId}${format}`,
-      };
-    });
-    return { name: sessionId, participants };
-  });
-}
-
-/** The client implementation of the load generator: `--ws-clients` uses the `ws` package's. */
-let transport: Transport = 'raw';
-
-/** Chooses the load generator's client implementation for the phases that follow. */
-export function setTransport(t: Transport): void {
-  transport = t;
-}
-
-function loadPlan(kind: Kind, rooms: RoomPlan[], fps: number): LoadPlan {
-  return {
-    rooms,
-    fps,
-    frameBytes: FRAME_BYTES,
-    json: kind === 'vss-json',
-    waitWelcome: kind !== 'relay',
-    transport,
-  };
-}
-
-/** RSS after `settleMs`: the median of five readings 200 ms apart. */
-async function steadyRss(server: ServerProcess, settleMs: number): Promise<number> {
-  await sleep(settleMs);
-  const readings: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    readings.push(server.sampler.sample()?.rssBytes ?? NaN);
-    if (i < 4) await sleep(200);
-  }
-  return median(readings);
-}
-
-let phaseCounter = 0;
-
-/** Connects a scenario, publishes, measures one window after the warm-up, disconnects. */
-export async function runPhase(
-  kind: Kind,
-  server: ServerProcess,
-  auth: Record<string, string>,
-  s: Scenario,
-  t: Timing,
-): Promise<Phase> {
-  server.assertAlive();
-  const tag = `fanout-${++phaseCounter}-${s.name}`;
-  const rooms = await roomsFor(kind, server, auth, s, tag);
-  if (t.quietS > 0 && quietBudgetS > 0) {
-    const waitStart = Date.now();
-    await waitForQuiet(QUIET_CORES, Math.min(t.quietS, quietBudgetS) * 1000);
-    quietBudgetS -= (Date.now() - waitStart) / 1000;
-  }
-  const rssBeforeBytes = server.sampler.sample()?.rssBytes ?? NaN;
-  const load = new FanoutLoad(loadPlan(kind, rooms, s.fps));
-  try {
-    await load.connect();
-    load.start();
-    await sleep(t.warmupS * 1000);
-    const mark = server.sampler.mark();
-    const gen = process.cpuUsage();
-    const machine0 = readMachineCpu();
-    const sched0 = readSchedstat(server.pid);
-    load.openWindow();
-    await sleep(t.windowS * 1000);
-    load.closeWindow();
-    const cpuS = server.sampler.cpuSince(mark);
-    const genUsage = process.cpuUsage(gen);
-    const machine1 = readMachineCpu();
-    const sched1 = readSchedstat(server.pid);
-    const genS = (genUsage.user + genUsage.system) / 1e6;
-    const rssBytes = server.sampler.last?.rssBytes ?? NaN;
-    const w = await load.settle(t.graceS * 1000);
-    load.stop();
-    server.assertAlive();
-    const d = w.durationS;
-    return {
-      kind,
-      scenario: s,
-      connections: load.size,
-      window: w,
-      sentPerS: w.sent / d,
-      expectedPerS: w.expected / d,
-      deliveredPerS: w.delivered / d,
-      ratio: w.expected ? w.delivered / w.expected : NaN,
-      p50: quantile(w.latencies, 0.5),
-      p99: quantile(w.latencies, 0.99),
-      max: w.latencies[w.latencies.length - 1] ?? NaN,
-      serverCores: cpuS / d,
-      cpuUsPerDelivery: w.delivered ? (cpuS / w.delivered) * 1e6 : NaN,
-      genCores: genS / d,
-      genSysCores: genUsage.system / 1e6 / d,
-      irqCores: machine0 && machine1 ? (machine1.irqS - machine0.irqS) / d : NaN,
-      otherCores:
-        machine0 && machine1
-          ? (machine1.busyS - machine0.busyS - (machine1.irqS - machine0.irqS) - cpuS - genS) / d
-          : NaN,
-      serverMainCores: sched0 && sched1 ? (sched1.runS - sched0.runS) / d : NaN,
-      mainUsPerDelivery:
-        sched0 && sched1 && w.delivered ? ((sched1.runS - sched0.runS) / w.delivered) * 1e6 : NaN,
-      serverRunqueueWait: sched0 && sched1 ? (sched1.waitS - sched0.waitS) / d : NaN,
-      rssBeforeBytes,
-      rssBytes,
-    };
-  } finally {
-    await load.close();
-  }
-}
-
-export function describe(p: Phase): string {
-  return (
-    `${p.kind.padEnd(8)} ${p.scenario.name} ${p.scenario.rooms}×(${p.scenario.publishers}+${p.scenario.receivers}) @ ${fmt(p.scenario.fps)} fps: ` +
-    `delivered ${fmt(p.deliveredPerS)}/s of ${fmt(p.expectedPerS)} (${fmt(p.ratio, 3)})  p50 ${fmt(p.p50)} ms  p99 ${fmt(p.p99)} ms  ` +
-    `server ${fmt(p.serverCores, 2)} cores (main thread ${fmt(p.serverMainCores, 2)}, waited ${fmt(p.serverRunqueueWait * 100, 0)}% for CPU)  ` +
-    `generator ${fmt(p.genCores, 2)} (sys ${fmt(p.genSysCores, 2)}, loop p99 ${fmt(p.window.loopDelayP99)} ms)  ` +
-    `irq ${fmt(p.irqCores, 2)}  others ${fmt(p.otherCores, 2)} cores` +
-    (p.window.errors ? `  errors ${p.window.errors}: ${p.window.firstError}` : '') +
-    (p.window.skipped ? `  skipped ${p.window.skipped}` : '')
-  );
-}
-
-interface Idle {
-  connections: number;
-  rss0: number;
-  rssN: number;
-  perConnBytes: number;
-  /** `idleExtra` more connections on top: RSS before and after them, per connection (null: not measured) */
-  extra: { connections: number; rssBefore: number; rssAfter: number; perConnBytes: number } | null;
-}
-
-/**
- * Server RSS with `idleConnections` idle joined connections minus RSS with none (tokens already
- * issued), per connection; then, as a cross-check of the slope, the same for `idleExtra` more.
- */
-async function idleMemory(
-  kind: 'relay' | 'vss',
-  server: ServerProcess,
-  auth: Record<string, string>,
-  plan: Plan,
-): Promise<Idle> {
-  const shape = (n: number): Scenario => ({
-    name: 'idle',
-    rooms: Math.ceil(n / plan.idleRoomSize),
-    publishers: 0,
-    receivers: plan.idleRoomSize,
-    fps: BASE_FPS,
-  });
-  const loads: FanoutLoad[] = [];
-  try {
-    const rooms = await roomsFor(kind, server, auth, shape(plan.idleConnections), `idle-${++phaseCounter}`);
-    const rss0 = await steadyRss(server, plan.idleSettleMs);
-    const load = new FanoutLoad(loadPlan(kind, rooms, BASE_FPS));
-    loads.push(load);
-    await load.connect();
-    const rssN = await steadyRss(server, plan.idleSettleMs);
-    let extra: Idle['extra'] = null;
-    if (plan.idleExtra > 0) {
-      const more = await roomsFor(kind, server, auth, shape(plan.idleExtra), `idle-${++phaseCounter}`);
-      const rssBefore = await steadyRss(server, plan.idleSettleMs);
-      const moreLoad = new FanoutLoad(loadPlan(kind, more, BASE_FPS));
-      loads.push(moreLoad);
-      await moreLoad.connect();
-      const rssAfter = await steadyRss(server, plan.idleSettleMs);
-      extra = {
-        connections: moreLoad.size,
-        rssBefore,
-        rssAfter,
-        perConnBytes: (rssAfter - rssBefore) / moreLoad.size,
-      };
-    }
-    server.assertAlive();
-    return { connections: load.size, rss0, rssN, perConnBytes: (rssN - rss0) / load.size, extra };
-  } finally {
-    for (const l of loads) await l.close();
-  }
-}
-
-interface Search {
-  kind: 'relay' | 'vss';
-  steps: Array<{ rate: number; phase: Phase; pass: boolean }>;
-  /** a failing load was found (otherwise `rate` is only a lower bound) */
-  saturated: boolean;
-  /** the highest published frames/s that passed (0: none did) */
-  rate: number;
-  firstFailing: number | null;
-  /** the passing step at `rate` */
-  phase: Phase | undefined;
-}
-
-/**
- * Raises the published frame rate of scenario A (40 receivers) by `searchFactor` per step until
- * delivered ÷ expected < PASS_RATIO or p99 ≥ EXPLODED_P99_MS, then bisects. A failing step is
- * run again `retries` times before it counts, since other work on the shared machine can fail it.
- */
-async function searchSaturation(
-  kind: 'relay' | 'vss',
-  server: ServerProcess,
-  auth: Record<string, string>,
-  plan: Plan,
-): Promise<Search> {
-  const steps: Search['steps'] = [];
-  const tryRate = async (rate: number) => {
-    for (let attempt = 0; ; attempt++) {
-      const phase = await runPhase(kind, server, auth, scenarioAAt(rate), plan.search);
-      const pass = phase.ratio >= PASS_RATIO && phase.p99 < EXPLODED_P99_MS;
-      const again = !pass && attempt < plan.retries;
-      console.log(
-        `  search ${kind} ${fmt(rate)} published/s: ${pass ? 'ok' : again ? 'failed, once more' : 'SATURATED'}  ${describe(phase)}`,
-      );
-      if (again) continue;
-      steps.push({ rate, phase, pass });
-      return pass;
-    }
-  };
-  let lo = 0;
-  let hi = Infinity;
-  let rate = plan.searchStart;
-  if (await tryRate(rate)) {
-    lo = rate;
-    while (hi === Infinity && rate < MAX_SEARCH_RATE) {
-      rate = Math.min(MAX_SEARCH_RATE, Math.round(rate * plan.searchFactor));
-      if (await tryRate(rate)) lo = rate;
-      else hi = rate;
-    }
-  } else {
-    hi = rate;
-    while (lo === 0 && rate > 4) {
-      rate = Math.round(rate / plan.searchFactor);
-      if (await tryRate(rate)) lo = rate;
-      else hi = rate;
-    }
-  }
-  for (let i = 0; i < plan.bisect && lo > 0 && hi !== Infinity; i++) {
-    const mid = Math.round((lo + hi) / 2);
-    if (mid === lo || mid === hi) break;
-    if (await tryRate(mid)) lo = mid;
-    else hi = mid;
-  }
-  steps.sort((a, b) => a.rate - b.rate);
-  return {
-    kind,
-    steps,
-    saturated: hi !== Infinity,
-    rate: lo,
-    firstFailing: hi === Infinity ? null : hi,
-    phase: steps.find((x) => x.rate === lo && x.pass)?.phase,
-  };
-}
-
-/** What a list of rounds measured: medians of the per-round figures. */
-function summarise(ps: Phase[]) {
-  const m = (f: (p: Phase) => number) => median(ps.map(f));
-  return {
-    rounds: ps.length,
-    connections: ps[0]!.connections,
-    sentPerS: m((p) => p.sentPerS),
-    expectedPerS: m((p) => p.expectedPerS),
-    deliveredPerS: m((p) => p.deliveredPerS),
-    ratio: m((p) => p.ratio),
-    p50: m((p) => p.p50),
-    p99: m((p) => p.p99),
-    max: Math.max(...ps.map((p) => p.max)),
-    serverCores: m((p) => p.serverCores),
-    cpuUsPerDelivery: m((p) => p.cpuUsPerDelivery),
-    mainUsPerDelivery: m((p) => p.mainUsPerDelivery),
-    genCores: m((p) => p.genCores),
-    otherCores: m((p) => p.otherCores),
-    serverMainCores: m((p) => p.serverMainCores),
-    serverRunqueueWait: m((p) => p.serverRunqueueWait),
-    rssBytes: Math.max(...ps.map((p) => p.rssBytes)),
-    perConnBytes: m((p) => (p.rssBytes - p.rssBeforeBytes) / p.connections),
-    errors: ps.reduce((a, p) => a + p.window.errors, 0),
-  };
-}
-type Summary = ReturnType<typeof summarise>;
-
 export default async function fanout({ quick, args }: BenchOptions): Promise<void> {
-  const plan: Plan = { ...(quick ? QUICK : FULL) };
+  const plan: FanoutPlan = { ...(quick ? QUICK : FULL) };
   plan.rounds = numFlag(args, 'rounds') ?? plan.rounds;
-  transport = args.includes('--ws-clients') ? 'ws' : 'raw';
+  const transport = args.includes('--ws-clients') ? 'ws' : 'raw';
+  setTransport(transport);
   const seconds = numFlag(args, 'seconds');
   if (seconds) plan.scenario = { ...plan.scenario, windowS: seconds };
-  quietBudgetS = plan.quietBudgetS;
+  setQuietBudget(plan.quietBudgetS);
   const started = Date.now();
 
   try {
@@ -770,42 +341,6 @@ export default async function fanout({ quick, args }: BenchOptions): Promise<voi
         `< 200 KiB per idle connection: ${targets.idle_memory ? 'MET' : 'NOT MET'} (${fmt(idle.vss.perConnBytes / 1024, 1)} KiB)`,
     );
 
-    const fig = (x: Summary) => ({
-      connections: x.connections,
-      expected_fps: Math.round(x.expectedPerS),
-      delivered_fps: Math.round(x.deliveredPerS),
-      delivered_ratio: round(x.ratio, 4),
-      p50_ms: round(x.p50),
-      p99_ms: round(x.p99),
-      server_cores: round(x.serverCores),
-      cpu_us_per_frame: round(x.cpuUsPerDelivery, 1),
-      main_thread_us_per_frame: round(x.mainUsPerDelivery, 1),
-      server_runqueue_wait: round(x.serverRunqueueWait, 3),
-      generator_cores: round(x.genCores),
-      other_cores: round(x.otherCores),
-      rss_mib: round(mib(x.rssBytes), 1),
-      rss_kib_per_conn: Math.round(x.perConnBytes / 1024),
-    });
-    const phaseFig = (p: Phase) => ({
-      publishers: p.scenario.publishers,
-      fps: round(p.scenario.fps, 1),
-      expected_fps: Math.round(p.expectedPerS),
-      delivered_fps: Math.round(p.deliveredPerS),
-      delivered_ratio: round(p.ratio, 4),
-      p50_ms: round(p.p50),
-      p99_ms: round(p.p99),
-      server_cores: round(p.serverCores),
-      cpu_us_per_frame: round(p.cpuUsPerDelivery, 1),
-      generator_cores: round(p.genCores),
-      other_cores: round(p.otherCores),
-    });
-    const searchFig = (x: Search) => ({
-      saturated: x.saturated,
-      published_fps: x.rate,
-      delivered_fps: x.phase ? Math.round(x.phase.deliveredPerS) : null,
-      first_failing_published_fps: x.firstFailing,
-      steps: x.steps.map((st) => ({ rate: st.rate, pass: st.pass, ...phaseFig(st.phase) })),
-    });
     const figures = {
       bench: 'fanout',
       quick,
@@ -821,10 +356,17 @@ export default async function fanout({ quick, args }: BenchOptions): Promise<voi
         cpu_per_frame_A: round(cpuRatio.A, 3),
         cpu_per_frame_B: round(cpuRatio.B, 3),
       },
-      A: { relay: fig(s.A.relay), real: fig(s.A.vss), real_json: fig(jsonSummary) },
-      B: { relay: fig(s.B.relay), real: fig(s.B.vss) },
-      saturation: { real: searchFig(search.vss), relay: search.relay ? searchFig(search.relay) : null },
-      half_load: { published_fps: halfRate, relay: phaseFig(half.relay), real: phaseFig(half.vss) },
+      A: {
+        relay: summaryFigures(s.A.relay),
+        real: summaryFigures(s.A.vss),
+        real_json: summaryFigures(jsonSummary),
+      },
+      B: { relay: summaryFigures(s.B.relay), real: summaryFigures(s.B.vss) },
+      saturation: {
+        real: searchFigures(search.vss),
+        relay: search.relay ? searchFigures(search.relay) : null,
+      },
+      half_load: { published_fps: halfRate, relay: phaseFigures(half.relay), real: phaseFigures(half.vss) },
       idle: {
         connections: idle.vss.connections,
         real_kib_per_conn: round(idle.vss.perConnBytes / 1024, 1),

@@ -42,42 +42,26 @@
  * The load generator (this process) shares the 2-core machine with the servers. Prints tables,
  * then one JSON line of the figures (last line).
  */
-import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import type { BenchOptions } from './run.ts';
-import { API_ENV, bootstrap as apiBootstrap } from './api.ts';
-import {
-  bootstrap as fanoutBootstrap,
-  FANOUT_ENV,
-  describe,
-  runPhase,
-  scenarioAAt,
-  setTransport,
-  type Phase,
-  type Timing,
-} from './fanout.ts';
+import type { Route } from './lib/api-load.ts';
 import { intFlag } from './lib/args.ts';
-import { median, runLoad, type LoadOptions, type LoadResult } from './lib/load.ts';
-import { freePort, startVss, stopAll, type ServerProcess } from './lib/server.ts';
+import { setTransport } from './lib/fanout-phase.ts';
+import { median } from './lib/load.ts';
+import {
+  apiPart,
+  fanoutPart,
+  ROUTES,
+  type ApiSummary,
+  type FanoutSummary,
+  type MetricsPlan,
+  type Side,
+} from './lib/metrics-parts.ts';
+import { setMode, type ScrapeCost } from './lib/metrics-scrape.ts';
+import { stopAll } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
 
-interface Plan {
-  rounds: number;
-  roundS: number;
-  warmupS: number;
-  connections: number;
-  fanoutRounds: number;
-  fanout: Timing;
-  /** scenario A's shape at this many published frames/s (60: 4 publishers × 15 fps, scenario A itself) */
-  published: number;
-  /** seconds between scrapes of `on` while it is measured */
-  scrapeS: number;
-  /** scrapes back to back for the cost of one alone */
-  scrapeSamples: number;
-}
-
-const FULL: Plan = {
+const FULL: MetricsPlan = {
   rounds: 5,
   roundS: 10,
   warmupS: 3,
@@ -88,7 +72,7 @@ const FULL: Plan = {
   scrapeS: 5,
   scrapeSamples: 50,
 };
-const QUICK: Plan = {
+const QUICK: MetricsPlan = {
   rounds: 2,
   roundS: 3,
   warmupS: 1,
@@ -100,372 +84,20 @@ const QUICK: Plan = {
   scrapeSamples: 20,
 };
 
-const HIGH = '100000000';
-const METRIC = 'vss_http_request_duration_seconds';
 /** on ÷ off bounds of the target: throughput at least this, CPU per unit at most 2 − this */
 const WITHIN = 0.97;
 
-type Side = 'off' | 'on';
-type Route = 'get' | 'post';
-const ROUTES: Route[] = ['get', 'post'];
-
-/** Alternates which side goes first, round by round. */
-const orderOf = (r: number): Side[] => (r % 2 ? ['off', 'on'] : ['on', 'off']);
-
-/** A pair of servers, `on` with its /metrics address. */
-interface Pair {
-  off: ServerProcess;
-  on: ServerProcess;
-  metricsUrl: string;
-  metricsPort: number;
-}
-
-/** --control: `on` is started exactly as `off` (no METRICS_PORT) and nothing is scraped. */
-let control = false;
-/**
- * --pin: both servers on CPU 1 and the load generator (this process) on CPU 0 (`taskset`, every
- * thread), so that the scheduler's placement of the three processes on the two cores, which
- * changes from round to round, stops moving the figures.
- */
-let pin = false;
-
-/** Sets the CPU of every thread of a process (threads it starts later inherit it). */
-function pinTo(pid: number, cpu: number): void {
-  execFileSync('taskset', ['-apc', String(cpu), String(pid)], { stdio: 'ignore' });
-}
-
-async function startPair(env: Record<string, string>, part: string): Promise<Pair> {
-  const off = await startVss(env, `vss-${part}-off`);
-  const metricsPort = await freePort();
-  const on = await startVss(control ? env : { ...env, METRICS_PORT: String(metricsPort) }, `vss-${part}-on`);
-  if (pin) {
-    pinTo(off.pid, 1);
-    pinTo(on.pid, 1);
-    pinTo(process.pid, 0);
-  }
-  return { off, on, metricsPort, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
-}
-
-/** One GET of /metrics, as Prometheus makes it; throws unless it is a 200 that counts requests. */
-async function scrape(url: string): Promise<{ ms: number; bytes: number }> {
-  if (control) return { ms: 0, bytes: 0 };
-  const t0 = performance.now();
-  const res = await fetch(url, {
-    headers: { accept: 'text/plain;version=0.0.4;q=1,*/*;q=0.1' },
-    // Prometheus's default scrape timeout.
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  const ms = performance.now() - t0;
-  if (res.status !== 200) throw new Error(`answered ${res.status}: ${text.slice(0, 300)}`);
-  // The histogram's HELP line is there from the start; a `_count` sample only once requests were counted.
-  if (!text.includes(`${METRIC}_count{`))
-    throw new Error(`no ${METRIC}_count sample in:\n${text.slice(0, 300)}`);
-  return { ms, bytes: Buffer.byteLength(text) };
-}
-
-/** Scrapes before anything is measured: a server in production has been scraped for a while. */
-const WARM_SCRAPES = 20;
-
-/**
- * Scrapes `on` WARM_SCRAPES times back to back before it is measured. The first scrapes of a
- * process compile the whole path that prints the registry (V8 optimises it after a few calls, in
- * threads whose CPU counts as the server's): measured without this, `on` used up to 0.04 cores
- * more than `off` in the first fan-out rounds and the same in the last. Prometheus scrapes a
- * server every 15 s for as long as it runs; that cost is paid once, not per scrape.
- */
-async function warmScrapes(url: string): Promise<void> {
-  for (let i = 0; i < WARM_SCRAPES; i++) await scrape(url);
-}
-
-/** Scrapes /metrics at once and then every `intervalMs`, from start() to stop(). */
-class Scraper {
-  readonly ms: number[] = [];
-  readonly bytes: number[] = [];
-  private readonly failures: string[] = [];
-  private readonly pending = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
-  private count = 0;
-
-  constructor(
-    readonly url: string,
-    readonly intervalMs: number,
-  ) {}
-
-  start(): void {
-    this.count = 0;
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.intervalMs);
-  }
-
-  private tick(): void {
-    const p: Promise<void> = scrape(this.url)
-      .then(
-        (s) => {
-          this.ms.push(s.ms);
-          this.bytes.push(s.bytes);
-          this.count++;
-        },
-        (err: Error) => {
-          this.failures.push(err.message);
-        },
-      )
-      .finally(() => this.pending.delete(p));
-    this.pending.add(p);
-  }
-
-  /** Stops, waits for a scrape under way, and returns the scrapes since start(); throws if one failed. */
-  async stop(): Promise<number> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await Promise.all([...this.pending]);
-    if (this.failures.length)
-      throw new Error(
-        `${this.failures.length} scrape(s) of ${this.url} failed; the first: ${this.failures[0]}`,
-      );
-    return this.count;
-  }
-}
-
-/** The cost of a scrape alone: `n` scrapes one after another on an idle server, its CPU per scrape. */
-async function scrapeCost(server: ServerProcess, url: string, n: number) {
-  await scrape(url);
-  const ms: number[] = [];
-  let bytes = 0;
-  const mark = server.sampler.mark();
-  for (let i = 0; i < n; i++) {
-    const s = await scrape(url);
-    ms.push(s.ms);
-    bytes = s.bytes;
-  }
-  const cpuS = server.sampler.cpuSince(mark);
-  return { scrapes: n, cpuMsPerScrape: (cpuS / n) * 1e3, p50Ms: median(ms), bytes };
-}
-type ScrapeCost = Awaited<ReturnType<typeof scrapeCost>>;
-
-// ---------------------------------------------------------------------------------------------
-// API
-
-type ApiBoot = Awaited<ReturnType<typeof apiBootstrap>>;
-
-interface ApiWindow {
-  load: LoadResult;
-  /** server CPU seconds during the window */
-  cpuS: number;
-  /** scrapes of /metrics during the window (on only) */
-  scrapes: number;
-}
-
-/** bench/api.ts's two loads against one server. */
-function apiTarget(
-  url: string,
-  boot: ApiBoot,
-  route: Route,
-  connections: number,
-  durationS: number,
-): LoadOptions {
-  return route === 'get'
-    ? { url: url + boot.getPath, headers: boot.auth, connections, durationS, expectStatus: 200 }
-    : {
-        url: `${url}/v1/sessions`,
-        method: 'POST',
-        headers: { ...boot.auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'bench' }),
-        connections,
-        durationS,
-        expectStatus: 201,
-      };
-}
-
-async function measureApi(
-  server: ServerProcess,
-  opts: LoadOptions,
-  scraper: Scraper | null,
-): Promise<ApiWindow> {
-  server.assertAlive();
-  const mark = server.sampler.mark();
-  scraper?.start();
-  const load = await runLoad(opts);
-  const cpuS = server.sampler.cpuSince(mark);
-  const scrapes = scraper ? await scraper.stop() : 0;
-  server.assertAlive();
-  if (load.failures > 0.01 * (load.requests + load.failures))
-    throw new Error(
-      `${server.name} ${opts.method ?? 'GET'} ${opts.url}: ${load.failures} failures: ${JSON.stringify(load.statusCounts)}`,
-    );
-  return { load, cpuS, scrapes };
-}
-
-function summariseApi(ws: ApiWindow[]) {
-  const requests = ws.reduce((a, w) => a + w.load.requests, 0);
-  const cpuS = ws.reduce((a, w) => a + w.cpuS, 0);
-  const durationS = ws.reduce((a, w) => a + w.load.durationS, 0);
-  return {
-    rps: median(ws.map((w) => w.load.rps)),
-    minRps: Math.min(...ws.map((w) => w.load.rps)),
-    maxRps: Math.max(...ws.map((w) => w.load.rps)),
-    p50: median(ws.map((w) => w.load.p50)),
-    p99: median(ws.map((w) => w.load.p99)),
-    serverCores: cpuS / durationS,
-    cpuUsPerReq: (cpuS / requests) * 1e6,
-    scrapes: ws.reduce((a, w) => a + w.scrapes, 0),
-  };
-}
-type ApiSummary = ReturnType<typeof summariseApi>;
-
-async function apiPart(plan: Plan) {
-  const pair = await startPair(API_ENV, 'api');
-  const boot: Record<Side, ApiBoot> = {
-    off: await apiBootstrap(pair.off.url),
-    on: await apiBootstrap(pair.on.url),
-  };
-  const servers: Record<Side, ServerProcess> = { off: pair.off, on: pair.on };
-  const scraper = new Scraper(pair.metricsUrl, plan.scrapeS * 1000);
-  // Up before anything is measured (a METRICS_PORT that serves nothing fails here), and warm.
-  await warmScrapes(pair.metricsUrl);
-  console.log(
-    `\n1. API: ${plan.rounds} rounds × ${plan.roundS} s per side and route after ${plan.warmupS} s warm-ups, ` +
-      `${plan.connections} connections; off pid ${pair.off.pid}, on pid ${pair.on.pid} (${control ? 'no METRICS_PORT: --control' : `METRICS_PORT=${pair.metricsPort}`}); ` +
-      `both: RATE_LIMIT_PER_KEY=RATE_LIMIT_PER_IP=${HIGH} (as bench/api.ts), LOG_LEVEL info (the default, its access log to a file)`,
-  );
-  const target = (side: Side, route: Route, durationS: number) =>
-    apiTarget(servers[side].url, boot[side], route, plan.connections, durationS);
-  for (const route of ROUTES)
-    for (const side of ['off', 'on'] as Side[]) await runLoad(target(side, route, plan.warmupS));
-
-  const windows: Record<Route, Record<Side, ApiWindow[]>> = {
-    get: { off: [], on: [] },
-    post: { off: [], on: [] },
-  };
-  for (let r = 1; r <= plan.rounds; r++) {
-    for (const route of ROUTES) {
-      for (const side of orderOf(r)) {
-        const w = await measureApi(
-          servers[side],
-          target(side, route, plan.roundS),
-          side === 'on' ? scraper : null,
-        );
-        windows[route][side].push(w);
-        console.log(
-          `  round ${r}/${plan.rounds} ${route.toUpperCase().padEnd(4)} ${side.padEnd(3)}: ${fmt(w.load.rps).padStart(7)} req/s  ` +
-            `p50 ${fmt(w.load.p50)} ms  p99 ${fmt(w.load.p99)} ms  server ${fmt(w.cpuS / w.load.durationS, 2)} cores, ` +
-            `${fmt((w.cpuS / w.load.requests) * 1e6)} µs/req` +
-            (side === 'on' ? `  ${w.scrapes} scrape(s)` : ''),
-        );
-      }
-    }
-  }
-  const cost = await scrapeCost(pair.on, pair.metricsUrl, plan.scrapeSamples);
-  const s = {
-    get: { off: summariseApi(windows.get.off), on: summariseApi(windows.get.on) },
-    post: { off: summariseApi(windows.post.off), on: summariseApi(windows.post.on) },
-  };
-  // Each round's on ÷ off, its two windows measured one after the other: the median of these
-  // follows the machine's drift less than the ratio of the two sides' medians does.
-  const paired = (route: Route, of: (w: ApiWindow) => number) =>
-    median(windows[route].on.map((w, i) => of(w) / of(windows[route].off[i]!)));
-  const perReq = (w: ApiWindow) => w.cpuS / w.load.requests;
-  const pairs = {
-    get_rps: paired('get', (w) => w.load.rps),
-    get_cpu_per_req: paired('get', perReq),
-    post_rps: paired('post', (w) => w.load.rps),
-    post_cpu_per_req: paired('post', perReq),
-  };
-  const procs = processFigures(pair);
-  await Promise.all([pair.off.stop(15_000), pair.on.stop(15_000)]);
-  return { s, pairs, cost, scraper, procs, metricsPort: pair.metricsPort };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fan-out
-
-interface FanoutRound {
-  phase: Phase;
-  scrapes: number;
-}
-
-function summariseFanout(rs: FanoutRound[]) {
-  const m = (f: (p: Phase) => number) => median(rs.map((r) => f(r.phase)));
-  return {
-    connections: rs[0]!.phase.connections,
-    expectedPerS: m((p) => p.expectedPerS),
-    deliveredPerS: m((p) => p.deliveredPerS),
-    ratio: m((p) => p.ratio),
-    p50: m((p) => p.p50),
-    p99: m((p) => p.p99),
-    serverCores: m((p) => p.serverCores),
-    cpuUsPerDelivery: m((p) => p.cpuUsPerDelivery),
-    genCores: m((p) => p.genCores),
-    otherCores: m((p) => p.otherCores),
-    errors: rs.reduce((a, r) => a + r.phase.window.errors, 0),
-    scrapes: rs.reduce((a, r) => a + r.scrapes, 0),
-  };
-}
-type FanoutSummary = ReturnType<typeof summariseFanout>;
-
-async function fanoutPart(plan: Plan) {
-  const pair = await startPair(FANOUT_ENV, 'fanout');
-  const auth: Record<Side, Record<string, string>> = {
-    off: await fanoutBootstrap(pair.off.url),
-    on: await fanoutBootstrap(pair.on.url),
-  };
-  const servers: Record<Side, ServerProcess> = { off: pair.off, on: pair.on };
-  const scraper = new Scraper(pair.metricsUrl, plan.scrapeS * 1000);
-  await warmScrapes(pair.metricsUrl);
-  const scenario = scenarioAAt(plan.published);
-  const t = plan.fanout;
-  console.log(
-    `\n2. Fan-out: scenario A's shape, 1 session × (${scenario.publishers} publishers at ${fmt(scenario.fps)} fps + ` +
-      `${scenario.receivers} receivers), binary frames; ${plan.fanoutRounds} rounds × ${t.windowS} s windows after ` +
-      `${t.warmupS} s warm-up; off pid ${pair.off.pid}, on pid ${pair.on.pid} (${control ? 'no METRICS_PORT: --control' : `METRICS_PORT=${pair.metricsPort}`}); ` +
-      `both: LOG_LEVEL=warn, RATE_LIMIT_PER_KEY=RATE_LIMIT_PER_IP=FREE_TIER_STREAMING_MINUTES=FREE_TIER_STORAGE_GB=${HIGH} (as bench/fanout.ts). ` +
-      `on is scraped from the start of each of its phases (connect, warm-up, window, grace)`,
-  );
-  const rounds: Record<Side, FanoutRound[]> = { off: [], on: [] };
-  for (let r = 1; r <= plan.fanoutRounds; r++) {
-    for (const side of orderOf(r)) {
-      if (side === 'on') scraper.start();
-      let phase: Phase;
-      let scrapes = 0;
-      try {
-        phase = await runPhase('vss', servers[side], auth[side], scenario, t);
-      } finally {
-        if (side === 'on') scrapes = await scraper.stop();
-      }
-      rounds[side].push({ phase, scrapes });
-      console.log(
-        `  round ${r}/${plan.fanoutRounds} ${side.padEnd(3)} ${describe(phase)}` +
-          (side === 'on' ? `  ${scrapes} scrape(s)` : ''),
-      );
-    }
-  }
-  const cost = await scrapeCost(pair.on, pair.metricsUrl, plan.scrapeSamples);
-  const s = { off: summariseFanout(rounds.off), on: summariseFanout(rounds.on) };
-  const procs = processFigures(pair);
-  await Promise.all([pair.off.stop(15_000), pair.on.stop(15_000)]);
-  return { s, cost, scraper, procs, scenario, metricsPort: pair.metricsPort };
-}
-
-function processFigures(pair: Pair) {
-  const one = (p: ServerProcess) => {
-    p.sampler.sample();
-    return { cpuS: p.sampler.last?.cpuS ?? NaN, peakRss: p.sampler.peakRssBytes };
-  };
-  return { off: one(pair.off), on: one(pair.on) };
-}
-
-// ---------------------------------------------------------------------------------------------
-
 export default async function metrics({ quick, args }: BenchOptions): Promise<void> {
-  const plan: Plan = { ...(quick ? QUICK : FULL) };
+  const plan: MetricsPlan = { ...(quick ? QUICK : FULL) };
   plan.rounds = intFlag(args, 'rounds') ?? plan.rounds;
   plan.fanoutRounds = intFlag(args, 'fanout-rounds') ?? intFlag(args, 'rounds') ?? plan.fanoutRounds;
   plan.roundS = intFlag(args, 'seconds') ?? plan.roundS;
   plan.connections = intFlag(args, 'connections') ?? plan.connections;
   plan.published = intFlag(args, 'published') ?? plan.published;
   setTransport(args.includes('--ws-clients') ? 'ws' : 'raw');
-  control = args.includes('--control');
-  pin = args.includes('--pin');
+  const control = args.includes('--control');
+  const pin = args.includes('--pin');
+  setMode({ control, pin });
   const started = Date.now();
   if (control)
     console.log(

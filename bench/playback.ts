@@ -39,8 +39,8 @@
  * that it got every seq exactly once and the exact payload bytes. The HTTP reader checks each
  * event's stream, timestamp and exact body bytes against what the fixture wrote (recorded on its
  * way into the store, kept in DATA_DIR/bench-truth.json), in a thread of its own and without
- * JSON.parse (it walks the answer's bytes; see playback-reader.ts), so that the reader keeps up
- * with the server; the store reader and the baseline check each body's markers and stamped seq.
+ * JSON.parse (it walks the answer's bytes: bench/lib/playback-answer.ts), so that the reader keeps
+ * up with the server; the store reader and the baseline check each body's markers and stamped seq.
  * MB/s counts payload bytes (decoded bodies), not JSON or base64 text. `ratio` = HTTP MB/s ÷
  * baseline MB/s (medians over the rounds); `ratio_store` = HTTP ÷ the stream store read directly.
  * Latency is per answer (one window of 30 s, cut at 5000 events or 8 MiB of payload; the baseline's
@@ -54,28 +54,14 @@
  * server under `node --cpu-prof` (profile written to DIR at its exit, then summarised: heaviest functions);
  * --entry=FILE runs another compiled server main.js (a patched copy, for what-if measurements).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statfsSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BenchOptions } from './run.ts';
 import { intFlag, strFlag } from './lib/args.ts';
-import { summarize, type FunctionCost } from './lib/cpu-profile.ts';
 import { expectCall } from './lib/http.ts';
 import { benchTenant } from './lib/tenant.ts';
-import { median, quantile } from './lib/load.ts';
+import { quantile } from './lib/load.ts';
 import type { BaselineResult, BaselineTask } from './lib/playback-baseline.ts';
 import {
   FIXED_EPOCH_MS,
@@ -84,22 +70,28 @@ import {
   type Fixture,
   type FixtureSpec,
 } from './lib/playback-fixture.ts';
+import type { ReaderResult, ReaderTask } from './lib/playback-reader.ts';
+import { report } from './lib/playback-report.ts';
 import {
-  saveTruth,
-  TRUTH_FILE,
-  TruthRecorder,
-  type ReaderResult,
-  type ReaderTask,
-} from './lib/playback-reader.ts';
+  ANSWER_CAPS,
+  ChildReader,
+  eps,
+  fileBytes,
+  mbps,
+  MODES,
+  overHttp,
+  readThrough,
+  segmentFiles,
+  sorted,
+  WINDOW_MS,
+  type Mode,
+  type Pass,
+  type Result,
+} from './lib/playback-run.ts';
+import { saveTruth, TRUTH_FILE, TruthRecorder } from './lib/playback-truth.ts';
 import { readProc, resetPeak } from './lib/proc.ts';
 import { ROOT, startProcess, startTsServer, stopAll, vssArgs, type ServerProcess } from './lib/server.ts';
-import { fmt, mib, printTable, round } from './lib/table.ts';
-
-type Mode = 'http' | 'baseline' | 'store' | 'floor';
-const MODES: Mode[] = ['http', 'baseline', 'store', 'floor'];
-/** The readers that GET answers over HTTP from a server process, whose CPU and memory are measured. */
-const overHttp = (m: Mode): boolean => m === 'http' || m === 'floor';
-type Result = ReaderResult | BaselineResult;
+import { fmt, mib } from './lib/table.ts';
 
 interface Plan {
   minutes: number;
@@ -111,10 +103,7 @@ interface Plan {
 
 const FULL: Plan = { minutes: 60, rounds: 3, readers: [2, 4], modes: MODES, warmupAnswers: 40 };
 const QUICK: Plan = { minutes: 3, rounds: 2, readers: [2], modes: MODES, warmupAnswers: 10 };
-const WINDOW_MS = 30_000;
 const HIGH = '100000000';
-const TARGET_RATIO = 0.3;
-const TARGET_P99_MS = 50;
 
 const specFor = (minutes: number): FixtureSpec => ({
   minutes,
@@ -135,99 +124,10 @@ interface Saved {
   genS: number;
 }
 
-/**
- * A reader child process (bench/lib/playback-reader.ts or playback-baseline.ts): one task per
- * message, answered by its id.
- */
-class ChildReader<T, R> {
-  private readonly child: ChildProcess;
-  private next = 1;
-  private readonly waiting = new Map<number, { ok: (r: R) => void; fail: (e: Error) => void }>();
-
-  constructor(
-    private readonly name: string,
-    file: string,
-    envFlag: string,
-  ) {
-    const env: NodeJS.ProcessEnv = { ...process.env, [envFlag]: '1' };
-    this.child = fork(join(ROOT, file), [], {
-      cwd: ROOT,
-      execArgv: ['--import', 'tsx'],
-      env,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    this.child.on('message', (msg: { id: number; result?: R; error?: string }) => {
-      const w = this.waiting.get(msg.id);
-      if (!w) return;
-      this.waiting.delete(msg.id);
-      if (msg.error !== undefined) w.fail(new Error(`${this.name}: ${msg.error}`));
-      else w.ok(msg.result!);
-    });
-    this.child.on('exit', (code, signal) => {
-      for (const w of this.waiting.values()) w.fail(new Error(`${this.name} exited (${code ?? signal})`));
-      this.waiting.clear();
-    });
-  }
-
-  run(task: T): Promise<R> {
-    const id = this.next++;
-    return new Promise((ok, fail) => {
-      this.waiting.set(id, { ok, fail });
-      this.child.send({ id, task });
-    });
-  }
-
-  /** Disconnects (the child exits on that); kills it if it is still there a second later. */
-  stop(): void {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    if (this.child.connected) this.child.disconnect();
-    setTimeout(() => {
-      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    }, 1000).unref();
-  }
-}
-
 /** A tenant's session and API key, through the real API. */
 async function bootstrap(base: string): Promise<{ sessionId: string; secret: string }> {
   const { sessionId, secret } = await benchTenant(base, 'playback');
   return { sessionId, secret };
-}
-
-/** Reads a file once, so that every reader starts from the page cache. */
-function readThrough(file: string): number {
-  const fd = openSync(file, 'r');
-  const buf = Buffer.allocUnsafe(8 << 20);
-  let total = 0;
-  try {
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n <= 0) break;
-      total += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return total;
-}
-
-const fileBytes = (f: string) => (existsSync(f) ? statSync(f).size : 0);
-
-/** A session's segment files (DATA_DIR/segments/<session>/<n>.seg), in segment order. */
-function segmentFiles(dataDir: string, sessionId: string): string[] {
-  const dir = join(dataDir, 'segments', sessionId);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /^\d+\.seg$/.test(f))
-    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10))
-    .map((f) => join(dir, f));
-}
-
-interface Pass {
-  result: Result;
-  /** server CPU seconds during the pass (http only) */
-  serverCpuS: number;
-  /** server peak RSS during the pass (VmHWM after a reset), bytes (http only) */
-  serverPeakRss: number;
 }
 
 export default async function playback({ quick, args }: BenchOptions): Promise<void> {
@@ -361,7 +261,7 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     const fromTs = meta.json.data.min_ts;
     const restRss = readProc(server.pid)?.rssBytes ?? NaN;
     const expect = { events: fixture.events, maxSeq: fixture.maxSeq, payloadBytes: fixture.payloadBytes };
-    const common = { sessionId: fixture.sessionId, fromTs, windowSize: WINDOW_MS, expect };
+    const common = { sessionId: fixture.sessionId, fromTs, windowSize: WINDOW_MS, expect, caps: ANSWER_CAPS };
     reader = new ChildReader<ReaderTask, ReaderResult>(
       'reader',
       'bench/lib/playback-reader.ts',
@@ -427,8 +327,6 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
       ['floor', 'store', 'baseline', 'http'],
     ];
     const passes: Record<Mode, Pass[]> = { http: [], baseline: [], store: [], floor: [] };
-    const mbps = (p: Pass) => p.result.bytes / 1e6 / p.result.wallS;
-    const eps = (p: Pass) => p.result.events / p.result.wallS;
     for (let r = 1; r <= plan.rounds; r++) {
       for (const mode of orders[(r - 1) % orders.length]!.filter((m) => plan.modes.includes(m))) {
         const p = await pass(mode);
@@ -472,259 +370,24 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     reader.stop();
     baseline.stop();
 
-    // ------------------------------------------------------------ summary
-    type Summary = ReturnType<typeof summary>;
-    const summary = (ps: Pass[]) => {
-      const lat = sorted(ps.flatMap((p) => p.result.latencyMs));
-      const ttfb = sorted(ps.flatMap((p) => p.result.ttfbMs));
-      const sizes = ps.flatMap((p) => p.result.answerBytes);
-      const wall = ps.reduce((a, p) => a + p.result.wallS, 0);
-      return {
-        mbPerS: median(ps.map(mbps)),
-        minMbps: Math.min(...ps.map(mbps)),
-        maxMbps: Math.max(...ps.map(mbps)),
-        eventsPerS: median(ps.map(eps)),
-        wallS: median(ps.map((p) => p.result.wallS)),
-        answers: ps[0]!.result.answers,
-        p50: quantile(lat, 0.5),
-        p99: quantile(lat, 0.99),
-        max: lat[lat.length - 1] ?? NaN,
-        ttfbP50: quantile(ttfb, 0.5),
-        ttfbP99: quantile(ttfb, 0.99),
-        answerMb: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length / 1e6 : NaN,
-        serverCores: ps.reduce((a, p) => a + p.serverCpuS, 0) / wall,
-        readerCores: ps.reduce((a, p) => a + p.result.cpuS, 0) / wall,
-        peakRss: Math.max(...ps.map((p) => p.serverPeakRss)),
-        complete: ps.every((p) => p.result.complete),
-      };
-    };
-    const http = summary(passes.http);
-    const s: Record<Mode, Summary | null> = {
-      http,
-      baseline: passes.baseline.length ? summary(passes.baseline) : null,
-      store: passes.store.length ? summary(passes.store) : null,
-      floor: passes.floor.length ? summary(passes.floor) : null,
-    };
-    const conc = concurrent.map((p, i) => ({ readers: plan.readers[i]!, ...summary([p]) }));
-    const ratio = s.baseline ? http.mbPerS / s.baseline.mbPerS : NaN;
-    const ratioStore = s.store ? http.mbPerS / s.store.mbPerS : NaN;
-    // What a server with no work at all reaches, against the baseline: the ratio's ceiling here.
-    const floorRatio = s.floor && s.baseline ? s.floor.mbPerS / s.baseline.mbPerS : NaN;
-
-    printTable(
-      [
-        'fixture',
-        'minutes',
-        'events',
-        'payload GB',
-        'segments',
-        'index MB',
-        'generation s',
-        'events/s',
-        'MB/s',
-      ],
-      [
-        [
-          `${spec.participants} × (cam ${spec.camFps} fps × ${fmt(spec.camBytes / 1000)} kB + mic ${spec.micPerS}/s)`,
-          String(spec.minutes),
-          fixture.events,
-          fmt(fixture.payloadBytes / 1e9, 2),
-          String(segments.length),
-          fmt(indexBytes / 1e6, 1),
-          fmt(saved.genS, 1),
-          Math.round(fixture.events / saved.genS),
-          Math.round(fixture.payloadBytes / 1e6 / saved.genS),
-        ],
-      ],
-      'Fixture (written with the stream store’s appendBatch, 2,000 events a batch, server stopped; ' +
-        'bodies in segment files, one index row per event in streams.sqlite)',
-    );
-    const label: Record<Mode, string> = {
-      http: 'HTTP playback, 1 reader',
-      baseline: 'baseline: pread ≤1 MiB + base64 per body',
-      store: 'stream store in-process, same paging',
-      floor: 'floor: the same answers from memory',
-    };
-    printTable(
-      [
-        'reader',
-        'MB/s',
-        'range',
-        'events/s',
-        'answers',
-        'p50 ms',
-        'p99 ms',
-        'max ms',
-        'server cores',
-        'reader cores',
-        'HTTP ÷ this',
-      ],
-      MODES.flatMap((m) => {
-        const x = s[m];
-        if (!x) return [];
-        return [
-          [
-            label[m],
-            fmt(x.mbPerS, 1),
-            `${fmt(x.minMbps)}–${fmt(x.maxMbps)}`,
-            Math.round(x.eventsPerS),
-            String(x.answers),
-            fmt(x.p50, 1),
-            fmt(x.p99, 1),
-            fmt(x.max, 1),
-            overHttp(m) ? fmt(x.serverCores, 2) : '',
-            fmt(x.readerCores, 2),
-            m === 'http' ? '' : fmt(http.mbPerS / x.mbPerS, 3),
-          ],
-        ];
-      }),
-      `Whole recording, ${WINDOW_MS / 1000} s windows, median of ${plan.rounds} interleaved rounds; MB/s of payload ` +
-        `(decoded bodies); latency per answer (≤ 5000 events or 8 MiB of one window), pooled over the rounds. ` +
-        `Baseline: the session's segment files from the page cache in seq order, positional reads of adjacent ` +
-        `bodies (≤ 1 MiB each) into one buffer, toString('base64') of each body; no checksum, SQL, JSON or HTTP`,
-    );
-    printTable(
-      [
-        'HTTP readers',
-        'MB/s (all)',
-        'events/s (all)',
-        'p50 ms',
-        'p99 ms',
-        'max ms',
-        'server cores',
-        'server peak RSS MiB',
-      ],
-      [{ readers: 1, ...http }, ...conc].map((c) => [
-        String(c.readers),
-        fmt(c.mbPerS, 1),
-        Math.round(c.eventsPerS),
-        fmt(c.p50, 1),
-        fmt(c.p99, 1),
-        fmt(c.max, 1),
-        fmt(c.serverCores, 2),
-        fmt(mib(c.peakRss), 1),
-      ]),
-      `HTTP answers: ${fmt(http.answerMb, 1)} MB of JSON on average; time to first byte p50 ${fmt(http.ttfbP50, 1)} ms, ` +
-        `p99 ${fmt(http.ttfbP99, 1)} ms (1 reader); server RSS at rest ${fmt(mib(restRss), 1)} MiB; ` +
-        `peak RSS is VmHWM ${peakResettable ? 'reset before each phase' : 'over the whole run (reset refused)'}`,
-    );
-
-    const peakAll = Math.max(http.peakRss, ...conc.map((c) => c.peakRss));
-    const met = { ratio: ratio >= TARGET_RATIO, p99: http.p99 < TARGET_P99_MS };
-    const yn = (b: boolean) => (b ? 'met' : 'NOT MET');
-    console.log(
-      `\nload average (1, 5, 15 min): ${loadStart.map((l) => l.toFixed(2)).join(' ')} at the start of reading, ` +
-        `${loadEnd.map((l) => l.toFixed(2)).join(' ')} at the end (2 cores: above ~2 means other work shared the machine)`,
-    );
-    const ratioLine = s.baseline
-      ? `${yn(met.ratio)} (${fmt(ratio, 3)}: ${fmt(http.mbPerS, 1)} ÷ ${fmt(s.baseline.mbPerS, 1)} MB/s)`
-      : 'not measured (--only left the baseline out)';
-    const storeLine = s.store ? `; ${fmt(ratioStore, 3)} × the stream store read directly` : '';
-    const floorLine = s.floor
-      ? `\n                    the floor (the same answers from memory, no server work) reaches ${fmt(floorRatio, 3)} × the baseline: ` +
-        `the most any playback server could here; HTTP is ${fmt(http.mbPerS / s.floor.mbPerS, 3)} × the floor`
-      : '';
-    console.log(
-      `targets (issue 18): HTTP MB/s ≥ ${TARGET_RATIO} × the baseline's (page cache + base64): ${ratioLine}${storeLine}${floorLine}\n` +
-        `                    answer of a 30 s window p99 < ${TARGET_P99_MS} ms: ${yn(met.p99)} (${fmt(http.p99, 1)} ms, 1 reader)\n` +
-        `server peak RSS while reading (no target): ${fmt(peakAll / 1e6, 1)} MB = ${fmt(mib(peakAll), 1)} MiB ` +
-        `${conc.length ? `with up to ${Math.max(...plan.readers)} readers` : 'with 1 reader'}; ${fmt(http.peakRss / 1e6, 1)} MB with 1`,
-    );
-
-    if (profDir) {
-      const dir = resolve(profDir);
-      const newest = readdirSync(dir)
-        .filter((f) => f.endsWith('.cpuprofile'))
-        .map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs }))
-        .filter((x) => x.t >= started)
-        .sort((a, b) => b.t - a.t)[0];
-      if (!newest) console.log(`\n--cpu-prof: the server wrote no profile into ${dir}`);
-      else {
-        const { samples, functions } = summarize(join(dir, newest.f));
-        const row = (f: FunctionCost) => [fmt(f.selfPct, 2), fmt(f.totalPct, 2), f.name];
-        printTable(
-          ['self %', 'total %', 'function'],
-          functions.slice(0, 25).map(row),
-          `Server CPU profile ${join(dir, newest.f)} (${samples} samples, the whole run from start to stop, ` +
-            `node --cpu-prof slows it): heaviest self time`,
-        );
-        printTable(
-          ['self %', 'total %', 'function'],
-          [...functions]
-            .filter((f) => f.name.includes('packages/server/'))
-            .sort((a, b) => b.totalPct - a.totalPct)
-            .slice(0, 20)
-            .map(row),
-          "Server's own functions by total time",
-        );
-      }
-    }
-    if (![http, s.baseline, s.store, s.floor, ...conc].every((x) => x === null || x.complete))
-      throw new Error('a reader was incomplete');
-
-    const fig = (x: Summary | null) =>
-      x && {
-        mb_per_s: round(x.mbPerS, 1),
-        events_per_s: Math.round(x.eventsPerS),
-        wall_s: round(x.wallS, 2),
-        answers: x.answers,
-        p50_ms: round(x.p50),
-        p99_ms: round(x.p99),
-        max_ms: round(x.max),
-        reader_cores: round(x.readerCores),
-      };
-    const orNull = (n: number, digits: number) => (Number.isFinite(n) ? round(n, digits) : null);
-    const figures = {
-      bench: 'playback',
+    report({
       quick,
-      minutes: spec.minutes,
-      participants: spec.participants,
-      events: fixture.events,
-      payload_bytes: fixture.payloadBytes,
-      segment_files: segments.length,
-      index_bytes: indexBytes,
-      window_ms: WINDOW_MS,
+      started,
       rounds: plan.rounds,
-      fixture: {
-        generation_s: round(saved.genS, 1),
-        events_per_s: Math.round(fixture.events / saved.genS),
-        mb_per_s: round(fixture.payloadBytes / 1e6 / saved.genS, 1),
-      },
-      ratio: orNull(ratio, 3),
-      ratio_store: orNull(ratioStore, 3),
-      ratio_floor: s.floor ? orNull(http.mbPerS / s.floor.mbPerS, 3) : null,
-      floor_ratio_to_baseline: orNull(floorRatio, 3),
-      http: {
-        ...fig(http),
-        ttfb_p50_ms: round(http.ttfbP50),
-        ttfb_p99_ms: round(http.ttfbP99),
-        answer_mb: round(http.answerMb, 2),
-        server_cores: round(http.serverCores),
-        server_peak_rss_mib: round(mib(http.peakRss), 1),
-        server_rest_rss_mib: round(mib(restRss), 1),
-      },
-      baseline: fig(s.baseline),
-      store: fig(s.store),
-      floor: s.floor && {
-        ...fig(s.floor),
-        server_cores: round(s.floor.serverCores),
-        server_peak_rss_mib: round(mib(s.floor.peakRss), 1),
-      },
-      concurrent: conc.map((c) => ({
-        readers: c.readers,
-        mb_per_s: round(c.mbPerS, 1),
-        events_per_s: Math.round(c.eventsPerS),
-        p50_ms: round(c.p50),
-        p99_ms: round(c.p99),
-        server_cores: round(c.serverCores),
-        server_peak_rss_mib: round(mib(c.peakRss), 1),
-      })),
-      targets: { ratio_ge_0_3: met.ratio, p99_lt_50_ms: met.p99 },
-      targets_met: met.ratio && met.p99,
-      load_average: { start: loadStart.map((l) => round(l)), end: loadEnd.map((l) => round(l)) },
-      duration_s: Math.round((Date.now() - started) / 1000),
-    };
-    console.log(JSON.stringify(figures));
+      readers: plan.readers,
+      spec,
+      fixture,
+      genS: saved.genS,
+      segmentFiles: segments.length,
+      indexBytes,
+      restRss,
+      passes,
+      concurrent,
+      peakResettable,
+      loadStart,
+      loadEnd,
+      profDir,
+    });
   } finally {
     reader?.stop();
     baseline?.stop();
@@ -732,8 +395,4 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
     if (!reuse && !keep) rmSync(dataDir, { recursive: true, force: true });
     else console.error(`playback: DATA_DIR kept: ${dataDir} (reuse with --data-dir=${dataDir})`);
   }
-}
-
-function sorted(values: number[]): number[] {
-  return [...values].sort((a, b) => a - b);
 }

@@ -21,178 +21,20 @@
  * Targets (issue): p99 event-to-delivery < 250 ms with healthy receivers; 1,000 deliveries/s;
  * a receiver that always times out does not delay the others.
  */
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { loadConfig } from '@vss/server/tools';
 import type { BenchOptions } from './run.ts';
 import { strFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
-import { quantile } from './lib/load.ts';
 import { waitForQuiet } from './lib/machine.ts';
-import { resolve } from 'node:path';
-import { startProcess, vssArgs, type ServerProcess } from './lib/server.ts';
+import { startProcess, vssArgs } from './lib/server.ts';
 import { fmt, mib, printTable, round } from './lib/table.ts';
+import { agent, direct, events, latencies, receivers, waitFor } from './lib/webhook-load.ts';
 
 const HOOKS = 20;
-
-interface Arrival {
-  phase: string;
-  latencyMs: number;
-  at: number;
-}
-
-/** The receivers: one healthy (200 at once), one that never answers. */
-async function receivers() {
-  const arrivals: Arrival[] = [];
-  let deadHits = 0;
-  const healthy = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      res.writeHead(200).end();
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        timestamp: string;
-        data: { name?: string };
-      };
-      arrivals.push({
-        phase: String(body.data?.name ?? '').split(':')[0]!,
-        latencyMs: at - Date.parse(body.timestamp),
-        at,
-      });
-    });
-  });
-  const hanging: http.ServerResponse[] = [];
-  const dead = http.createServer((req, res) => {
-    deadHits++;
-    req.resume();
-    hanging.push(res);
-  });
-  await Promise.all([
-    new Promise<void>((ok) => healthy.listen(0, '127.0.0.1', ok)),
-    new Promise<void>((ok) => dead.listen(0, '127.0.0.1', ok)),
-  ]);
-  const port = (s: http.Server) => (s.address() as { port: number }).port;
-  return {
-    arrivals,
-    deadHits: () => deadHits,
-    healthyUrl: `http://127.0.0.1:${port(healthy)}`,
-    deadUrl: `http://127.0.0.1:${port(dead)}`,
-    async close() {
-      for (const r of hanging) r.destroy();
-      healthy.closeAllConnections();
-      dead.closeAllConnections();
-      await Promise.all([new Promise((ok) => healthy.close(ok)), new Promise((ok) => dead.close(ok))]);
-    },
-  };
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-
-/** One POST with keep-alive; resolves with the status. */
-function post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Creates `count` sessions, at `rate` per second (or as fast as `inFlight` allows when rate is 0). */
-async function events(
-  server: ServerProcess,
-  keys: string[],
-  phase: string,
-  count: number,
-  rate: number,
-  inFlight: number,
-): Promise<{ startedAt: number; seconds: number }> {
-  const startedAt = Date.now();
-  const t0 = performance.now();
-  let sent = 0;
-  let running = 0;
-  let failed = 0;
-  await new Promise<void>((done) => {
-    const pump = () => {
-      const due =
-        rate > 0 ? Math.min(count, Math.floor(((performance.now() - t0) / 1000) * rate) + 1) : count;
-      while (sent < due && running < inFlight) {
-        const i = sent++;
-        running++;
-        post(`${server.url}/v1/sessions`, JSON.stringify({ name: `${phase}:${i}` }), {
-          authorization: `Bearer ${keys[i % keys.length]}`,
-        })
-          .then((status) => {
-            if (status !== 201) failed++;
-          })
-          .catch(() => failed++)
-          .finally(() => {
-            running--;
-            if (sent >= count && running === 0) done();
-            else if (rate === 0) pump();
-          });
-      }
-      if (sent < count && rate > 0) setTimeout(pump, 2);
-    };
-    pump();
-  });
-  if (failed) throw new Error(`${failed} of ${count} session creates failed in phase ${phase}`);
-  return { startedAt, seconds: (performance.now() - t0) / 1000 };
-}
-
-async function waitFor(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** The baseline: signed POSTs straight to the receiver, no API, no database, no queue. */
-async function direct(url: string, count: number, inFlight: number): Promise<number> {
-  const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-  const t0 = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const at = Date.now();
-      const body = Buffer.from(
-        JSON.stringify({
-          id: `direct-${i}`,
-          type: 'session.created',
-          timestamp: new Date(at).toISOString(),
-          project_id: 'p',
-          session_id: 's',
-          data: { name: `direct:${i}` },
-        }),
-      );
-      const sig = createHmac('sha256', secret).update(body).digest('hex');
-      await post(`${url}/direct`, body, { 'x-service-signature': sig, 'x-service-event-id': `direct-${i}` });
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return (performance.now() - t0) / 1000;
-}
-
-function latencies(arrivals: Arrival[], phase: string) {
-  const mine = arrivals.filter((a) => a.phase === phase);
-  const sorted = Float64Array.from(mine.map((a) => a.latencyMs)).sort();
-  return {
-    n: mine.length,
-    p50: quantile(sorted, 0.5),
-    p99: quantile(sorted, 0.99),
-    max: sorted[sorted.length - 1] ?? NaN,
-    lastAt: Math.max(...mine.map((a) => a.at)),
-  };
-}
+/** How long the server waits for a receiver's answer (WEBHOOK_TIMEOUT_MS, its default). */
+const TIMEOUT_S = loadConfig({}).webhookTimeoutMs / 1000;
 
 export default async function webhooks(options: BenchOptions): Promise<void> {
   const count = options.quick ? 2000 : 10_000;
@@ -388,7 +230,7 @@ export default async function webhooks(options: BenchOptions): Promise<void> {
     const dead = figures.dead!;
     const capacity = figures.capacity!;
     console.log(
-      `\nDead receivers: ${deadAttempts} attempts reached them during the dead phase (each held until the 5 s timeout).`,
+      `\nDead receivers: ${deadAttempts} attempts reached them during the dead phase (each held until the ${TIMEOUT_S} s timeout).`,
     );
     console.log(`Server peak RSS: ${fmt(mib(server.sampler.peakRssBytes))} MiB`);
     const met = {

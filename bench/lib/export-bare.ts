@@ -5,11 +5,19 @@
  */
 import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
-import { measureWith } from '../../packages/server/src/modules/exports/font-metrics.ts';
-import { nameFont } from '../../packages/server/src/modules/exports/fonts.ts';
-import { AAC, BACKGROUND, encoderArgs, X264 } from '../../packages/server/src/modules/exports/graph.ts';
-import { canvasOf, gridRects, type Rect } from '../../packages/server/src/modules/exports/layout.ts';
-import { barPicture, nameBar } from '../../packages/server/src/modules/exports/name-bar.ts';
+import {
+  AAC,
+  BACKGROUND,
+  barPicture,
+  canvasOf,
+  encoderArgs,
+  gridRects,
+  measureWith,
+  nameBar,
+  nameFont,
+  X264,
+  type Rect,
+} from '@vss/server/tools';
 import { CAM_FPS, PARTICIPANTS, type MediaFiles } from './export-fixture.ts';
 
 export type Resolution = '720p' | '1080p';

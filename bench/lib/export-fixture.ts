@@ -11,8 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readSync, closeSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeEvc1 } from '@vss/client';
-import { locateFfmpeg } from '../../packages/server/src/modules/exports/ffmpeg.js';
-import type { StreamEvent, StreamStore } from '../../packages/server/src/streams/store.js';
+import { locateFfmpeg, type StreamEvent, type StreamStore } from '@vss/server/tools';
 import { ROOT } from './server.ts';
 
 /** The ffmpeg both sides use: the one the server chooses by default (PATH's, else the bundled one). */

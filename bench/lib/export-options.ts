@@ -4,7 +4,7 @@
  * the media files, and what each scenario reports (its table, its figures, its target).
  */
 import { join } from 'node:path';
-import { X264 } from '../../packages/server/src/modules/exports/graph.ts';
+import { X264 } from '@vss/server/tools';
 import { bareArgs, bareM4aArgs } from './export-bare.ts';
 import { CAM_FPS, type MediaFiles, type Written } from './export-fixture.ts';
 import { renderBare, renderVss, summarize, type Run, type Summary } from './export-run.ts';

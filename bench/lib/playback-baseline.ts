@@ -21,13 +21,11 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { JPEG_STAMP, stampOf } from './playback-fixture.ts';
-import type { Expect, ReaderResult } from './playback-reader.ts';
+import type { AnswerCaps, Expect } from './playback-check.ts';
+import type { ReaderResult } from './playback-reader.ts';
 
 /** The most bytes one positional read fetches (a body larger than this is read alone). */
 export const READ_BYTES = 1 << 20;
-/** The caps of one playback answer (MAX_WINDOW_* in the recordings service). */
-const MAX_ANSWER_EVENTS = 5000;
-const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 export interface BaselineTask {
   dataDir: string;
@@ -35,6 +33,8 @@ export interface BaselineTask {
   fromTs: number;
   windowSize: number;
   expect: Expect;
+  /** the caps of one answer, as the server pages it */
+  caps: AnswerCaps;
   /** stop after this many groups (warm-up); the checks of completeness are then skipped */
   maxAnswers?: number;
 }
@@ -100,7 +100,7 @@ function readIndex(dataDir: string, sessionId: string): Index {
  * Where each group ends (exclusive index into the seq order): a new group at each 30 s window of
  * `ts` and wherever an answer would be capped.
  */
-function groupEnds(ix: Index, fromTs: number, windowSize: number): number[] {
+function groupEnds(ix: Index, fromTs: number, windowSize: number, caps: AnswerCaps): number[] {
   const ends: number[] = [];
   let window = NaN;
   let count = 0;
@@ -108,10 +108,7 @@ function groupEnds(ix: Index, fromTs: number, windowSize: number): number[] {
   for (let i = 0; i < ix.seq.length; i++) {
     const w = Math.floor((ix.ts[i]! - fromTs) / windowSize);
     const len = ix.len[i]!;
-    if (
-      i > 0 &&
-      (w !== window || count >= MAX_ANSWER_EVENTS || (count > 0 && bytes + len > MAX_ANSWER_BYTES))
-    ) {
+    if (i > 0 && (w !== window || count >= caps.events || (count > 0 && bytes + len > caps.bytes))) {
       ends.push(i);
       count = 0;
       bytes = 0;
@@ -142,11 +139,9 @@ export async function runBaseline(task: BaselineTask): Promise<BaselineResult> {
     reads: 0,
   };
   // The server's own naming of segment files, from the compiled server the benchmark runs.
-  const files = (await import(
-    new URL('../../packages/server/dist/streams/segment-files.js', import.meta.url).href
-  )) as { segmentPath: (root: string, sessionId: string, segment: number) => string };
+  const files = await import('@vss/server/tools');
   const ix = readIndex(task.dataDir, task.sessionId);
-  const ends = groupEnds(ix, task.fromTs, task.windowSize);
+  const ends = groupEnds(ix, task.fromTs, task.windowSize, task.caps);
   let maxLen = 0;
   for (const l of ix.len) if (l > maxLen) maxLen = l;
   const buf = Buffer.allocUnsafe(Math.max(READ_BYTES, maxLen));

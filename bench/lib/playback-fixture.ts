@@ -7,15 +7,8 @@
  * got for an event are that event's bytes.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { encodeEvc1 } from '@vss/client';
-import type { sqliteStreamStore as SqliteStreamStore } from '../../packages/server/src/streams/sqlite.js';
-import type { StreamEvent, StreamStore } from '../../packages/server/src/streams/store.js';
-
-// Not imported from server.ts: this module also runs in the reader child, which must not take over
-// server.ts's signal handlers.
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+import type { StreamEvent, StreamStore } from '@vss/server/tools';
 
 export interface FixtureSpec {
   minutes: number;
@@ -96,11 +89,13 @@ export function stampOf(body: Buffer, kind: 'cam' | 'mic'): number {
   return body.readUInt32BE(8 + codecLen + 16 + descLen);
 }
 
-/** The compiled server's SQLite stream store (what the server itself opens on DATA_DIR). */
+/**
+ * The compiled server's SQLite stream store (what the server itself opens on DATA_DIR), loaded when
+ * it is first wanted: the reader child and its verifier thread load this module without needing it.
+ */
 export async function openSqliteStreamStore(dataDir: string): Promise<StreamStore> {
-  const href = pathToFileURL(join(ROOT, 'packages/server/dist/streams/sqlite.js')).href;
-  const mod = (await import(href)) as { sqliteStreamStore: typeof SqliteStreamStore };
-  return mod.sqliteStreamStore(dataDir);
+  const { sqliteStreamStore } = await import('@vss/server/tools');
+  return sqliteStreamStore(dataDir);
 }
 
 /**
