@@ -131,16 +131,12 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
       const db = new pg.Client({ connectionString: dbUrl });
       await db.connect();
       try {
-        const ended = await (async () => {
-          const end = Date.now() + 15_000;
-          while (Date.now() < end) {
-            const { rows } = await db.query('select ended_at from sessions where id = $1', [session.id]);
-            if (rows[0].ended_at) return rows[0].ended_at;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          return null;
-        })();
-        expect(ended).not.toBeNull();
+        await eventually(
+          async () =>
+            (await db.query('select ended_at from sessions where id = $1', [session.id])).rows[0].ended_at,
+          15_000,
+          'the session to end',
+        );
         const { rows } = await db.query(
           "select seq, convert_from(body, 'UTF8') as body from stream_events where session_id = $1 and stream_id = 'events' order by seq",
           [session.id],
@@ -228,6 +224,7 @@ describe('a server process killed with SIGKILL', () => {
           killed = true;
           proc.child.kill('SIGKILL');
         }
+        // Pacing, not a proof: at most 200 frames ahead of the acks, or 200 ms, so as not to flood.
         if (i % 200 === 199)
           await Promise.race([Promise.all(inflight.slice(-200)), new Promise((r) => setTimeout(r, 200))]);
       }
