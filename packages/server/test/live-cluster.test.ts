@@ -131,16 +131,23 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
       const db = new pg.Client({ connectionString: dbUrl });
       await db.connect();
       try {
-        await eventually(
-          async () =>
-            (await db.query('select ended_at from sessions where id = $1', [session.id])).rows[0].ended_at,
+        // The session's end is set, then its `session.ended` event written: the timeline's last word.
+        const events = () =>
+          db.query(
+            "select seq, convert_from(body, 'UTF8') as body from stream_events where session_id = $1 and stream_id = 'events' order by seq",
+            [session.id],
+          );
+        const rows = await eventually(
+          async () => {
+            const { rows } = await events();
+            return rows.some((r) => JSON.parse(r.body).type === 'session.ended') ? rows : null;
+          },
           15_000,
           'the session to end',
+          100,
         );
-        const { rows } = await db.query(
-          "select seq, convert_from(body, 'UTF8') as body from stream_events where session_id = $1 and stream_id = 'events' order by seq",
-          [session.id],
-        );
+        const ended = await db.query('select ended_at from sessions where id = $1', [session.id]);
+        expect(ended.rows[0].ended_at).not.toBeNull();
         const types = rows.map((r) => JSON.parse(r.body).type);
         expect(types.filter((t) => t === 'session.started')).toHaveLength(1);
         expect(types.filter((t) => t === 'session.ended')).toHaveLength(1);
