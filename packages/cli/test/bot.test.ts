@@ -15,6 +15,7 @@ import {
   waitForHttp,
   type Proc,
 } from '../../server/test/support/process.js';
+import { eventually } from '../../server/test/support/wait.js';
 
 /** Why the tests that run ffmpeg are skipped here, or null when there is an ffmpeg. */
 const noFfmpeg = ((): string | null => {
@@ -308,22 +309,26 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     const sessionId = await newSession();
     const events: BotEvent[] = [];
     const controller = new AbortController();
-    let abortedAt = 0;
-    const report = await runBots({
+    const from = Date.now() - 10_000;
+    const run = runBots({
       ...options(sessionId, events),
       count: 2,
       durationS: 60,
       signal: controller.signal,
-      onEvent: (e) => {
-        events.push(e);
-        if (e.type === 'ffmpeg' && e.role === 'encoder')
-          setTimeout(() => {
-            abortedAt = Date.now();
-            controller.abort();
-          }, 1500);
-      },
     });
-    expect(abortedAt).toBeGreaterThan(0);
+    // Aborted once the server has recorded camera frames of both.
+    await eventually(
+      async () => {
+        const users = new Set((await recorded(sessionId, from)).map((e) => e.stream_id));
+        return users.has('media/bot-1/cam') && users.has('media/bot-2/cam');
+      },
+      20_000,
+      'camera frames of both bots',
+      200,
+    );
+    const abortedAt = Date.now();
+    controller.abort();
+    const report = await run;
     expect(Date.now() - abortedAt).toBeLessThan(2500);
     expect(report.aborted).toBe(true);
     for (const b of report.bots) {
@@ -335,15 +340,17 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     expect(left.sort()).toEqual(['bot-1 aborted', 'bot-2 aborted']);
     expect(alive(encoderPids(events)[0]!)).toBe(false);
     // The server saw both leave (a clean close is recorded at once; a lost one only after the heartbeat).
-    const deadline = Date.now() + 5000;
-    let leftOnServer: string[] = [];
-    while (Date.now() < deadline) {
-      const timeline = (await httpJson(base, 'GET', `/v1/sessions/${sessionId}/timeline`, undefined, auth()))
-        .data;
-      leftOnServer = timeline.filter((e: any) => e.type === 'participant.left').map((e: any) => e.actor);
-      if (leftOnServer.length === 2) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const leftOnServer = await eventually(
+      async () => {
+        const timeline = (
+          await httpJson(base, 'GET', `/v1/sessions/${sessionId}/timeline`, undefined, auth())
+        ).data as Array<{ type: string; actor: string }>;
+        const left = timeline.filter((e) => e.type === 'participant.left').map((e) => e.actor);
+        return left.length === 2 ? left : null;
+      },
+      5000,
+      'both leaves on the server',
+    );
     expect(leftOnServer.sort()).toEqual(['bot-1', 'bot-2']);
   });
 
@@ -352,6 +359,7 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     const events: BotEvent[] = [];
     const controller = new AbortController();
     let reconnectedAt = 0;
+    const from = Date.now() - 10_000;
     const run = runBots({
       ...options(sessionId, events),
       durationS: 60,
@@ -361,22 +369,36 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
         events.push(e);
       },
     });
-    const until = async (what: (e: BotEvent) => boolean) => {
-      const deadline = Date.now() + 20_000;
-      while (!events.some(what) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(events.some(what)).toBe(true);
+    const until = (what: (e: BotEvent) => boolean, name: string) =>
+      eventually(() => events.some(what), 20_000, name);
+    /** The camera as recorded, and where its gaps (over 500 ms) end. */
+    const camera = async () => {
+      const cam = (await recorded(sessionId, from)).filter((e) => e.stream_id === 'media/bot-1/cam');
+      const gaps = cam.flatMap((e, i) =>
+        i > 0 && e.timestamp_ms - cam[i - 1]!.timestamp_ms > 500 ? [i] : [],
+      );
+      return { cam, gaps };
     };
-    await until((e) => e.type === 'ffmpeg' && e.role === 'encoder');
-    await new Promise((r) => setTimeout(r, 1500));
+    // Some of the camera recorded, from its first key frame on.
+    await until((e) => e.type === 'ffmpeg' && e.role === 'encoder', 'the encoder');
+    await eventually(async () => (await camera()).cam.length >= 10, 20_000, 'camera frames recorded', 200);
     // The server restarts: it closes every connection with 1001, and is back a moment later.
     const droppedAt = Date.now();
     proc.child.kill('SIGTERM');
     await proc.exited;
     proc = runServer(env);
     await waitForHttp(`${base}/health`);
-    await until((e) => e.type === 'reconnected');
-    // Past the next key frame (one every 2 s), then done.
-    await new Promise((r) => setTimeout(r, 3000));
+    await until((e) => e.type === 'reconnected', 'the reconnect');
+    // Done once more than five frames are recorded after the last gap, which begins at a key frame.
+    await eventually(
+      async () => {
+        const { cam, gaps } = await camera();
+        return gaps.length > 0 && cam.at(-1)!.timestamp_ms > droppedAt && cam.length - gaps.at(-1)! > 5;
+      },
+      20_000,
+      'the camera recorded again after the outage',
+      200,
+    );
     controller.abort();
     const report = await run;
 
@@ -388,14 +410,11 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     expect(events.filter((e) => e.type === 'left')).toEqual([
       expect.objectContaining({ userId: 'bot-1', reason: 'aborted' }),
     ]);
-    const cam = (await recorded(sessionId, droppedAt - 60_000)).filter(
-      (e) => e.stream_id === 'media/bot-1/cam',
-    );
+    const { cam, gaps } = await camera();
     // Frames sent while the connection was down are gone: the outage is a gap in the camera's
     // recording. A frame skipped behind a full socket (on a busy machine, just after the
     // reconnect) makes another until the next key frame. Every gap resumes at a key frame, so a
     // decoder never gets a delta frame without its key frame, and the recording goes on.
-    const gaps = cam.flatMap((e, i) => (i > 0 && e.timestamp_ms - cam[i - 1]!.timestamp_ms > 500 ? [i] : []));
     // The server stamps frames as they arrive, and a busy one goes on taking frames for a moment
     // after the SIGTERM: the outage is the one gap that ends after the drop and begins before
     // the bot was back.

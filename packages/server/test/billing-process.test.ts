@@ -18,10 +18,16 @@ const INTERVAL_S = 2;
 
 const storage = () => processStorage('meter', cleanups);
 
+/** where each server process (by its port) serves /metrics */
+const metricsPorts = new Map<number, number>();
+
 async function start(env: Record<string, string>, port: number): Promise<Proc> {
+  const metrics = await freePort();
+  metricsPorts.set(port, metrics);
   const proc = runServer({
     ...env,
     PORT: String(port),
+    METRICS_PORT: String(metrics),
     LOG_LEVEL: 'warn',
     USAGE_FLUSH_INTERVAL_S: String(INTERVAL_S),
   });
@@ -57,8 +63,8 @@ describe('metering across a crash', () => {
     const first = await start(env, port);
     const { key } = await httpTenant(base);
     const auth = { authorization: `Bearer ${key}` };
-    const minutes = async () =>
-      (await httpJson(base, 'GET', '/v1/usage', undefined, auth)).data.summary
+    const minutes = async (sessionId: string) =>
+      (await httpJson(base, 'GET', `/v1/usage?session_id=${sessionId}`, undefined, auth)).data.summary
         .streaming_minutes_total as number;
 
     const session = (await httpJson(base, 'POST', '/v1/sessions', {}, auth)).data;
@@ -73,7 +79,7 @@ describe('metering across a crash', () => {
     const joined = Date.now();
     // Several flushes while connected, then the process dies without a word.
     await eventually(
-      async () => (await minutes()) * 60_000 >= 3 * INTERVAL_S * 1000,
+      async () => (await minutes(session.id)) * 60_000 >= 3 * INTERVAL_S * 1000,
       20_000,
       'three intervals metered',
     );
@@ -82,13 +88,17 @@ describe('metering across a crash', () => {
     await first.exited;
 
     await start(env, port);
-    const after = await minutes();
+    const after = await minutes(session.id);
     expect(after * 60_000).toBeGreaterThanOrEqual(killed - joined - INTERVAL_S * 1000 - 1000);
     expect(after * 60_000).toBeLessThanOrEqual(killed - joined + 500);
-    // The new process meters nothing of the dead connection: the total stays as it was.
-    const until = Date.now() + 2 * INTERVAL_S * 1000 + 500;
-    await eventually(() => Date.now() >= until, 10_000, 'two more intervals');
-    expect(await minutes()).toBe(after);
+    // The new process meters nothing of the dead connection: once its periodic flush has written
+    // the minutes of a participant connected to it (a flush writes every connection it meters),
+    // the dead one's session total is as it was.
+    const probe = (await httpJson(base, 'POST', '/v1/sessions', {}, auth)).data;
+    const lee = await joinAt(port, key, probe.id, 'lee');
+    await eventually(async () => (await minutes(probe.id)) > 0, 10_000, "the new process's flush");
+    expect(await minutes(session.id)).toBe(after);
+    lee.close();
     const records = (await httpJson(base, 'GET', '/v1/usage?limit=200', undefined, auth)).data
       .records as any[];
     expect(new Set(records.map((r) => r.id)).size).toBe(records.length);
@@ -113,8 +123,13 @@ describe('metering on several processes', () => {
       const t1 = Date.now();
       const mo = await joinAt(p2, key, session, 'mo');
       const t2 = Date.now();
-      const until = Date.now() + 3000;
-      await eventually(() => Date.now() >= until, 5000, 'three seconds together');
+      // Together until each process has written its participant's minutes (a periodic flush).
+      const flushed = (port: number) => async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPorts.get(port)}/metrics`)).text();
+        return Number(/^vss_usage_streaming_minutes_total (\S+)$/m.exec(text)?.[1]) > 0;
+      };
+      await eventually(flushed(p1), 10_000, 'minutes metered on the first process');
+      await eventually(flushed(p2), 10_000, 'minutes metered on the second process');
       const closing = Date.now();
       lee.close();
       mo.close();
@@ -123,15 +138,20 @@ describe('metering on several processes', () => {
         new Promise((ok) => mo.once('close', ok)),
       ]);
       const closed = Date.now();
-      // Both leaves are written at once; after one interval every write of theirs is in.
-      const after = Date.now() + INTERVAL_S * 1000 + 500;
-      await eventually(() => Date.now() >= after, 10_000, 'one interval');
-
-      const usage = (
-        await httpJson(`http://127.0.0.1:${p2}`, 'GET', `/v1/usage?session_id=${session}`, undefined, auth)
-      ).data;
+      // Both leaves are written at once: the total reaches both stays (which no periodic write
+      // before the leaves can), and is read again just after, the same.
+      const usageOf = async () =>
+        (await httpJson(`http://127.0.0.1:${p2}`, 'GET', `/v1/usage?session_id=${session}`, undefined, auth))
+          .data;
+      const lower = closing - t1 + (closing - t2);
+      await eventually(
+        async () => (await usageOf()).summary.streaming_minutes_total * 60_000 >= lower,
+        10_000,
+        'both leaves written',
+      );
+      const usage = await usageOf();
       const ms = usage.summary.streaming_minutes_total * 60_000;
-      expect(ms).toBeGreaterThanOrEqual(closing - t1 + (closing - t2));
+      expect(ms).toBeGreaterThanOrEqual(lower);
       expect(ms).toBeLessThanOrEqual(closed - t0 + (closed - t1) + 100);
       // Written by both processes: neither counted the other's participant.
       expect(usage.records.length).toBeGreaterThanOrEqual(2);

@@ -27,11 +27,35 @@ const minutesOf = async (t: TestApp, key: string, query = '') =>
 const storedOf = async (t: TestApp, key: string, sessionId: string) =>
   (await call(t, 'GET', `/v1/usage?session_id=${sessionId}`, { key })).body.data.summary
     .storage_bytes_total as number;
-/** Passes at least `ms` on the clock: how a test shows that nothing more is written over a time. */
-const elapse = (ms: number) => {
-  const until = Date.now() + ms;
-  return eventually(() => Date.now() >= until, ms + 1000, `${ms} ms`);
-};
+/**
+ * The participant-time of the session's stays that ended, from its timeline (ms): each
+ * `participant.left` less its `participant.joined`, the very instants the meter counts from and to.
+ */
+async function staysOf(t: TestApp, key: string, sessionId: string): Promise<number> {
+  const events = (await call(t, 'GET', `/v1/sessions/${sessionId}/timeline`, { key })).body.data as Array<{
+    type: string;
+    ts: number;
+    actor: string;
+  }>;
+  const joined = new Map<string, number>();
+  let ms = 0;
+  for (const e of events)
+    if (e.type === 'participant.joined') joined.set(e.actor, e.ts);
+    else if (e.type === 'participant.left') ms += e.ts - joined.get(e.actor)!;
+  return ms;
+}
+/** Resolves once everyone has left the session and its minutes are their stays, exactly. */
+async function staysWritten(t: TestApp, key: string, sessionId: string): Promise<void> {
+  await eventually(
+    async () => {
+      const stays = await staysOf(t, key, sessionId);
+      const ms = (await minutesOf(t, key, `?session_id=${sessionId}`)) * 60_000;
+      return stays > 0 && Math.abs(ms - stays) < 0.01;
+    },
+    10_000,
+    'the minutes of every leave',
+  );
+}
 
 describe('streaming minutes', () => {
   let t: TestApp;
@@ -52,15 +76,27 @@ describe('streaming minutes', () => {
     const closing = Date.now();
     await leave(socket);
     const left = Date.now();
-    // The leave is written at once; one interval later every write of this connection is in.
-    await elapse(INTERVAL_S * 1000 + 300);
-    const total = await minutesOf(t, a.key);
+    // The leave is written at once: from the join to the leave, as the timeline has them.
+    await staysWritten(t, a.key, s.id);
+    const total = await minutesOf(t, a.key, `?session_id=${s.id}`);
     expect(total * 60_000).toBeGreaterThanOrEqual(closing - joined);
     expect(total * 60_000).toBeLessThanOrEqual(left - before + 50);
 
-    // Nothing accrues once the participant has gone: two more intervals add nothing.
-    await elapse(2 * INTERVAL_S * 1000 + 200);
-    expect(await minutesOf(t, a.key)).toBe(total);
+    // Nothing accrues once the participant has gone: a later periodic flush, which writes the
+    // minutes of someone still connected elsewhere (each flush writes every connection), adds
+    // nothing here.
+    const other = await createSession(t, a.key);
+    const bob = await joinLive(t, a.key, other.id, 'bob');
+    await eventually(
+      async () => (await minutesOf(t, a.key, `?session_id=${other.id}`)) > 0,
+      10_000,
+      'a flush',
+    );
+    expect(await minutesOf(t, a.key, `?session_id=${s.id}`)).toBe(total);
+    await leave(bob);
+    await staysWritten(t, a.key, other.id);
+    const everyone = await minutesOf(t, a.key);
+    expect(everyone).toBeCloseTo(total + (await minutesOf(t, a.key, `?session_id=${other.id}`)), 9);
 
     const usage = await call(t, 'GET', `/v1/usage?session_id=${s.id}`, { key: a.key });
     expect(usage.status).toBe(200);
@@ -72,12 +108,15 @@ describe('streaming minutes', () => {
 
     // The project's view and the daily totals agree with the organisation's.
     const project = await call(t, 'GET', `/v1/projects/${a.projectId}/usage`, { key: a.key });
-    expect(project.body.data.summary.streaming_minutes_total).toBeCloseTo(total, 9);
+    expect(project.body.data.summary.streaming_minutes_total).toBeCloseTo(everyone, 9);
     const daily = await call(t, 'GET', '/v1/usage/daily', { key: a.key });
     expect(daily.status).toBe(200);
     expect(daily.body.data).toHaveLength(31);
     expect(daily.body.data.at(-1)).toMatchObject({ date: new Date().toISOString().slice(0, 10) });
-    expect(daily.body.data.reduce((n: number, d: any) => n + d.streaming_minutes, 0)).toBeCloseTo(total, 9);
+    expect(daily.body.data.reduce((n: number, d: any) => n + d.streaming_minutes, 0)).toBeCloseTo(
+      everyone,
+      9,
+    );
   });
 
   it('pages the records with a Link header, and another organisation sees none of them', async () => {
@@ -281,12 +320,25 @@ describe('free-tier limits, the billing portal and Stripe', () => {
     await socket.waitFor((m) => m.type === 'control' && m.event === 'ack' && m.data?.id === 'c1');
     await leave(bob);
     await leave(socket);
+    await staysWritten(t, a.key, s.id);
   });
 
   it('summarises the month with every figure computed by hand from the records', async () => {
-    await elapse(INTERVAL_S * 1000 + 300); // the last leave's minutes are written
-    const summary = (await call(t, 'GET', '/v1/billing/summary', { key: a.key })).body.data;
-    const records = (await call(t, 'GET', '/v1/usage?limit=200', { key: a.key })).body.data.records as any[];
+    // The meter goes on writing stored bytes at its interval: a summary read between two equal
+    // listings of the records is the summary of those records.
+    const list = async () =>
+      (await call(t, 'GET', '/v1/usage?limit=200', { key: a.key })).body.data.records as any[];
+    const { summary, records } = await eventually(
+      async () => {
+        const before = await list();
+        const summary = (await call(t, 'GET', '/v1/billing/summary', { key: a.key })).body.data;
+        const records = await list();
+        const same = JSON.stringify(records) === JSON.stringify(before);
+        return same && records.some((r) => r.usage_type === 'storage_bytes') ? { summary, records } : null;
+      },
+      10_000,
+      'the records and stored bytes, unchanged around the summary',
+    );
     const month = new Date();
     const start = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
     const minutes = records

@@ -175,6 +175,7 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
                 ),
               );
             }
+            // Pacing, not a proof: the camera's frame interval.
             await new Promise((r) => setTimeout(r, 20));
           }
           await Promise.all(sent);

@@ -1,4 +1,4 @@
-import { encodeEvc1 } from '@vss/client';
+import { encodeEvc1 } from '@vss/protocol';
 import { describe, expect, it } from 'vitest';
 import { MediaError, formatOf } from '../src/modules/exports/codecs.js';
 import {

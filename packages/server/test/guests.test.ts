@@ -1,4 +1,4 @@
-import { CLOSE } from '@vss/client';
+import { CLOSE } from '@vss/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   call,

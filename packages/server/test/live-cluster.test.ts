@@ -131,20 +131,23 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
       const db = new pg.Client({ connectionString: dbUrl });
       await db.connect();
       try {
-        const ended = await (async () => {
-          const end = Date.now() + 15_000;
-          while (Date.now() < end) {
-            const { rows } = await db.query('select ended_at from sessions where id = $1', [session.id]);
-            if (rows[0].ended_at) return rows[0].ended_at;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          return null;
-        })();
-        expect(ended).not.toBeNull();
-        const { rows } = await db.query(
-          "select seq, convert_from(body, 'UTF8') as body from stream_events where session_id = $1 and stream_id = 'events' order by seq",
-          [session.id],
+        // The session's end is set, then its `session.ended` event written: the timeline's last word.
+        const events = () =>
+          db.query(
+            "select seq, convert_from(body, 'UTF8') as body from stream_events where session_id = $1 and stream_id = 'events' order by seq",
+            [session.id],
+          );
+        const rows = await eventually(
+          async () => {
+            const { rows } = await events();
+            return rows.some((r) => JSON.parse(r.body).type === 'session.ended') ? rows : null;
+          },
+          15_000,
+          'the session to end',
+          100,
         );
+        const ended = await db.query('select ended_at from sessions where id = $1', [session.id]);
+        expect(ended.rows[0].ended_at).not.toBeNull();
         const types = rows.map((r) => JSON.parse(r.body).type);
         expect(types.filter((t) => t === 'session.started')).toHaveLength(1);
         expect(types.filter((t) => t === 'session.ended')).toHaveLength(1);
@@ -228,6 +231,7 @@ describe('a server process killed with SIGKILL', () => {
           killed = true;
           proc.child.kill('SIGKILL');
         }
+        // Pacing, not a proof: at most 200 frames ahead of the acks, or 200 ms, so as not to flood.
         if (i % 200 === 199)
           await Promise.race([Promise.all(inflight.slice(-200)), new Promise((r) => setTimeout(r, 200))]);
       }

@@ -1,4 +1,4 @@
-import { BINARY_PUBLISH, decodeBinaryFrame, encodeBinaryFrame, encodeEvc1 } from '@vss/client';
+import { BINARY_PUBLISH, decodeBinaryFrame, encodeBinaryFrame, encodeEvc1 } from '@vss/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/bus/events.js';
 import { call, createSession, startApp, tenant, type Tenant, type TestApp } from './support/app.js';
@@ -218,9 +218,18 @@ describe('live sessions', () => {
     expect(Date.parse(started.started_at)).toBeGreaterThanOrEqual(before - 5);
     expect(started.ended_at).toBeNull();
     const bob = await join(t, a.key, s.id, 'bob');
+    // Someone is still there: the session goes on. Another session, left by its one participant
+    // just after alice left, ends once the departure timeout has passed: by then this one would
+    // have ended too.
+    const other = await createSession(t, a.key);
+    const dan = await join(t, a.key, other.id, 'dan');
     await leave(alice);
-    // Someone is still there: the session goes on.
-    await new Promise((r) => setTimeout(r, 1300));
+    await leave(dan);
+    await eventually(
+      async () => (await call(t, 'GET', `/v1/sessions/${other.id}`, { key: a.key })).body.data.ended_at,
+      10_000,
+      'the other session to end',
+    );
     expect((await call(t, 'GET', `/v1/sessions/${s.id}`, { key: a.key })).body.data.ended_at).toBeNull();
     const lastLeft = Date.now();
     await leave(bob);
@@ -444,6 +453,7 @@ describe('a publisher faster than storage', () => {
     const COUNT = 600;
     for (let i = 0; i < COUNT; i++) {
       pub.send(publish('media/pub/cam', jpeg(i), { id: `m${i}` }));
+      // Pacing, not a proof: 15 messages every 100 ms is the client's allowed rate.
       if (i % 15 === 14) await new Promise((r) => setTimeout(r, 100));
     }
     expect(t.runtime.hub.stats.pauses).toBe(1);

@@ -105,6 +105,7 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
               .then((seq) => void acked.set(seq, { user, body }))
               .catch(() => {}),
           );
+          // Pacing, not a proof: frames spread out a little, so that the kill falls among them.
           if (i % 10 === 9) await new Promise((r) => setTimeout(r, 20));
         }
         return Promise.all(sent);

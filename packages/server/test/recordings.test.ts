@@ -1,4 +1,4 @@
-import { encodeEvc1 } from '@vss/client';
+import { encodeEvc1 } from '@vss/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/bus/events.js';
 import {

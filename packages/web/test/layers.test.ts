@@ -132,6 +132,7 @@ describeBrowser('a camera published in layers', () => {
       const before = keys().length;
       await poll(() => keys().length).toBeGreaterThan(before);
       const last = keys().at(-1)!.at;
+      // Pacing, not a proof: the request goes 600 ms after the key frame, as said above.
       await new Promise((r) => setTimeout(r, Math.max(0, last + 600 - performance.now())));
       const askedAt = performance.now();
       await rx.client.requestKeyFrame('alice', 'cam');

@@ -93,18 +93,26 @@ describeBrowser('the live page, in two browsers', () => {
       await held;
       await route.continue();
     });
+    const answered = Promise.race([
+      b.waitForEvent('requestfinished', (r) => r.url().endsWith('/connection')),
+      b.waitForEvent('requestfailed', (r) => r.url().endsWith('/connection')),
+    ]);
     await b.getByLabel('Name in this session').fill('ghost');
     await b.getByRole('button', { name: 'Join' }).click();
     await b.getByText('Getting a connection token…').waitFor();
     await b.getByRole('link', { name: '← Session' }).click();
     await expect.poll(() => new URL(b.url()).pathname).toBe(sessionPath);
+    // The token's answer reaches the page that has gone on (or the page gave up on it).
     release();
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(await tileOf(a, 'ghost').count()).toBe(0);
+    await answered;
     await b.unroute('**/v1/sessions/*/connection');
 
+    // bob joins after that answer: a ghost joined with it would have been announced to alice
+    // before bob is; and the timeline, at the end, has no ghost.
     await b.goto(`${sessionPath}/live`);
     await joinLive(b, 'bob');
+    await tileOf(a, 'bob').waitFor();
+    expect(await tileOf(a, 'ghost').count()).toBe(0);
 
     // Each sees the other's tile with a real picture: decoded frames, not a black canvas.
     for (const [page, other] of [
@@ -177,13 +185,13 @@ describeBrowser('the live page, in two browsers', () => {
       .poll(() => b.getByRole('region', { name: 'Participants' }).getAttribute('class'))
       .toMatch(/\bpresenter\b/);
     // Picking in the focus list sends nothing (arrow keys walk it); Set focus sends it to everyone.
+    // What bob sends next, the layout, reaches alice after anything the pick would have sent.
     await b.getByLabel('Focus').selectOption('bob');
-    await new Promise((r) => setTimeout(r, 1000));
+    await b.getByRole('radio', { name: 'Grid' }).check();
+    await expect.poll(() => a.getByRole('radio', { name: 'Grid' }).isChecked()).toBe(true);
     await expect(a.getByLabel('Focus').inputValue()).resolves.not.toBe('bob');
     await b.getByRole('button', { name: 'Set focus' }).click();
     await expect.poll(() => a.getByLabel('Focus').inputValue()).toBe('bob');
-    await a.getByRole('radio', { name: 'Grid' }).check();
-    await expect.poll(() => b.getByRole('radio', { name: 'Grid' }).isChecked()).toBe(true);
     await screenshot(a, 'live');
 
     // Both leave and land on the session page; the session ends after its departure timeout.
@@ -209,6 +217,12 @@ describeBrowser('the live page, in two browsers', () => {
       manifest.participants.map((p) => [p.user_id, [...new Set(p.tracks.map((t) => t.kind))].sort()]),
     );
     expect(kinds).toEqual({ alice: ['cam', 'mic'], bob: ['cam', 'mic'], carol: ['mic'] });
+    const timeline = await apiGet<{ type: string; data: { display_name?: string } }[]>(
+      a,
+      `/v1/sessions/${sessionId}/timeline`,
+    );
+    const joined = timeline.filter((e) => e.type === 'participant.joined').map((e) => e.data.display_name);
+    expect(new Set(joined)).toEqual(new Set(['alice', 'bob', 'carol']));
 
     // The recording these browsers made replays in the player: both cameras drawn (most of each
     // picture lit, where nothing drawn is black), the chat shown.

@@ -4,8 +4,12 @@
  * unconstrained, another sits behind a 250 kbit/s downlink that is then raised to 5 Mbit/s; in a
  * second session the bot itself is behind a 300 kbit/s uplink. The links are network namespaces
  * shaped with tc tbf (packages/server/test/support/netlab), so these tests need root; elsewhere
- * they skip and say why. The figures are those of the benchmark (`npm run bench -- network`),
- * which prints them per second.
+ * they skip and say why. They run the benchmark's short timings, and assert what a person would
+ * notice as broken, with wide margins: the slow receiver stays connected, its sound keeps flowing
+ * and its picture moving, its delay stays within a second or two, nobody else is held back, it
+ * recovers, and the recording is whole. The tight targets (delay p95 < 500 ms, audio gaps <= 300
+ * ms, recovery within 10 s...) are timings of a quiet machine: `npm run bench -- network` judges
+ * them and prints them per second; here they are printed, for whoever reads the run, not asserted.
  *
  * The server listens on 0.0.0.0 (HOST), so that the namespaces reach it through their link's
  * host-side address; nothing else differs from its defaults but LOG_LEVEL=warn.
@@ -22,13 +26,14 @@ import {
 } from '../../../server/test/support/process.js';
 import { netlabUnavailable } from '../../../server/test/support/netlab/links.js';
 import {
-  FULL_TIMINGS,
+  QUICK_TIMINGS,
   RATES,
   runDownlink,
   runUplink,
   type Target,
 } from '../../../server/test/support/netlab/scenario.js';
 import { downlinkFigures, formatChecks, uplinkFigures } from '../../../server/test/support/netlab/figures.js';
+import { windowStats } from '../../../server/test/support/netlab/stats.js';
 
 const skipped = ((): string | null => {
   const reason = netlabUnavailable();
@@ -42,7 +47,13 @@ const skipped = ((): string | null => {
 })();
 if (skipped) console.error(`[vss] network tests skipped: ${skipped}`);
 
-const tm = FULL_TIMINGS;
+const tm = QUICK_TIMINGS;
+
+/**
+ * The wide bounds: beyond them a person notices. Delay p95 within 2 s, the sound never silent for
+ * 1.5 s, the picture changing every second; unconstrained, delay p95 within 1 s.
+ */
+const NOTICED = { delayMs: 2000, audioGapMs: 1500, fpsMin: 1, unconstrainedDelayMs: 1000 };
 
 /** The first few undecodable frames, and why. */
 const brief = (list: Array<{ us: number; why: string }>) =>
@@ -76,49 +87,56 @@ describe.skipIf(skipped !== null)('live media over slow links', () => {
     for (const c of cleanups.reverse()) await c();
   });
 
-  it(`a receiver behind ${RATES.slowDownKbit} kbit/s keeps up with little delay, nobody else notices, and it recovers at ${RATES.fastDownKbit / 1000} Mbit/s`, async () => {
-    const f = downlinkFigures(await runDownlink(target, tm), tm);
-    console.error(formatChecks('[vss] slow downlink, then recovery:', f.checks));
-    const { slow, fast, recovery: rec } = f;
+  it(`a receiver behind ${RATES.slowDownKbit} kbit/s keeps up, nobody else notices, and it recovers at ${RATES.fastDownKbit / 1000} Mbit/s`, async () => {
+    const run = await runDownlink(target, tm);
+    const f = downlinkFigures(run, tm);
+    console.error(formatChecks('[vss] slow downlink, then recovery (the benchmark judges these):', f.checks));
+    const { slow, fast } = f;
     const said = (what: string, base?: number) =>
       `${what}${base === undefined ? '' : ` (unconstrained: ${Math.round(base)})`}`;
 
-    // Slow downlink, from 5 s after the first frame, over 20 s.
+    // Slow downlink, judged after it settled.
     expect.soft(slow.close, 'the slow receiver stays connected').toBeNull();
-    expect.soft(slow.delay.video.p95, said('video delay p95, ms', fast.delay.video.p95)).toBeLessThan(500);
-    expect.soft(slow.delay.audio.p95, said('audio delay p95, ms', fast.delay.audio.p95)).toBeLessThan(500);
+    expect
+      .soft(slow.delay.video.p95, said('video delay p95, ms', fast.delay.video.p95))
+      .toBeLessThan(NOTICED.delayMs);
+    expect
+      .soft(slow.delay.audio.p95, said('audio delay p95, ms', fast.delay.audio.p95))
+      .toBeLessThan(NOTICED.delayMs);
     expect
       .soft(slow.audioMaxGapMs, said('longest gap between audio messages, ms', fast.audioMaxGapMs))
-      .toBeLessThanOrEqual(300);
+      .toBeLessThanOrEqual(NOTICED.audioGapMs);
     expect
       .soft(
         slow.fpsMin,
         said(`video frames in its worst second (each: ${slow.fpsPerSecond.join(' ')})`, fast.fpsMin),
       )
-      .toBeGreaterThanOrEqual(3);
+      .toBeGreaterThanOrEqual(NOTICED.fpsMin);
     expect
       .soft(f.undecodable.length, `video frames the slow receiver could not decode: ${brief(f.undecodable)}`)
       .toBe(0);
 
     // Others unaffected.
-    expect.soft(fast.delay.video.p95, 'unconstrained video delay p95, ms').toBeLessThan(150);
-    expect.soft(fast.delay.audio.p95, 'unconstrained audio delay p95, ms').toBeLessThan(150);
+    expect
+      .soft(fast.delay.video.p95, 'unconstrained video delay p95, ms')
+      .toBeLessThan(NOTICED.unconstrainedDelayMs);
+    expect
+      .soft(fast.delay.audio.p95, 'unconstrained audio delay p95, ms')
+      .toBeLessThan(NOTICED.unconstrainedDelayMs);
     expect
       .soft(f.fastReceived, 'fraction of the published frames the unconstrained receiver got')
       .toBeGreaterThanOrEqual(0.95);
 
-    // Recovery after the raise.
+    // Recovered after the raise: over the second half of the fast link, at least half the
+    // unconstrained frame rate, and the delay back within a second.
+    const from = run.end - (tm.recoverS * 1000) / 2;
+    const after = windowStats(run.slow, f.baseline, from, run.end);
+    const base = windowStats(run.fast, f.baseline, from, run.end);
     expect
-      .soft(rec.recoveredAt, 'back to 90% of the unconstrained frame rate with delay p95 < 300 ms')
-      .not.toBeNull();
-    if (rec.recoveredAt !== null) {
-      expect.soft(rec.recoveredAt - f.raisedAt, 'ms from the raise to recovery').toBeLessThanOrEqual(10_000);
-      expect
-        .soft(rec.after!.fpsMean, said('frames/s after recovery', rec.baselineAfter!.fpsMean))
-        .toBeGreaterThanOrEqual(0.9 * rec.baselineAfter!.fpsMean);
-      expect.soft(rec.after!.delay.video.p95, 'video delay p95 after recovery, ms').toBeLessThan(300);
-      expect.soft(rec.after!.delay.audio.p95, 'audio delay p95 after recovery, ms').toBeLessThan(300);
-    }
+      .soft(after.fpsMean, said('frames/s after the raise', base.fpsMean))
+      .toBeGreaterThanOrEqual(0.5 * base.fpsMean);
+    expect.soft(after.delay.video.p95, 'video delay p95 after the raise, ms').toBeLessThan(1000);
+    expect.soft(after.delay.audio.p95, 'audio delay p95 after the raise, ms').toBeLessThan(1000);
 
     // The recording is whole whatever the slow receiver missed.
     expect(f.bot, "the bot's report").not.toBeNull();
@@ -128,16 +146,18 @@ describe.skipIf(skipped !== null)('live media over slow links', () => {
       .toBe(f.bot!.framesAcked);
   }, 150_000);
 
-  it(`a publisher behind a ${RATES.slowUpKbit} kbit/s uplink reaches its receivers with little delay, and what was acked is recorded`, async () => {
+  it(`a publisher behind a ${RATES.slowUpKbit} kbit/s uplink reaches its receivers, and what was acked is recorded`, async () => {
     const f = uplinkFigures(await runUplink(target, tm), tm);
-    console.error(formatChecks('[vss] slow uplink:', f.checks));
+    console.error(formatChecks('[vss] slow uplink (the benchmark judges these):', f.checks));
     const r = f.receiver;
-    expect.soft(r.delay.video.p95, 'video delay p95, ms').toBeLessThan(500);
-    expect.soft(r.delay.audio.p95, 'audio delay p95, ms').toBeLessThan(500);
-    expect.soft(r.audioMaxGapMs, 'longest gap between audio messages, ms').toBeLessThanOrEqual(300);
+    expect.soft(r.delay.video.p95, 'video delay p95, ms').toBeLessThan(NOTICED.delayMs);
+    expect.soft(r.delay.audio.p95, 'audio delay p95, ms').toBeLessThan(NOTICED.delayMs);
+    expect
+      .soft(r.audioMaxGapMs, 'longest gap between audio messages, ms')
+      .toBeLessThanOrEqual(NOTICED.audioGapMs);
     expect
       .soft(r.fpsMin, `video frames in the worst second (each: ${r.fpsPerSecond.join(' ')})`)
-      .toBeGreaterThanOrEqual(3);
+      .toBeGreaterThanOrEqual(NOTICED.fpsMin);
     expect
       .soft(f.undecodable.length, `video frames the receiver could not decode: ${brief(f.undecodable)}`)
       .toBe(0);

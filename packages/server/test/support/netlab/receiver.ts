@@ -16,7 +16,8 @@
  *
  *   node --import tsx packages/server/test/support/netlab/receiver.ts
  */
-import { decodeEvc1, LiveClient } from '@vss/client';
+import { LiveClient } from '@vss/client';
+import { decodeEvc1 } from '@vss/protocol';
 import { WebSocket } from 'ws';
 
 function need(name: string): string {
