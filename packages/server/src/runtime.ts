@@ -145,7 +145,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
         database.pgPool,
         bucket && { objects: bucket, cacheDir: join(config.dataDir, 'segments') },
       )
-    : sqliteStreamStore(config.dataDir, undefined, { objects: bucket });
+    : sqliteStreamStore(config.dataDir, { objects: bucket });
   // DATA_DIR and what in it the next start needs: the SQLite files, and the kept root secret.
   const storage = new StorageWatch(
     config.dataDir,

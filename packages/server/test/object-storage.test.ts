@@ -151,7 +151,7 @@ describe.runIf(ENGINE === 'sqlite')('sealed segments while the bucket cannot tak
     const dir = mkdtempSync(join(tmpdir(), 'vss-later-'));
     // A bucket that does not exist yet: every upload fails until it is created.
     const objects = s3BlobStore({ ...s3.config, bucket: 'created-later' });
-    const store = sqliteStreamStore(dir, undefined, { objects });
+    const store = sqliteStreamStore(dir, { objects });
     try {
       const body = (seq: number) => Buffer.from(`body of ${seq}`);
       await store.appendBatch(

@@ -169,7 +169,7 @@ describe.runIf(ENGINE === 'sqlite')('the SQLite stream store’s write thread', 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('fails the writes in flight when it dies, instead of leaving them waiting, and the next write starts it again', async () => {
-    const store = sqliteStreamStore(dir, 'crash.sqlite');
+    const store = sqliteStreamStore(dir, { file: 'crash.sqlite' });
     try {
       await store.appendBatch(frames('s', 1, 3));
       const thread = store.writes.thread!;
@@ -192,7 +192,7 @@ describe.runIf(ENGINE === 'sqlite')('the SQLite stream store’s write thread', 
   });
 
   it('writes what was posted before closing, and refuses writes after', async () => {
-    const store = sqliteStreamStore(dir, 'close.sqlite');
+    const store = sqliteStreamStore(dir, { file: 'close.sqlite' });
     const posted = [
       store.appendBatch(frames('s', 1, 100, 30_000)),
       store.appendBatch(frames('s', 101, 100, 30_000)),
@@ -201,7 +201,7 @@ describe.runIf(ENGINE === 'sqlite')('the SQLite stream store’s write thread', 
     await Promise.all(posted);
     await expect(store.appendBatch(frames('s', 201, 1))).rejects.toThrow(/closed/);
 
-    const again = sqliteStreamStore(dir, 'close.sqlite');
+    const again = sqliteStreamStore(dir, { file: 'close.sqlite' });
     try {
       expect(await seqsOf(again, 's')).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     } finally {

@@ -347,7 +347,10 @@ export interface Tables {
   oauth_spent_codes: OAuthSpentCodesTable;
 }
 
-/** The query handle every store takes: the database itself or a transaction of it. */
+/**
+ * The query handle every store takes: the database itself or a transaction of it. A function that
+ * reads or writes with its caller's handle takes it first; an optional one goes in trailing options.
+ */
 export type Db = Kysely<Tables>;
 export type Trx = Transaction<Tables>;
 export type Engine = 'sqlite' | 'postgres';

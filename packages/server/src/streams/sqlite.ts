@@ -79,9 +79,9 @@ const SCHEMA = `
  */
 export function sqliteStreamStore(
   dataDir: string,
-  file = 'streams.sqlite',
-  options: { objects?: SegmentObjects | null } = {},
+  options: { file?: string; objects?: SegmentObjects | null } = {},
 ): SqliteStreamStore {
+  const file = options.file ?? 'streams.sqlite';
   const path = join(dataDir, file);
   const root = join(dataDir, file === 'streams.sqlite' ? 'segments' : `${file}.segments`);
   mkdirSync(root, { recursive: true });

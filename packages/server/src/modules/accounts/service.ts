@@ -51,7 +51,7 @@ export function accountsService(deps: {
     /** Creates a user, their organisation and its Default project, and signs them in. */
     /** A user by id, or undefined. */
     userById(id: string) {
-      return store.userById(id);
+      return store.userById(db, id);
     },
 
     async register(email: string, password: string) {
@@ -100,7 +100,7 @@ export function accountsService(deps: {
           Math.max(a.resetInMs, e.resetInMs) / 1000,
         );
 
-      const user = await store.userByEmail(normalized);
+      const user = await store.userByEmail(db, normalized);
       if (!(await verifyPassword(user?.password_hash, password)) || !user) {
         await Promise.all([
           counters.hit(perAddress, THROTTLE_WINDOW_MS),
@@ -137,7 +137,7 @@ export function accountsService(deps: {
     },
 
     async me(userId: string) {
-      const user = await store.userById(userId);
+      const user = await store.userById(db, userId);
       if (!user) throw new Unauthorized('the signed-in user no longer exists');
       return presentUser(user);
     },

@@ -3,10 +3,10 @@ import type { Db, Trx, UsersTable } from '../../db/types.js';
 /** SQL of users and their login sessions. */
 export function accountsStore(db: Db) {
   return {
-    userByEmail(email: string, q: Db | Trx = db): Promise<UsersTable | undefined> {
+    userByEmail(q: Db | Trx, email: string): Promise<UsersTable | undefined> {
       return q.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },
-    userById(id: string, q: Db | Trx = db): Promise<UsersTable | undefined> {
+    userById(q: Db | Trx, id: string): Promise<UsersTable | undefined> {
       return q.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },
     async insertUser(q: Db | Trx, user: UsersTable): Promise<void> {

@@ -89,7 +89,7 @@ export function mcpServer(
       input: { limit: z.number().int().min(1).max(200).default(50).describe('how many, 1 to 200') },
     },
     async ({ limit }) =>
-      (await deps.sessions.list(principal, undefined, limit as number, undefined))
+      (await deps.sessions.list(principal, { limit: limit as number }))
         .slice(0, limit as number)
         .map(presentSession),
   );
@@ -172,7 +172,7 @@ export function mcpServer(
       },
     },
     async (args) => {
-      const { rows, summary } = await deps.billing.usage(principal, undefined, {
+      const { rows, summary } = await deps.billing.usage(principal, {
         from: args.from as string | undefined,
         to: args.to as string | undefined,
         session_id: args.session_id as string | undefined,
@@ -208,7 +208,7 @@ export function mcpServer(
     },
     async ({ name }) =>
       presentSession(
-        await deps.sessions.create(deps.db, principal, undefined, (name as string | undefined) ?? ''),
+        await deps.sessions.create(deps.db, principal, { name: (name as string | undefined) ?? '' }),
       ),
   );
   tool(

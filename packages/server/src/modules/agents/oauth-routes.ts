@@ -215,7 +215,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
         const target = new URL(redirect);
         const where =
           target.protocol === 'http:' || target.protocol === 'https:' ? target.origin : target.protocol;
-        const projects = (await deps.projects.list(request.principal, 200, undefined)).slice(0, 200);
+        const projects = (await deps.projects.list(request.principal, 200)).slice(0, 200);
         const options = projects.map((p) => `<option value="${esc(p.id)}">${esc(p.name)}</option>`).join('');
         const items = scopes
           .map((s) => `<li><strong>${esc(s)}</strong>: ${esc(SCOPE_TEXT[s] ?? s)}</li>`)

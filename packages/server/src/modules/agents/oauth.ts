@@ -252,7 +252,7 @@ export function oauthService(deps: { config: Config; db: Db; store: OAuthStore; 
         return to.toString();
       }
       // The project the user picked on the page (any of their organisation's), else the first.
-      const project = await deps.projects.scope(user, projectId || undefined);
+      const project = await deps.projects.scope(user, { projectId: projectId || undefined });
       const code = randomToken(32);
       await store.insertCode({
         code_hash: hash(code),

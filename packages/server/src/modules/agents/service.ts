@@ -78,7 +78,7 @@ export function agentsService(deps: { config: Config; store: AgentsStore; projec
       const scopes = [...new Set(input.scopes)];
       if (scopes.length === 0 || scopes.some((s) => !(SCOPES as readonly string[]).includes(s)))
         throw new BadRequest(`body.scopes must hold one or more of ${SCOPES.join(', ')}`);
-      const project = await deps.projects.scope(principal, input.project_id);
+      const project = await deps.projects.scope(principal, { projectId: input.project_id });
       const secret = `sat_${randomBase62(32)}`;
       const at = now();
       const row: AgentTokensTable = {

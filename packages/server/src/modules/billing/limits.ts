@@ -83,27 +83,27 @@ export class LimitsCache {
 
   constructor(private readonly store: BillingStore) {}
 
-  /** `q`: the caller's transaction, when there is one (on SQLite a read beside it would wait for it). */
-  get(orgId: string, q?: Db | Trx): OrgUsage | Promise<OrgUsage> {
+  /** `q`: the caller's transaction when there is one, else the database. */
+  get(q: Db | Trx, orgId: string): OrgUsage | Promise<OrgUsage> {
     const e = this.entries.get(orgId);
     if (e && now() - e.at < LIMITS_TTL_MS) return e.usage;
     // Inside a transaction, read with it: waiting on a read made beside it could wait for it.
-    if (q?.isTransaction) return this.read(orgId, q);
+    if (q.isTransaction) return this.read(q, orgId);
     let pending = this.loading.get(orgId);
     if (!pending) {
-      pending = this.read(orgId).finally(() => this.loading.delete(orgId));
+      pending = this.read(q, orgId).finally(() => this.loading.delete(orgId));
       this.loading.set(orgId, pending);
     }
     return pending;
   }
 
   /** The organisation's usage read now, bypassing the cache (and refreshing it). */
-  async read(orgId: string, q?: Db | Trx): Promise<OrgUsage> {
+  async read(q: Db | Trx, orgId: string): Promise<OrgUsage> {
     const at = now();
     const [minutes, bytes, subscribed] = await Promise.all([
-      this.store.minutesSince(orgId, monthStart(at), q),
-      this.store.storedBytes(orgId, q),
-      this.store.hasActiveSubscription(orgId, ACTIVE_STATUSES, q),
+      this.store.minutesSince(q, orgId, monthStart(at)),
+      this.store.storedBytes(q, orgId),
+      this.store.hasActiveSubscription(q, orgId, ACTIVE_STATUSES),
     ]);
     const usage = { minutes, bytes, subscribed };
     this.entries.set(orgId, { usage, at });
@@ -121,8 +121,8 @@ export class LimitsCache {
   }
 
   /** Throws 503 USAGE_LIMITS_EXCEEDED when the organisation is over the free tier without a subscription. */
-  async assert(orgId: string, tier: FreeTier, what: string, q?: Db | Trx): Promise<void> {
-    const usage = await this.get(orgId, q);
+  async assert(q: Db | Trx, orgId: string, tier: FreeTier, what: string): Promise<void> {
+    const usage = await this.get(q, orgId);
     if (usage.subscribed) return;
     const over = exceeded(usage, tier);
     if (over)

@@ -39,9 +39,9 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
     request: FastifyRequest,
     reply: FastifyReply,
     query: Static<typeof usageQuery>,
-    projectId: string | undefined,
+    scope: { projectId?: string } = {},
   ) {
-    const { rows, summary } = await billing.usage(request.principal!, projectId, query);
+    const { rows, summary } = await billing.usage(request.principal!, query, scope);
     const page = paginate(rows, query.limit, request, reply, deps.baseUrl);
     return ok({ summary, records: page.map(presentRecord) });
   }
@@ -59,7 +59,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
         response: { 200: okResponse('A page of usage records, with the totals.', UsageResponse) },
       },
     },
-    (request, reply) => usage(request, reply, request.query, undefined),
+    (request, reply) => usage(request, reply, request.query),
   );
 
   app.get(
@@ -76,7 +76,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<BillingRoutesOptions> = as
         response: { 200: okResponse('A page of usage records, with the totals.', UsageResponse) },
       },
     },
-    (request, reply) => usage(request, reply, request.query, request.params.projectId),
+    (request, reply) => usage(request, reply, request.query, { projectId: request.params.projectId }),
   );
 
   app.get(

@@ -22,7 +22,7 @@ import { billingStore, STORAGE_BYTES, STREAMING_MINUTES, type UsageScope } from 
  */
 export interface UsageGate {
   /** `what` names the refused action in the message; `q` is the caller's transaction, when there is one. */
-  assertWithinLimits(orgId: string, q?: Db | Trx, what?: string): Promise<void>;
+  assertWithinLimits(orgId: string, what: string, opts?: { q?: Db | Trx }): Promise<void>;
   /**
    * What the organisation may store: its stored bytes (at most a few seconds old) and the free
    * tier's storage in bytes; null when a subscription lifts the limit.
@@ -60,7 +60,7 @@ export function presentRecord(r: UsageRecordsTable) {
 }
 
 /** Bytes a session keeps somewhere, read with the transaction `q` of the sync. */
-export type StoredBytes = (sessionId: string, q: Db | Trx) => Promise<number>;
+export type StoredBytes = (q: Db | Trx, sessionId: string) => Promise<number>;
 
 /**
  * Usage metering, the free tier and billing: what each organisation used (participant-minutes of
@@ -116,7 +116,7 @@ export function billingService(deps: {
       level = await store.lockLevel(trx, level);
       const stats = await deps.streams.stats(sessionId);
       let bytes = stats.reduce((n, s) => n + s.bytes, 0);
-      for (const of of storedElsewhere) bytes += await of(sessionId, trx);
+      for (const of of storedElsewhere) bytes += await of(trx, sessionId);
       const delta = bytes - level.bytes;
       if (delta !== 0)
         await store.insertRecords(trx, [
@@ -183,9 +183,9 @@ export function billingService(deps: {
   }
 
   const gate: UsageGate = {
-    assertWithinLimits: (orgId, q, what = 'this') => limits.assert(orgId, tier, what, q),
+    assertWithinLimits: (orgId, what, { q } = {}) => limits.assert(q ?? db, orgId, tier, what),
     async storageAllowance(orgId) {
-      const usage = await limits.get(orgId);
+      const usage = await limits.get(db, orgId);
       return usage.subscribed ? null : { stored: usage.bytes, limit: tier.storageGb * GB };
     },
   };
@@ -206,8 +206,8 @@ export function billingService(deps: {
     /** Usage records (newest first, paged) and the totals over the same filters. */
     async usage(
       principal: Principal,
-      projectId: string | undefined,
       query: { from?: string; to?: string; session_id?: string; limit: number; cursor?: string },
+      { projectId }: { projectId?: string } = {},
     ) {
       const r = range(query);
       const after = decodeCursor(query.cursor);
@@ -253,7 +253,7 @@ export function billingService(deps: {
     /** The current calendar month (UTC): what was used and what it costs at the configured prices. */
     async summary(principal: Principal) {
       const at = now();
-      const usage = await limits.read(principal.orgId);
+      const usage = await limits.read(db, principal.orgId);
       const streaming = cents(usage.minutes * config.pricePerStreamingMinute);
       const storage = cents((usage.bytes / GB) * config.pricePerGbMonth);
       return {
@@ -273,7 +273,7 @@ export function billingService(deps: {
     /** The free-tier limits and whether the organisation is blocked, read fresh. */
     async limits(principal: Principal) {
       return {
-        ...limitsOf(await limits.read(principal.orgId), tier),
+        ...limitsOf(await limits.read(db, principal.orgId), tier),
         billing_portal: deps.provider.name !== 'none',
       };
     },

@@ -79,7 +79,7 @@ export function billingStore(db: Db, engine: Engine) {
     },
 
     /** Participant-minutes of the organisation recorded since `since`. */
-    async minutesSince(orgId: string, since: number, q: Db | Trx = db): Promise<number> {
+    async minutesSince(q: Db | Trx, orgId: string, since: number): Promise<number> {
       const r = await q
         .selectFrom('usage_records')
         .select(sql<number | string | null>`sum(value)`.as('total'))
@@ -91,12 +91,12 @@ export function billingStore(db: Db, engine: Engine) {
     },
 
     /** Bytes the organisation stores now (recordings and exports). */
-    async storedBytes(orgId: string, on: Db | Trx = db): Promise<number> {
-      const q = on
+    async storedBytes(q: Db | Trx, orgId: string): Promise<number> {
+      const r = await q
         .selectFrom('storage_levels')
         .select(sql<number | string | null>`sum(bytes)`.as('total'))
-        .where('org_id', '=', orgId);
-      const r = await q.executeTakeFirst();
+        .where('org_id', '=', orgId)
+        .executeTakeFirst();
       return Number(r?.total ?? 0);
     },
 
@@ -204,11 +204,7 @@ export function billingStore(db: Db, engine: Engine) {
         .execute();
     },
 
-    async hasActiveSubscription(
-      orgId: string,
-      statuses: readonly string[],
-      q: Db | Trx = db,
-    ): Promise<boolean> {
+    async hasActiveSubscription(q: Db | Trx, orgId: string, statuses: readonly string[]): Promise<boolean> {
       const r = await q
         .selectFrom('billing_subscriptions')
         .select('id')

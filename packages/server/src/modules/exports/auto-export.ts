@@ -77,7 +77,7 @@ export function autoExportService(deps: {
         const session = await store.session(trx, sessionId);
         // Deleted meanwhile, or already exported by an earlier handling of the same announcement.
         if (!session || (await store.exported(trx, sessionId))) return;
-        await deps.gate.assertWithinLimits(e.orgId, trx, 'an auto-export');
+        await deps.gate.assertWithinLimits(e.orgId, 'an auto-export', { q: trx });
         const input: ExportInput = { layout: 'grid', orientation: 'landscape', ...options };
         await deps.exports.enqueueOf(trx, { ...session, org_id: e.orgId }, input, {
           where: 'body',
@@ -106,7 +106,7 @@ export function autoExportService(deps: {
   return {
     /** The project's preset (never set: disabled, no options). Any role may read it. */
     async get(principal: Principal, projectId: string): Promise<AutoExportPreset> {
-      const project = await deps.projects.scope(principal, projectId);
+      const project = await deps.projects.scope(principal, { projectId });
       return present(await store.get(db, project.id));
     },
 
@@ -119,7 +119,7 @@ export function autoExportService(deps: {
       projectId: string,
       input: { enabled: boolean; options: PresetOptions & Partial<ExportInput> },
     ): Promise<AutoExportPreset> {
-      const project = await deps.projects.scope(principal, projectId);
+      const project = await deps.projects.scope(principal, { projectId });
       requireRole(principal, 'admin');
       for (const field of ['focus', 'from_ts', 'to_ts'] as const)
         if (input.options[field] !== undefined)

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { Config } from '../../config.js';
-import type { Trx } from '../../db/types.js';
+import type { Db, Trx } from '../../db/types.js';
 import type { ClaimedJob, JobKind, Outcome } from '../../jobs/queue.js';
 import { now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
@@ -56,6 +56,7 @@ export function renderJob(deps: {
   config: Config;
   /** the ffmpeg binary (chosen and logged at start), null when the machine has none */
   ffmpeg: string | null;
+  db: Db;
   store: ExportsStore;
   streams: StreamStore;
   files: ExportFiles;
@@ -118,7 +119,7 @@ export function renderJob(deps: {
       });
       // Complete files only ever appear under the final name: a reader sees all of it or nothing.
       await files.store(id, part);
-      const current = await store.forJob(id);
+      const current = await store.forJob(deps.db, id);
       if (!current || current.status !== 'processing') {
         // The session was deleted, or a participant redacted, while this rendered: keep nothing.
         await files.remove(id);
@@ -173,7 +174,7 @@ export function renderJob(deps: {
 
   /** Publishes the export's outcome, the job as `getExport` shows it, in the transaction that records it. */
   async function announce(trx: Trx, type: 'export.completed' | 'export.failed', id: string, at: number) {
-    const row = (await store.forJob(id, trx))!;
+    const row = (await store.forJob(trx, id))!;
     await deps.bus.emit(trx, type, {
       at,
       orgId: row.org_id,

@@ -83,8 +83,8 @@ export function exportsService(deps: {
       input: ExportInput,
       where: 'query' | 'body' = 'query',
     ): Promise<{ job_id: string }> {
-      const session = await deps.sessions.get(principal, sessionId, undefined, q);
-      await deps.gate.assertWithinLimits(principal.orgId, q, 'export');
+      const session = await deps.sessions.get(principal, sessionId, { q });
+      await deps.gate.assertWithinLimits(principal.orgId, 'export', { q });
       return this.enqueueOf(q, { ...session, org_id: principal.orgId }, input, { where, auto: false });
     },
 
@@ -180,7 +180,7 @@ export function exportsService(deps: {
 
     async get(principal: Principal, id: string): Promise<ExportJob> {
       const project = await deps.projects.scope(principal);
-      const row = await store.byId(project.id, id);
+      const row = await store.byId(db, project.id, id);
       if (!row) throw new NotFound('export job not found');
       return present(row);
     },
@@ -232,8 +232,8 @@ export function exportsService(deps: {
     },
 
     /** Bytes of the session's completed export files; `q`: the caller's transaction. */
-    storedBytes(sessionId: string, q?: Db | Trx): Promise<number> {
-      return store.completedBytes(sessionId, q);
+    storedBytes(q: Db | Trx, sessionId: string): Promise<number> {
+      return store.completedBytes(q, sessionId);
     },
 
     /** Deletes a session's exports, their pending jobs and their files (when the session is deleted). */

@@ -11,7 +11,7 @@ export function exportsStore(db: Db) {
       await q.insertInto('exports').values(row).execute();
     },
 
-    byId(projectId: string, id: string, q: Db | Trx = db): Promise<ExportsTable | undefined> {
+    byId(q: Db | Trx, projectId: string, id: string): Promise<ExportsTable | undefined> {
       return q
         .selectFrom('exports')
         .selectAll()
@@ -21,7 +21,7 @@ export function exportsStore(db: Db) {
     },
 
     /** The worker's view (no tenant: the job names the export). */
-    forJob(id: string, q: Db | Trx = db): Promise<ExportsTable | undefined> {
+    forJob(q: Db | Trx, id: string): Promise<ExportsTable | undefined> {
       return q.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
@@ -33,7 +33,7 @@ export function exportsStore(db: Db) {
         .where('id', '=', id)
         .where('status', 'in', ['queued', 'processing'])
         .executeTakeFirst();
-      return Number(res.numUpdatedRows) === 0 ? undefined : this.forJob(id);
+      return Number(res.numUpdatedRows) === 0 ? undefined : this.forJob(db, id);
     },
 
     async progress(id: string, attempt: number, permille: number): Promise<void> {
@@ -145,7 +145,7 @@ export function exportsStore(db: Db) {
     },
 
     /** Bytes of the session's completed export files (counted as stored bytes). */
-    async completedBytes(sessionId: string, q: Db | Trx = db): Promise<number> {
+    async completedBytes(q: Db | Trx, sessionId: string): Promise<number> {
       const r = await q
         .selectFrom('exports')
         .select(sql<number | string | null>`sum(size_bytes)`.as('total'))

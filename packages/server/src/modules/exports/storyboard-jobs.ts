@@ -58,7 +58,7 @@ export function storyboardsService(deps: {
   log: FastifyBaseLogger;
 }) {
   const { config, db } = deps;
-  const store = storyboardStore(db);
+  const store = storyboardStore();
   const files = storyboardFiles(deps.blobs);
   const dir = join(config.dataDir, 'exports');
 
@@ -89,7 +89,7 @@ export function storyboardsService(deps: {
       const { session_id: sessionId, making } = job.payload;
       if (job.attempt > MAX_ATTEMPTS)
         return { ok: false, final: true, error: `the storyboard was interrupted ${MAX_ATTEMPTS} times` };
-      const row = await store.byId(sessionId);
+      const row = await store.byId(db, sessionId);
       const session = await deps.sessions.findAny(sessionId);
       // Deleted (with a row queued in a race with the deletion: it goes too), or made again since.
       if (row && !session) await store.delete(db, sessionId);
@@ -117,7 +117,7 @@ export function storyboardsService(deps: {
         });
         if (!grid) return { ok: true, detail: { none: true } };
         await files.store(sessionId, making, part);
-        const now = await store.byId(sessionId);
+        const now = await store.byId(db, sessionId);
         if (!now || now.created_at !== making) {
           // Deleted, or made again, while this rendered: keep nothing.
           await files.remove(sessionId, making);
@@ -154,7 +154,7 @@ export function storyboardsService(deps: {
   return {
     /** Where a session's storyboard stands (its sprite's grid once made). */
     async state(session: Pick<SessionsTable, 'id' | 'ended_at'>): Promise<StoryboardState> {
-      const row = await store.byId(session.id);
+      const row = await store.byId(db, session.id);
       if (!row) {
         // Never queued: say "no video" when that is why there will never be one.
         const stats = await deps.streams.stats(session.id);
@@ -181,7 +181,7 @@ export function storyboardsService(deps: {
      * none yet; its making will not see them.
      */
     async remake(sessionId: string): Promise<void> {
-      const row = await store.byId(sessionId);
+      const row = await store.byId(db, sessionId);
       if (!row) return;
       await queue(db, sessionId);
       await files.remove(sessionId, row.created_at);

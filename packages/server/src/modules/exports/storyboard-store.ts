@@ -9,8 +9,8 @@ import type { StoryboardGrid } from './storyboard.js';
  * a render records its outcome only while the row still names its making, so that a render
  * overtaken by a newer one keeps nothing.
  */
-export function storyboardStore(db: Db) {
-  const byId = (sessionId: string, q: Db | Trx = db) =>
+export function storyboardStore() {
+  const byId = (q: Db | Trx, sessionId: string) =>
     q.selectFrom('storyboards').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
   const finished = (q: Trx, sessionId: string, making: number, set: Partial<StoryboardsTable>) =>
     q
@@ -26,7 +26,7 @@ export function storyboardStore(db: Db) {
 
     /** Queues a (new) making of a session's storyboard; returns its `created_at`. */
     async queue(q: Trx, sessionId: string): Promise<number> {
-      const before = await byId(sessionId, q);
+      const before = await byId(q, sessionId);
       // Strictly after the making it replaces, even within one millisecond.
       const at = Math.max(now(), (before?.created_at ?? 0) + 1);
       const row = { status: 'queued', error: null, created_at: at, completed_at: null };

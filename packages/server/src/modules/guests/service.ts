@@ -79,7 +79,7 @@ export function guestsService(deps: {
       sessionId: string,
       input: { expires_in_minutes?: number; max_uses?: number; can_publish?: boolean },
     ) {
-      const session = await deps.sessions.get(principal, sessionId, undefined, q);
+      const session = await deps.sessions.get(principal, sessionId, { q });
       if (session.ended_at !== null) throw new Conflict('the session has ended: nobody can join it any more');
       const token = randomToken(32);
       const now = Date.now();

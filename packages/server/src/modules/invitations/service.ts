@@ -44,9 +44,9 @@ export function invitationsService(deps: {
   return {
     async create(q: Db | Trx, principal: Principal, projectId: string, email: string, role: string) {
       requireRole(principal, 'admin');
-      const project = await deps.projects.inOrg(principal, projectId, q);
+      const project = await deps.projects.inOrg(principal, projectId, { q });
       const normalized = email.trim().toLowerCase();
-      if (await store.memberByEmail(project.org_id, normalized, q))
+      if (await store.memberByEmail(q, project.org_id, normalized))
         throw new Conflict('this email already belongs to a member of the organisation');
       const token = randomToken(32);
       const t = now();

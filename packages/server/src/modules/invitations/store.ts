@@ -23,7 +23,7 @@ export function invitationsStore(db: Db) {
         .executeTakeFirst();
       return Number(res.numDeletedRows) > 0;
     },
-    memberByEmail(orgId: string, email: string, q: Db | Trx = db) {
+    memberByEmail(q: Db | Trx, orgId: string, email: string) {
       return q
         .selectFrom('users')
         .select('id')

@@ -62,7 +62,7 @@ export function keysService(deps: {
     /** Issues a key for a project of the caller's organisation; the raw secret is returned this once. */
     async create(q: Db | Trx, principal: Principal, kind: KeyKind, projectId: string, label: string | null) {
       requireRole(principal, 'admin');
-      const project = await projects.inOrg(principal, projectId, q);
+      const project = await projects.inOrg(principal, projectId, { q });
       const secret = PREFIX[kind] + randomBase62(32);
       const row: ApiKeysTable = {
         id: newId(),

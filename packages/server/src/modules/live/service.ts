@@ -64,7 +64,7 @@ export function liveService(deps: {
    */
   const mayStart = (orgId: string, session: SessionsTable) =>
     session.started_at === null
-      ? deps.gate.assertWithinLimits(orgId, undefined, 'joining a session that has not started')
+      ? deps.gate.assertWithinLimits(orgId, 'joining a session that has not started')
       : Promise.resolve();
   return {
     /** What a session records: its rules, pause and resume. */

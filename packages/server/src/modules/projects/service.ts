@@ -54,11 +54,16 @@ export function projectsService(deps: { store: ProjectsStore; reads: RequestRead
 
     /**
      * A project of the caller's organisation, for management routes (a key acts
-     * for its whole organisation there). Anything outside the organisation is 404.
+     * for its whole organisation there). Anything outside the organisation is 404. `q`: the
+     * caller's transaction, when there is one.
      */
-    async inOrg(principal: Principal, projectId: string, q?: Db | Trx): Promise<ProjectsTable> {
+    async inOrg(
+      principal: Principal,
+      projectId: string,
+      { q }: { q?: Db | Trx } = {},
+    ): Promise<ProjectsTable> {
       const p = await (q
-        ? store.byId(principal.orgId, projectId, q)
+        ? store.byId(q, principal.orgId, projectId)
         : deps.reads.project(principal.orgId, projectId));
       if (!p) throw projectNotFound();
       return p;
@@ -70,7 +75,10 @@ export function projectsService(deps: { store: ProjectsStore; reads: RequestRead
      * else the organisation's first project. Another project is 404, never 403.
      * `q` is the caller's transaction when there is one: on SQLite a read outside it would wait for it.
      */
-    async scope(principal: Principal, projectId?: string, q?: Db | Trx): Promise<ProjectRef> {
+    async scope(
+      principal: Principal,
+      { projectId, q }: { projectId?: string; q?: Db | Trx } = {},
+    ): Promise<ProjectRef> {
       // A key's project is part of the key: projects are never deleted, so there is nothing to re-read.
       if (principal.keyProjectId !== null) {
         if (projectId !== undefined && projectId !== principal.keyProjectId) throw projectNotFound();
@@ -78,13 +86,13 @@ export function projectsService(deps: { store: ProjectsStore; reads: RequestRead
       }
       const wanted = projectId ?? principal.projectHint;
       const p = wanted
-        ? await (q ? store.byId(principal.orgId, wanted, q) : deps.reads.project(principal.orgId, wanted))
-        : await store.first(principal.orgId, q);
+        ? await (q ? store.byId(q, principal.orgId, wanted) : deps.reads.project(principal.orgId, wanted))
+        : await store.first(q ?? store.db, principal.orgId);
       if (!p) throw projectNotFound();
       return p;
     },
 
-    list(principal: Principal, limit: number, cursor: string | undefined) {
+    list(principal: Principal, limit: number, cursor?: string) {
       return store.list(principal.orgId, limit + 1, decodeCursor(cursor));
     },
 

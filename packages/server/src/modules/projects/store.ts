@@ -1,13 +1,17 @@
 import { keysetPage, type Cursor } from '../../db/keyset.js';
 import type { Db, ProjectsTable, Trx } from '../../db/types.js';
 
-/** SQL of projects; every query names the organisation. */
+/**
+ * SQL of projects; every query names the organisation. A read that may be part of a caller's
+ * transaction takes its handle first; outside any, the caller passes `db`, the database itself.
+ */
 export function projectsStore(db: Db) {
   return {
+    db,
     async insert(q: Db | Trx, row: ProjectsTable): Promise<void> {
       await q.insertInto('projects').values(row).execute();
     },
-    byId(orgId: string, id: string, q: Db | Trx = db): Promise<ProjectsTable | undefined> {
+    byId(q: Db | Trx, orgId: string, id: string): Promise<ProjectsTable | undefined> {
       return q
         .selectFrom('projects')
         .selectAll()
@@ -16,7 +20,7 @@ export function projectsStore(db: Db) {
         .executeTakeFirst();
     },
     /** The organisation's first project: the default scope of a dashboard user. */
-    first(orgId: string, q: Db | Trx = db): Promise<ProjectsTable | undefined> {
+    first(q: Db | Trx, orgId: string): Promise<ProjectsTable | undefined> {
       return q
         .selectFrom('projects')
         .selectAll()

@@ -198,7 +198,7 @@ export function recordingsService(deps: {
 
     /** A replay link: a random token, kept hashed, valid 1 to 43200 minutes. */
     async createLink(q: Db | Trx, principal: Principal, sessionId: string, minutes = DEFAULT_LINK_MINUTES) {
-      const session = await deps.sessions.get(principal, sessionId, undefined, q);
+      const session = await deps.sessions.get(principal, sessionId, { q });
       const token = randomToken(32);
       const t = now();
       const expires = t + minutes * MINUTE_MS;

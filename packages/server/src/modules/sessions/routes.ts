@@ -47,7 +47,10 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
         status: 201,
         body: ok(
           presentSession(
-            await sessions.create(trx, request.principal!, request.params.projectId, request.body.name ?? ''),
+            await sessions.create(trx, request.principal!, {
+              projectId: request.params.projectId,
+              name: request.body.name ?? '',
+            }),
           ),
         ),
       })),
@@ -67,7 +70,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
       deps.idempotency.run(request, reply, async (trx) => ({
         status: 201,
         body: ok(
-          presentSession(await sessions.create(trx, request.principal!, undefined, request.body.name ?? '')),
+          presentSession(await sessions.create(trx, request.principal!, { name: request.body.name ?? '' })),
         ),
       })),
   );
@@ -88,7 +91,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
     async (request) =>
       ok(
         presentSession(
-          await sessions.get(request.principal!, request.params.sessionId, request.params.projectId),
+          await sessions.get(request.principal!, request.params.sessionId, {
+            projectId: request.params.projectId,
+          }),
         ),
       ),
   );
@@ -129,13 +134,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      const rows = await sessions.list(
-        request.principal!,
-        undefined,
-        request.query.limit,
-        request.query.cursor,
-      );
-      return ok(paginate(rows, request.query.limit, request, reply, base).map(presentSession));
+      const { limit, cursor } = request.query;
+      const rows = await sessions.list(request.principal!, { limit, cursor });
+      return ok(paginate(rows, limit, request, reply, base).map(presentSession));
     },
   );
 
@@ -146,13 +147,13 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
       schema: { ...listSchema, operationId: 'listProjectSessions', params: ProjectParams },
     },
     async (request, reply) => {
-      const rows = await sessions.list(
-        request.principal!,
-        request.params.projectId,
-        request.query.limit,
-        request.query.cursor,
-      );
-      return ok(paginate(rows, request.query.limit, request, reply, base).map(presentSession));
+      const { limit, cursor } = request.query;
+      const rows = await sessions.list(request.principal!, {
+        projectId: request.params.projectId,
+        limit,
+        cursor,
+      });
+      return ok(paginate(rows, limit, request, reply, base).map(presentSession));
     },
   );
 

@@ -60,9 +60,13 @@ export function sessionsService(deps: {
   const { store, projects, bus } = deps;
 
   return {
-    async create(q: Db | Trx, principal: Principal, projectId: string | undefined, name: string) {
-      const project = await projects.scope(principal, projectId, q);
-      await deps.gate.assertWithinLimits(project.org_id, q, 'session creation');
+    async create(
+      q: Db | Trx,
+      principal: Principal,
+      { projectId, name }: { projectId?: string; name: string },
+    ) {
+      const project = await projects.scope(principal, { projectId, q });
+      await deps.gate.assertWithinLimits(project.org_id, 'session creation', { q });
       const row: SessionsTable = {
         id: newId(),
         project_id: project.id,
@@ -99,26 +103,26 @@ export function sessionsService(deps: {
       return store.byIdOnly(sessionId, false);
     },
 
-    /** A session of the caller's project scope; 404 when missing or in another project. */
+    /**
+     * A session of the caller's project scope; 404 when missing or in another project. `q`: the
+     * caller's transaction, when there is one (on SQLite a read beside it would wait for it).
+     */
     async get(
       principal: Principal,
       sessionId: string,
-      projectId?: string,
-      q?: Db | Trx,
+      { projectId, q }: { projectId?: string; q?: Db | Trx } = {},
     ): Promise<SessionsTable> {
-      const project = await projects.scope(principal, projectId, q);
-      const s = await (q ? store.byId(project.id, sessionId, q) : deps.reads.session(project.id, sessionId));
+      const project = await projects.scope(principal, { projectId, q });
+      const s = await (q ? store.byId(q, project.id, sessionId) : deps.reads.session(project.id, sessionId));
       if (!s) throw sessionNotFound();
       return s;
     },
 
     async list(
       principal: Principal,
-      projectId: string | undefined,
-      limit: number,
-      cursor: string | undefined,
+      { projectId, limit, cursor }: { projectId?: string; limit: number; cursor?: string },
     ) {
-      const project = await projects.scope(principal, projectId);
+      const project = await projects.scope(principal, { projectId });
       return store.list(project.id, limit + 1, decodeCursor(cursor));
     },
 

@@ -7,7 +7,7 @@ export function sessionsStore(db: Db) {
     async insert(q: Db | Trx, row: SessionsTable): Promise<void> {
       await q.insertInto('sessions').values(row).execute();
     },
-    byId(projectId: string, id: string, q: Db | Trx = db): Promise<SessionsTable | undefined> {
+    byId(q: Db | Trx, projectId: string, id: string): Promise<SessionsTable | undefined> {
       return q
         .selectFrom('sessions')
         .selectAll()

@@ -160,7 +160,7 @@ export function webhooksService(deps: {
     ) {
       requireRole(principal, 'admin');
       // Within the caller's transaction: on SQLite a read outside it would wait for it.
-      const project = await projects.scope(principal, undefined, q);
+      const project = await projects.scope(principal, { q });
       const secret = newSecret();
       const at = now();
       const row: WebhooksTable = {
