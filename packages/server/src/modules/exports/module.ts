@@ -50,7 +50,7 @@ export function exportsModule(
     gate: billing.gate,
   });
   core.jobs.register(renderJob({ ...core, ffmpeg, store, files }));
-  billing.countStored((sessionId, q) => exports.storedBytes(sessionId, q));
+  billing.countStored((q, sessionId) => exports.storedBytes(q, sessionId));
   const autoExport = autoExportService({ ...core, projects, exports, gate: billing.gate });
   const storyboards = storyboardsService({ ...core, ffmpeg, sessions, recordings });
   // The exports first: what still shows a redacted person must go, whatever the storyboard does.
