@@ -352,13 +352,13 @@ export class JobQueue {
       : outcome.release
         ? { release: true }
         : { runAt: nextRunAt, error: outcome.error ?? 'failed', at };
-    this.opts.metrics?.attempt(job.kind, outcome, nextRunAt !== null);
+    // Counted once the settlement is over: whoever sees the count moved sees the job's new state.
     await transaction(this.opts.db, async (trx) => {
       const owned = await this.store.settle(trx, job.id, job.attempt, how, at);
       // Another worker took the job over after our lease ran out: its attempt is the one on record.
       if (!owned || outcome.release) return;
       await kind.settle?.(trx, job, outcome, nextRunAt);
-    });
+    }).finally(() => this.opts.metrics?.attempt(job.kind, outcome, nextRunAt !== null));
     if (nextRunAt !== null) this.schedule(nextRunAt);
   }
 
