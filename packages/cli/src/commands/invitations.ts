@@ -78,7 +78,10 @@ export function register(program: Command): void {
     .command('redeem <token>')
     .description('accept an invitation: moves the signed-in user into the inviting organisation')
     .option('--email <email>', 'the invited account, to sign in as (default VSS_EMAIL)')
-    .addHelpText('after', SIGN_IN_HELP)
+    .addHelpText(
+      'after',
+      `${SIGN_IN_HELP}\nA token that begins with "-" (issued by an older server) goes after "--": vss invitations redeem -- -Xy…`,
+    )
     .action(async (token: string, _o, cmd: Command) => {
       const m = await asUser(cmd, (vss) => vss.post('/v1/invitations/redeem', { body: { token } }));
       printDone(cmd, `${m.user_id} is now ${m.role} of organisation ${m.org_id}`, m);

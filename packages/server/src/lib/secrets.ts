@@ -14,9 +14,17 @@ export function randomBase62(bytes: number): string {
   return out;
 }
 
-/** Random URL-safe token with `bytes` bytes of entropy. */
+/**
+ * Random URL-safe token with `bytes` bytes of entropy (base64url). It never begins with `-`: one
+ * in 64 would, and a command line reads such an argument as an option (`vss invitations redeem
+ * -Xy…` fails with "unknown option"). A draw that does is drawn again, which costs less than a
+ * bit of entropy.
+ */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
+  for (;;) {
+    const token = randomBytes(bytes).toString('base64url');
+    if (!token.startsWith('-')) return token;
+  }
 }
 
 /** HMAC-SHA256 as lowercase hex: how every secret we issue is stored. */
