@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -5,6 +6,13 @@ const pg = process.env.TEST_DATABASE_URL;
 if (!pg) console.log('[vss] PostgreSQL variant skipped: TEST_DATABASE_URL is not set (.ci/run sets it).');
 if (!process.env.TEST_REDIS_URL)
   console.log('[vss] Redis variants skipped: TEST_REDIS_URL is not set (.ci/run sets it).');
+
+// The API's files (SQLite, and PostgreSQL beside it) run two at a time even on two cores, where
+// vitest would run one: most of their time is spent waiting on sockets, ffmpeg and timers, not
+// computing. They share their worker's modules instead of loading the server again for every file
+// (isolate: false), which was a third of their time; so a file must leave no global state behind:
+// each app it starts is closed and the clock it moved is restored (test/support/README.md).
+const API_FILES = { maxWorkers: Math.max(2, availableParallelism() - 1), isolate: false };
 
 export default defineConfig({
   resolve: {
@@ -24,6 +32,7 @@ export default defineConfig({
           include: ['packages/*/test/**/*.test.ts'],
           exclude: ['packages/web/test/**', 'packages/*/test/network/**'],
           env: { VSS_TEST_ENGINE: 'sqlite' },
+          ...API_FILES,
         },
       },
       // The dashboard in Chromium: after the other projects, one file at a time, so that a browser
@@ -65,6 +74,7 @@ export default defineConfig({
                 // The command line talks HTTP to the server, whatever the engine behind it: once is enough.
                 exclude: ['packages/web/test/**', 'packages/cli/test/**', 'packages/*/test/network/**'],
                 env: { VSS_TEST_ENGINE: 'postgres' },
+                ...API_FILES,
               },
             },
           ]
