@@ -99,4 +99,16 @@ describe('the domain event bus', () => {
     await bus.emit(database.db, 'participant.joined', { ...tenant, data });
     expect(told).toEqual(['in transaction', 'in transaction', 'committed']);
   });
+
+  it('stamps an event with the time of its emission unless the producer gives one', async () => {
+    const bus = new EventBus();
+    const data = { user_id: 'u', display_name: 'U' };
+    const before = Date.now();
+    // A producer passing its optional time along, unset, still gets an event with a time.
+    const unset = await bus.emit(database.db, 'participant.joined', { ...tenant, at: undefined, data });
+    expect(unset.at).toBeGreaterThanOrEqual(before);
+    expect(unset.at).toBeLessThanOrEqual(Date.now());
+    const given = await bus.emit(database.db, 'participant.joined', { ...tenant, at: 7, data });
+    expect(given.at).toBe(7);
+  });
 });

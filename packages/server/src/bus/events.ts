@@ -72,7 +72,8 @@ export class EventBus {
    * transactional listeners run now, with it; the others once it commits. Returns the event.
    */
   async emit<K extends EventType>(db: Db | Trx, type: K, event: Emitted<K>): Promise<DomainEvent<K>> {
-    const full = { id: newId(), at: now(), ...event, type } as DomainEvent<K>;
+    // `at` is the producer's time when it gives one (an event stamped when its change happened).
+    const full = { ...event, id: newId(), at: event.at ?? now(), type } as DomainEvent<K>;
     const any = full as unknown as AnyDomainEvent;
     for (const h of [...(this.txHandlers.get(type) ?? []), ...(this.txHandlers.get('*') ?? [])]) {
       await h(db as Trx, any);
