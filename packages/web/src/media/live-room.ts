@@ -9,6 +9,7 @@ import {
   LIVE_ERRORS,
   RECEIVER_KEYFRAME_INTERVAL_MS,
   parseMediaStream,
+  TRACK_KINDS,
   type ControlFrame,
   type TrackKind,
 } from '@vss/protocol';
@@ -314,12 +315,12 @@ export class LiveRoom {
       case 'leave':
         if (c.user_id === this.opts.userId) return;
         this.departed.add(c.user_id);
-        for (const kind of ['mic', 'cam', 'screen'] as const) this.dropTrack(c.user_id, kind);
+        for (const kind of TRACK_KINDS) this.dropTrack(c.user_id, kind);
         return this.set(afterLeave(s, c.user_id));
       case 'track.published':
       case 'track.unpublished': {
-        const kind = String(d.kind) as TrackKind;
-        if (!['cam', 'mic', 'screen'].includes(kind)) return;
+        const kind = TRACK_KINDS.find((k) => k === d.kind);
+        if (!kind) return;
         const on = c.event === 'track.published';
         if (!on) this.dropTrack(c.user_id, kind);
         const video = on || kind === 'mic' ? s.video : withVideoState(s.video, c.user_id, kind, null);
@@ -348,12 +349,13 @@ export class LiveRoom {
         // Refused by a server that is restarting: the reconnect that follows is what to show.
         if (d.code === LIVE_ERRORS.UNAVAILABLE) return;
         return this.set({ error: typeof d.message === 'string' ? d.message : String(d.code) });
-      default: {
+      case 'removed':
         // The host removed this participant: the final close follows.
-        if (String(c.event) === 'removed') return this.ended('removed');
+        return this.ended('removed');
+      case 'recording': {
         // Paused, resumed, or other rules: whether (and what of) everyone is being recorded.
-        const recording = String(c.event) === 'recording' ? readRecordingStatus(c.data) : null;
-        if (recording) this.set({ recording });
+        const recording = readRecordingStatus(c.data);
+        return recording ? this.set({ recording }) : undefined;
       }
     }
   }
