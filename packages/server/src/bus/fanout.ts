@@ -1,21 +1,47 @@
+import type { ControlEvent } from '@vss/protocol';
 import { Redis } from 'ioredis';
 
-/** What crosses processes for one live session: a recorded message or a control signal. */
-export interface FanoutMessage {
-  kind: 'message' | 'control';
-  /** the connection that caused it (its own process skips it when delivering) */
+/** What every message between processes carries. */
+interface Routed {
+  /** the connection that caused it (its own process skips it when delivering; '' for none) */
   fromConn: string;
-  streamType?: string;
   timestampMs: number;
+}
+
+/** A recorded or relayed message (media, chat, the director's commands), for the members. */
+export interface FanoutMedia extends Routed {
+  kind: 'message';
+  streamType: string;
   seq?: number;
   /** a media message's video layer (absent: 0) */
   layer?: number;
-  event?: string;
-  userId?: string;
-  data?: Record<string, unknown>;
   /** message payload bytes */
-  payload?: Buffer;
+  payload: Buffer;
 }
+
+/** A control frame for the session's clients, as the live protocol defines it. */
+export interface FanoutControl extends Routed {
+  kind: 'control';
+  event: ControlEvent;
+  userId: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * A signal between processes about one participant, never sent to a client as such: `redacted`
+ * (refuse their media here too), `replace` (a newer connection of theirs joined elsewhere: close
+ * this process's one), `remove` (the host removed them: close theirs here).
+ */
+export interface FanoutInternal extends Routed {
+  kind: 'internal';
+  event: InternalEvent;
+  userId: string;
+}
+export type InternalEvent = 'redacted' | 'replace' | 'remove';
+const INTERNAL_EVENTS: ReadonlySet<string> = new Set<InternalEvent>(['redacted', 'replace', 'remove']);
+
+/** What crosses processes for one live session. */
+export type FanoutMessage = FanoutMedia | FanoutControl | FanoutInternal;
 
 type Handler = (message: FanoutMessage) => void;
 
@@ -72,22 +98,36 @@ export function memoryFanout(): Fanout {
 
 /**
  * Encodes a message for the wire: uint32 length of a JSON header, the header, then the payload.
- * The node id in the header lets a process drop its own echoes.
+ * The node id in the header lets a process drop its own echoes. An internal signal goes out as a
+ * `control` header, as it always has: processes of two versions, side by side during a rolling
+ * deploy, still understand each other.
  */
 function encode(nodeId: string, m: FanoutMessage): Buffer {
-  const { payload, ...meta } = m;
+  const meta =
+    m.kind === 'message'
+      ? { ...m, payload: undefined }
+      : m.kind === 'internal'
+        ? { ...m, kind: 'control' }
+        : m;
   const header = Buffer.from(JSON.stringify({ ...meta, node: nodeId }), 'utf8');
   const len = Buffer.alloc(4);
   len.writeUInt32BE(header.length);
-  return Buffer.concat([len, header, payload ?? Buffer.alloc(0)]);
+  return Buffer.concat([len, header, m.kind === 'message' ? m.payload : Buffer.alloc(0)]);
 }
 
 function decode(buf: Buffer): { node: string; message: FanoutMessage } {
   const len = buf.readUInt32BE(0);
-  const header = JSON.parse(buf.subarray(4, 4 + len).toString('utf8')) as FanoutMessage & { node: string };
+  const header = JSON.parse(buf.subarray(4, 4 + len).toString('utf8')) as Record<string, unknown> & {
+    node: string;
+    kind: string;
+    event?: string;
+  };
   const { node, ...meta } = header;
-  const payload = buf.subarray(4 + len);
-  return { node, message: { ...meta, ...(meta.kind === 'message' ? { payload } : {}) } };
+  if (meta.kind === 'message')
+    return { node, message: { ...meta, payload: buf.subarray(4 + len) } as FanoutMedia };
+  if (INTERNAL_EVENTS.has(meta.event ?? ''))
+    return { node, message: { ...meta, kind: 'internal' } as FanoutInternal };
+  return { node, message: { data: {}, ...meta } as FanoutControl };
 }
 
 /**

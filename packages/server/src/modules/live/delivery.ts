@@ -1,5 +1,5 @@
 import { isEvc1, parseMediaStream, type ControlEvent, type Layer } from '@vss/protocol';
-import type { FanoutMessage } from '../../bus/fanout.js';
+import type { FanoutControl, FanoutMedia } from '../../bus/fanout.js';
 import type { LayerRates, MediaInfo } from './layers.js';
 import { controlText, messageBinary, messageText } from './frames.js';
 import type { LiveConnection } from './connection.js';
@@ -28,15 +28,17 @@ export function sendError(conn: LiveConnection, code: string, message: string, i
  */
 export function deliver(
   members: Iterable<{ conn: LiveConnection }>,
-  m: FanoutMessage,
+  m: FanoutMedia | FanoutControl,
   rates?: LayerRates,
 ): void {
   let text: Buffer | undefined;
   let binary: Buffer | undefined;
-  const info = m.kind === 'message' ? mediaInfo(m) : null;
-  if (info && !info.audio) rates?.saw(info.track, info.layer, m.payload!.length, Date.now(), info.key);
+  const media = m.kind === 'message' ? m : undefined;
+  const info = media ? mediaInfo(media) : null;
+  if (media && info && !info.audio)
+    rates?.saw(info.track, info.layer, media.payload.length, Date.now(), info.key);
   const build = (asBinary: boolean) =>
-    asBinary ? (binary ??= binaryMessage(m)) : (text ??= Buffer.from(textFrame(m), 'utf8'));
+    asBinary && media ? (binary ??= binaryMessage(media)) : (text ??= Buffer.from(textFrame(m), 'utf8'));
   for (const { conn } of members) {
     if (conn.id === m.fromConn) continue;
     if (info) conn.sendMedia(info, build);
@@ -45,10 +47,10 @@ export function deliver(
 }
 
 /** What receivers need to know of a media message: whose track, which layer, a key frame or not. */
-function mediaInfo(m: FanoutMessage): MediaInfo | null {
-  const media = parseMediaStream(m.streamType!);
+function mediaInfo(m: FanoutMedia): MediaInfo | null {
+  const media = parseMediaStream(m.streamType);
   if (!media) return null;
-  const payload = m.payload!;
+  const payload = m.payload;
   const audio = media.kind === 'mic';
   // EVC1 flags bit 0 (docs/protocol.md §5); a JPEG picture stands alone.
   const key = audio || (isEvc1(payload) ? payload.length > 5 && (payload[5]! & 1) === 1 : true);
@@ -63,13 +65,11 @@ function mediaInfo(m: FanoutMessage): MediaInfo | null {
   };
 }
 
-function textFrame(m: FanoutMessage): string {
-  // The bus's process-internal notices (a redaction, a replacement) are handled before delivery.
-  if (m.kind === 'control')
-    return controlText(m.event as ControlEvent, m.userId!, m.timestampMs, m.data ?? {});
-  return messageText(m.streamType!, m.timestampMs, m.seq ?? 0, m.payload!);
+function textFrame(m: FanoutMedia | FanoutControl): string {
+  if (m.kind === 'control') return controlText(m.event, m.userId, m.timestampMs, m.data);
+  return messageText(m.streamType, m.timestampMs, m.seq ?? 0, m.payload);
 }
 
-function binaryMessage(m: FanoutMessage): Buffer {
-  return messageBinary(m.streamType!, m.timestampMs, m.seq ?? 0, m.payload!);
+function binaryMessage(m: FanoutMedia): Buffer {
+  return messageBinary(m.streamType, m.timestampMs, m.seq ?? 0, m.payload);
 }

@@ -1,8 +1,8 @@
-import { CLOSE, LIVE_ERRORS } from '@vss/protocol';
+import { CLOSE, LIVE_ERRORS, type ControlEvent } from '@vss/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Metrics } from '../../lib/metrics.js';
-import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
+import type { Fanout, FanoutControl, FanoutMessage } from '../../bus/fanout.js';
 import type { Db, SessionsTable } from '../../db/types.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import { IngestBudget } from './budget.js';
@@ -253,29 +253,34 @@ export class SessionHub {
   private control(
     live: LiveSession,
     fromConn: string,
-    event: string,
+    event: ControlEvent,
     userId: string,
     data: Record<string, unknown>,
     ts: number,
   ): void {
-    const m: FanoutMessage = { kind: 'control', fromConn, event, userId, data, timestampMs: ts };
+    const m: FanoutControl = { kind: 'control', fromConn, event, userId, data, timestampMs: ts };
     deliver(live.members.values(), m);
     this.deps.fanout.publish(live.session.id, m);
   }
 
   private deliverRemote(live: LiveSession, m: FanoutMessage): void {
-    // Another process redacted a participant: refuse their media here too. Not for clients.
-    if (m.kind === 'control' && m.event === 'redacted') return void live.redacted.add(m.userId!);
-    // A newer connection of this user joined in another process: this process's one goes.
-    if (m.kind === 'control' && m.event === 'replace')
-      return void this.identity.sendAwayHere(live, m.userId!, 'replaced');
-    // A participant was removed (in whichever process the request came): their connections here go.
-    if (m.kind === 'control' && m.event === 'remove')
-      return void this.identity.sendAwayHere(live, m.userId!, 'removed');
+    if (m.kind === 'internal') {
+      switch (m.event) {
+        case 'redacted':
+          // Another process redacted a participant: refuse their media here too.
+          return void live.redacted.add(m.userId);
+        case 'replace':
+          // A newer connection of this user joined in another process: this process's one goes.
+          return void this.identity.sendAwayHere(live, m.userId, 'replaced');
+        case 'remove':
+          // A participant was removed (in whichever process the request came): their connections here go.
+          return void this.identity.sendAwayHere(live, m.userId, 'removed');
+      }
+    }
     // A key-frame request for a publisher: for its connection alone, if it is here.
     if (m.kind === 'control' && m.event === 'keyframe') return this.keyframes.onRemote(live, m);
     // What the session records changed (told by the process that took the request): here too.
-    if (m.kind === 'control' && m.event === 'recording') live.recording = fromRecordingData(m.data!);
+    if (m.kind === 'control' && m.event === 'recording') live.recording = fromRecordingData(m.data);
     deliver(live.members.values(), m, live.rates);
   }
 
@@ -286,7 +291,7 @@ export class SessionHub {
   recordingChanged(sessionId: string, state: RecordingState, ts: number): void {
     const live = this.sessions.get(sessionId);
     if (live) live.recording = state;
-    const m: FanoutMessage = {
+    const m: FanoutControl = {
       kind: 'control',
       fromConn: '',
       event: 'recording',
@@ -310,7 +315,7 @@ export class SessionHub {
   redact(sessionId: string, userId: string): void {
     this.sessions.get(sessionId)?.redacted.add(userId);
     this.deps.fanout.publish(sessionId, {
-      kind: 'control',
+      kind: 'internal',
       fromConn: '',
       event: 'redacted',
       userId,
@@ -324,7 +329,7 @@ export class SessionHub {
    */
   async remove(sessionId: string, userId: string): Promise<void> {
     this.deps.fanout.publish(sessionId, {
-      kind: 'control',
+      kind: 'internal',
       fromConn: '',
       event: 'remove',
       userId,

@@ -73,7 +73,7 @@ export class OneConnectionPerUser {
     const open = () => this.deps.store.openConnections(sessionId, conn.userId, Date.now());
     if ((await open()).length === 0) return;
     this.deps.fanout.publish(sessionId, {
-      kind: 'control',
+      kind: 'internal',
       fromConn: conn.id,
       event: 'replace',
       userId: conn.userId,

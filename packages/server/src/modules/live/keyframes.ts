@@ -6,7 +6,7 @@ import {
   type Layer,
   type TrackKind,
 } from '@vss/protocol';
-import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
+import type { Fanout, FanoutControl } from '../../bus/fanout.js';
 import type { LiveConnection, LiveSession } from './connection.js';
 import { sendControl } from './delivery.js';
 import { controlText } from './frames.js';
@@ -47,7 +47,7 @@ export class KeyframeRouter {
   ask(live: LiveSession, publisher: string, kind: TrackKind, layer: Layer): void {
     const conn = this.localPublisher(live, publisher);
     if (conn) return this.pass(live.session.id, conn, kind, layer);
-    const m: FanoutMessage = {
+    const m: FanoutControl = {
       kind: 'control',
       fromConn: '',
       event: 'keyframe',
@@ -59,9 +59,9 @@ export class KeyframeRouter {
   }
 
   /** A request from another process: passed on if the publisher is connected here. */
-  onRemote(live: LiveSession, m: FanoutMessage): void {
-    const conn = this.localPublisher(live, m.userId!);
-    const { track, layer } = (m.data ?? {}) as { track?: TrackKind; layer?: Layer };
+  onRemote(live: LiveSession, m: FanoutControl): void {
+    const conn = this.localPublisher(live, m.userId);
+    const { track, layer } = m.data as { track?: TrackKind; layer?: Layer };
     if (conn && track && layer !== undefined) this.pass(live.session.id, conn, track, layer);
   }
 

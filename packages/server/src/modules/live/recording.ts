@@ -1,5 +1,5 @@
 import { parseMediaStream } from '@vss/protocol';
-import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
+import type { Fanout, FanoutMedia } from '../../bus/fanout.js';
 import type { StreamWriter } from '../../streams/writer.js';
 import type { LiveConnection, LiveSession, Member, SendControl } from './connection.js';
 import { deliver } from './delivery.js';
@@ -50,7 +50,7 @@ export function sequence(
       : Promise.resolve();
     p.stats.published += 1;
     p.stats.publishedBytes += body.length;
-    const out: FanoutMessage = {
+    const out: FanoutMedia = {
       kind: 'message',
       fromConn: conn.id,
       streamType: streamId,

@@ -1,4 +1,4 @@
-import type { Fanout, FanoutMessage } from '../../bus/fanout.js';
+import type { Fanout, FanoutMedia } from '../../bus/fanout.js';
 import type { LiveConnection, LiveSession } from './connection.js';
 import { deliver, sendControl } from './delivery.js';
 import type { IncomingPublish } from './publish-rules.js';
@@ -16,7 +16,7 @@ export async function relayLayer(
   fanout: Fanout,
   stats: LiveStats,
 ): Promise<void> {
-  const out: FanoutMessage = {
+  const out: FanoutMedia = {
     kind: 'message',
     fromConn: conn.id,
     streamType: msg.streamId,
