@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { migrateToLatest } from './migrate.js';
 import { migrations } from './migrations/index.js';
 import { requestReads, type RequestReads } from './request-reads.js';
 import { shareCommits } from './transaction.js';
@@ -51,6 +52,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await admin.connect();
       try {
         await admin.query(`create schema if not exists "${schema.replace(/"/g, '')}"`);
+      } catch (error) {
+        // Two opening the same new schema at once: "if not exists" does not keep the second from
+        // failing on the catalog's unique name; the schema is there, which is all this asks.
+        if ((error as { code?: string }).code !== '23505') throw error;
       } finally {
         await admin.end();
       }
@@ -97,23 +102,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       close: () => db.destroy(),
     };
   }
-  // The migrator's own tables live in the schema in use: left to itself it looks for them across
-  // every schema, and would find another schema's on a shared database.
-  let migrationTableSchema: string | undefined;
-  if (database.engine === 'postgres') {
-    const { rows } = await sql<{ s: string }>`select current_schema() as s`.execute(database.db);
-    migrationTableSchema = rows[0]?.s ?? options.pgSchema;
-  }
-  const migrator = new Migrator({
-    db: database.db,
-    provider: migrations(database.engine),
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error');
+  try {
+    await migrateToLatest(database.db, database.engine, migrations(database.engine));
+  } catch (error) {
     await database.close();
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`);
+    throw error;
   }
   // Opened after migrating: the SQLite read connection needs the file and its tables to exist.
   const reads = requestReads(

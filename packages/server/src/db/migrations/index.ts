@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Migration } from 'kysely';
 import type { Engine } from '../types.js';
 import { coreMigration } from './001-core.js';
 import { liveMigration } from './002-live.js';
@@ -16,8 +16,8 @@ import { exportKeepGapsMigration } from './013-export-keep-gaps.js';
 import { exportOptionsMigration } from './014-export-options.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
-export function migrations(engine: Engine): MigrationProvider {
-  const all: Record<string, Migration> = {
+export function migrations(engine: Engine): Record<string, Migration> {
+  return {
     '001-core': coreMigration(engine),
     '002-live': liveMigration(engine),
     '003-recordings': recordingsMigration(engine),
@@ -33,5 +33,4 @@ export function migrations(engine: Engine): MigrationProvider {
     '013-export-keep-gaps': exportKeepGapsMigration(),
     '014-export-options': exportOptionsMigration(),
   };
-  return { getMigrations: async () => all };
 }
