@@ -1,8 +1,8 @@
 /** The live protocol's messages: tracks, layers, JSON frames, error and close codes. */
 
 /** Streams a client may publish to. Media streams are `media/<own user_id>/<kind>`. */
-export type TrackKind = 'cam' | 'mic' | 'screen';
-export const TRACK_KINDS: readonly TrackKind[] = ['cam', 'mic', 'screen'];
+export const TRACK_KINDS = ['cam', 'mic', 'screen'] as const;
+export type TrackKind = (typeof TRACK_KINDS)[number];
 
 /** Control events the server sends. */
 export type ControlEvent =

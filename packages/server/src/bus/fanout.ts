@@ -37,8 +37,9 @@ export interface FanoutInternal extends Routed {
   event: InternalEvent;
   userId: string;
 }
-export type InternalEvent = 'redacted' | 'replace' | 'remove';
-const INTERNAL_EVENTS: ReadonlySet<string> = new Set<InternalEvent>(['redacted', 'replace', 'remove']);
+const INTERNAL_EVENTS = ['redacted', 'replace', 'remove'] as const;
+export type InternalEvent = (typeof INTERNAL_EVENTS)[number];
+const isInternal = (event: string | undefined): boolean => INTERNAL_EVENTS.some((e) => e === event);
 
 /** What crosses processes for one live session. */
 export type FanoutMessage = FanoutMedia | FanoutControl | FanoutInternal;
@@ -125,8 +126,7 @@ function decode(buf: Buffer): { node: string; message: FanoutMessage } {
   const { node, ...meta } = header;
   if (meta.kind === 'message')
     return { node, message: { ...meta, payload: buf.subarray(4 + len) } as FanoutMedia };
-  if (INTERNAL_EVENTS.has(meta.event ?? ''))
-    return { node, message: { ...meta, kind: 'internal' } as FanoutInternal };
+  if (isInternal(meta.event)) return { node, message: { ...meta, kind: 'internal' } as FanoutInternal };
   return { node, message: { data: {}, ...meta } as FanoutControl };
 }
 
