@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -17,9 +17,8 @@ import { decodeVideo } from './support/decode.js';
 import { downloadTo, waitForJob } from './support/exports.js';
 import { recordSession, solidJpeg, type Planned } from './support/media.js';
 import { eventually } from './support/live.js';
-import { dropPgSchema, pgSchemaUrl } from './support/process.js';
+import { dropPgSchema, pgSchemaUrl, serverCommand } from './support/process.js';
 
-const WORKER = resolve(__dirname, '../src/worker.ts');
 const SECONDS = 25;
 
 describe('an export whose worker process is killed mid-render', () => {
@@ -63,7 +62,7 @@ describe('an export whose worker process is killed mid-render', () => {
     const id: string = res.body.data.job_id;
     const exportsDir = join(dir, 'exports');
 
-    const worker = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+    const worker = spawn(process.execPath, serverCommand('worker'), {
       env: {
         PATH: process.env.PATH ?? '',
         DATA_DIR: dir,

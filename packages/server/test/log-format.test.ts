@@ -1,13 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINE } from './support/app.js';
-import { freePort, runServer, waitForHttp } from './support/process.js';
-
-const MAIN = resolve(__dirname, '../src/main.ts');
+import { freePort, runServer, serverCommand, waitForHttp } from './support/process.js';
 
 /** A running server, however its standard output is connected. */
 interface Started {
@@ -51,7 +49,7 @@ async function onPipe(extra: Record<string, string>): Promise<Started> {
  */
 async function onTerminal(extra: Record<string, string>): Promise<Started> {
   const { env, base } = await serverEnv(extra);
-  const command = `exec '${process.execPath}' --import tsx '${MAIN}'`;
+  const command = `exec ${[process.execPath, ...serverCommand('main')].map((a) => `'${a}'`).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -7,7 +7,38 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { ENGINE, PG_URL } from './app.js';
 
-const MAIN = resolve(__dirname, '../../src/main.ts');
+const SERVER = resolve(__dirname, '../..');
+const PROTOCOL = resolve(SERVER, '../protocol');
+
+/**
+ * The command line (after `node`) that runs one of the server's entry points: its build in `dist/`
+ * when that was built after the last change to any source it comes from (`npm test` builds first),
+ * else the TypeScript through tsx, so that a test run straight after an edit never runs old code.
+ * The build answers its first request in 1.6–1.7 s on a quiet 2-core machine, tsx in 2.5–2.7 s,
+ * and the command line's, the dashboard's and the process tests each start their own.
+ */
+export function serverCommand(entry: 'main' | 'worker'): string[] {
+  built ??= builtAfter(
+    [join(SERVER, 'dist/.tsbuildinfo'), join(PROTOCOL, 'dist/.tsbuildinfo')],
+    [join(SERVER, 'src'), join(PROTOCOL, 'src')],
+  );
+  return built ? [join(SERVER, `dist/${entry}.js`)] : ['--import', 'tsx', join(SERVER, `src/${entry}.ts`)];
+}
+let built: boolean | undefined;
+
+/** Whether every build record exists and is newer than every file under the source folders. */
+function builtAfter(records: string[], sources: string[]): boolean {
+  const mtime = (path: string): number => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const oldestBuild = Math.min(...records.map(mtime));
+  const newest = (dir: string): number =>
+    Math.max(
+      mtime(dir),
+      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+        e.isDirectory() ? newest(join(dir, e.name)) : mtime(join(dir, e.name)),
+      ),
+    );
+  return oldestBuild > 0 && sources.every((dir) => newest(dir) < oldestBuild);
+}
 
 /** A port nobody listens on right now. */
 export function freePort(): Promise<number> {
@@ -29,11 +60,11 @@ export interface Proc {
 }
 
 /**
- * Starts `main.ts` with exactly this environment, plus PATH and, unless `env` sets it,
+ * Starts the server's `main` (see `serverCommand`) with exactly this environment, plus PATH and, unless `env` sets it,
  * DRAIN_GRACE_MS=0: no balancer watches a test's process, so SIGTERM need not wait for one.
  */
 export function runServer(env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, serverCommand('main'), {
     env: { PATH: process.env.PATH ?? '', DRAIN_GRACE_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
