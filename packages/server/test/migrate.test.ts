@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely';
@@ -9,41 +7,29 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { openDatabase } from '../src/db/open.js';
 import { ENGINE, PG_URL } from './support/app.js';
-import { dropPgSchema } from './support/process.js';
+import { dropPgSchema, processStorage } from './support/process.js';
 
-/** Storage of the engine under test, made fresh for one test and removed after the file. */
-const dirs: string[] = [];
-const schemas: string[] = [];
-function freshStorage(): { dataDir: string; pgSchema?: string } {
-  const dataDir = mkdtempSync(join(tmpdir(), 'vss-migrate-'));
-  dirs.push(dataDir);
-  if (ENGINE !== 'postgres') return { dataDir };
-  const pgSchema = `mig_${Math.random().toString(36).slice(2, 10)}`;
-  schemas.push(pgSchema);
-  return { dataDir, pgSchema };
-}
+const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  for (const s of schemas) await dropPgSchema(PG_URL, s);
+  for (const cleanup of cleanups) await cleanup();
 });
 
+/** Fresh storage of the engine under test, as a server is pointed at it (DATA_DIR, DATABASE_URL). */
+async function freshStorage(): Promise<{ databaseUrl: string | null; dataDir: string }> {
+  const env = await processStorage('mig', cleanups);
+  return { databaseUrl: env.DATABASE_URL ?? null, dataDir: env.DATA_DIR! };
+}
+
 /** A bare Kysely handle on that storage, as an earlier release (or another tool) would open it. */
-async function bare(storage: { dataDir: string; pgSchema?: string }): Promise<Kysely<any>> {
-  if (!storage.pgSchema) {
+function bare(storage: { databaseUrl: string | null; dataDir: string }): Kysely<any> {
+  if (!storage.databaseUrl) {
     return new Kysely({
       dialect: new SqliteDialect({ database: new SQLite(join(storage.dataDir, 'vss.sqlite')) }),
     });
   }
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create schema if not exists "${storage.pgSchema}"`);
-  await admin.end();
-  const pool = new pg.Pool({
-    connectionString: PG_URL,
-    max: 2,
-    options: `-c search_path="${storage.pgSchema}"`,
+  return new Kysely({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: storage.databaseUrl, max: 2 }) }),
   });
-  return new Kysely({ dialect: new PostgresDialect({ pool }) });
 }
 
 async function recorded(db: Kysely<any>): Promise<Array<{ name: string; timestamp: string }>> {
@@ -60,20 +46,24 @@ describe('migrations', () => {
   const names = Object.keys(all).sort();
 
   it("go on where an earlier release, migrating with Kysely's Migrator, stopped", async () => {
-    const storage = freshStorage();
-    const early = await bare(storage);
+    const storage = await freshStorage();
+    const early = bare(storage);
     const firstTwelve = Object.fromEntries(names.slice(0, 12).map((n) => [n, all[n]!]));
+    // As earlier releases ran it: on PostgreSQL with its tables in the schema in use.
+    const migrationTableSchema = storage.databaseUrl
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(early)).rows[0]!.s
+      : undefined;
     const migrator = new Migrator({
       db: early,
       provider: { getMigrations: async () => firstTwelve },
-      ...(storage.pgSchema ? { migrationTableSchema: storage.pgSchema } : {}),
+      ...(migrationTableSchema ? { migrationTableSchema } : {}),
     });
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
     await early.insertInto('orgs').values({ id: 'o-early', name: 'Early', created_at: 1 }).execute();
     const before = await recorded(early);
     await early.destroy();
 
-    const database = await openDatabase({ databaseUrl: storage.pgSchema ? PG_URL : null, ...storage });
+    const database = await openDatabase(storage);
     try {
       const after = await recorded(database.db as Kysely<any>);
       expect(after.map((r) => r.name)).toEqual(names);
@@ -88,19 +78,18 @@ describe('migrations', () => {
   });
 
   it('refuse a database a newer release migrated, naming the migration, and change nothing', async () => {
-    const storage = freshStorage();
-    const options = { databaseUrl: storage.pgSchema ? PG_URL : null, ...storage };
-    const first = await openDatabase(options);
+    const storage = await freshStorage();
+    const first = await openDatabase(storage);
     await sql`insert into kysely_migration (name, timestamp) values ('999-later', '2027-01-01T00:00:00.000Z')`.execute(
       first.db,
     );
     const before = await recorded(first.db as Kysely<any>);
     await first.close();
 
-    await expect(openDatabase(options)).rejects.toThrow(
+    await expect(openDatabase(storage)).rejects.toThrow(
       "database migration 999-later is not one of this release's: the database was migrated by a newer release",
     );
-    const db = await bare(storage);
+    const db = bare(storage);
     try {
       expect(await recorded(db)).toEqual(before);
     } finally {
@@ -109,8 +98,7 @@ describe('migrations', () => {
   });
 
   it('leave nothing of a run behind when one fails, and name it', async () => {
-    const storage = freshStorage();
-    const db = await bare(storage);
+    const db = bare(await freshStorage());
     const failing: Record<string, Migration> = {
       '001-first': { up: (d) => d.schema.createTable('first_table').addColumn('id', 'text').execute() },
       '002-second': {
@@ -172,9 +160,9 @@ describe.runIf(ENGINE === 'postgres')('migrations on a PostgreSQL database share
     try {
       // Each start reads the catalog while schemas vanish; before, about one in five failed.
       for (let i = 0; i < 20; i++) {
-        const storage = freshStorage();
+        const storage = await freshStorage();
         try {
-          const database = await openDatabase({ databaseUrl: PG_URL, ...storage });
+          const database = await openDatabase(storage);
           await database.close();
         } catch (error) {
           failures.push((error as Error).message);
@@ -190,8 +178,10 @@ describe.runIf(ENGINE === 'postgres')('migrations on a PostgreSQL database share
   });
 
   it('let two servers starting at once on a new schema migrate it once', async () => {
-    const storage = freshStorage();
-    const options = { databaseUrl: PG_URL, ...storage };
+    // Through the option that also makes the schema (tests' apps use it), so that both race on that too.
+    const pgSchema = `mig_${Math.random().toString(36).slice(2, 10)}`;
+    cleanups.push(() => dropPgSchema(PG_URL, pgSchema));
+    const options = { databaseUrl: PG_URL, dataDir: (await freshStorage()).dataDir, pgSchema };
     const [one, two] = await Promise.all([openDatabase(options), openDatabase(options)]);
     try {
       expect((await recorded(one.db as Kysely<any>)).map((r) => r.name)).toEqual(

@@ -60,8 +60,9 @@ export interface Proc {
 }
 
 /**
- * Starts the server's `main` (see `serverCommand`) with exactly this environment, plus PATH and, unless `env` sets it,
- * DRAIN_GRACE_MS=0: no balancer watches a test's process, so SIGTERM need not wait for one.
+ * Starts the server's `main` (see `serverCommand`) with exactly this environment, plus PATH and,
+ * unless `env` sets it, DRAIN_GRACE_MS=0: no balancer watches a test's process, so SIGTERM need
+ * not wait for one.
  */
 export function runServer(env: Record<string, string>): Proc {
   const child = spawn(process.execPath, serverCommand('main'), {
