@@ -6,7 +6,8 @@ import { s3BlobStore, type S3Config } from '../../src/blobs/s3.js';
 import type { BlobStore } from '../../src/blobs/store.js';
 import { freePort } from './process.js';
 
-const S3RVER = resolve(__dirname, '../../../../node_modules/s3rver/bin/s3rver.js');
+/** s3rver's command line, its PUT made to answer only once the object is written (s3rver.mjs). */
+const S3RVER = resolve(__dirname, 's3rver.mjs');
 
 /** A local S3-speaking server (s3rver, from the npm registry) in a process of its own. */
 export interface LocalS3 {
