@@ -2,6 +2,7 @@
  * api: the two hottest session routes of the real server, as shipped, against a bare Fastify 5 baseline.
  *
  *   npm run bench -- api [--quick] [--connections=N] [--rounds=N] [--seconds=N]
+ *   npm run bench -- api --sustained [--rounds=N] [--seconds=N]   (rounds of 60 s: bench/lib/api-sustained.ts)
  *
  * Starts the compiled server as `npm start` starts it (SQLite in a fresh DATA_DIR, LOG_LEVEL=info
  * with its access log, every other default) with one change: the rate limits raised out of the
@@ -25,6 +26,7 @@ import { loadavg } from 'node:os';
 import type { BenchOptions } from './run.ts';
 import { API_ENV, bootstrap, routeLoad, type Route } from './lib/api-load.ts';
 import { profile } from './lib/api-profile.ts';
+import { sustained } from './lib/api-sustained.ts';
 import { intFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
 import { median, runLoad, type LoadOptions, type LoadResult } from './lib/load.ts';
@@ -67,6 +69,13 @@ export default async function api({ quick, args }: BenchOptions): Promise<void> 
     if (profiled !== 'get' && profiled !== 'post') throw new Error('--profile must be get or post');
     try {
       return await profile(profiled, args);
+    } finally {
+      await stopAll();
+    }
+  }
+  if (args.includes('--sustained')) {
+    try {
+      return await sustained(args);
     } finally {
       await stopAll();
     }

@@ -2,12 +2,13 @@
  * playback: reading a whole recording window by window over HTTP, against reading the same payload
  * bytes from the page cache and base64-encoding them, which is all a playback answer has to do.
  *
- *   npm run bench -- playback [--quick] [--minutes=N] [--rounds=N] [--readers=2,4]
+ *   npm run bench -- playback [--quick] [--pair] [--minutes=N] [--rounds=N] [--readers=2,4]
  *                             [--only=http,baseline,store] [--keep] [--data-dir=DIR]
  *                             [--cpu-prof=DIR] [--entry=FILE]
  *
  * Fixture: a recording of 4 participants (cam: 15 fps of 20,000-byte JPEG-like frames; mic: 50
- * EVC1/opus packets/s), 60 minutes (--quick: 3), about 936,000 events and 4.4 GB. It is not
+ * EVC1/opus packets/s), 60 minutes (--quick: 3), about 936,000 events and 4.4 GB (--pair: two
+ * cameras, no chat or sound, 1 minute or --minutes: 36 MB). It is not
  * published live (that would take the hour): a first run of the compiled server creates an
  * account, an API key and a session through the HTTP API and stops; then the events are written
  * with the server's own embedded stream store (`appendBatch`, 2,000 events a batch, seq increasing
@@ -43,7 +44,7 @@
  * up with the server; the store reader and the baseline check each body's markers and stamped seq.
  * MB/s counts payload bytes (decoded bodies), not JSON or base64 text. `ratio` = HTTP MB/s ÷
  * baseline MB/s (medians over the rounds); `ratio_store` = HTTP ÷ the stream store read directly.
- * Latency is per answer (one window of 30 s, cut at 5000 events or 8 MiB of payload; the baseline's
+ * Latency is per answer (one window of 30 s, cut at 5000 events or 4 MiB of payload; the baseline's
  * bodies are grouped the same way). The server's peak RSS is VmHWM, reset (/proc/<pid>/clear_refs)
  * before each reading phase; it is reported, with no target.
  * Targets (issue 18): HTTP MB/s ≥ 0.3 × the baseline's; an answer of a 30 s window under 50 ms p99
@@ -105,12 +106,12 @@ const FULL: Plan = { minutes: 60, rounds: 3, readers: [2, 4], modes: MODES, warm
 const QUICK: Plan = { minutes: 3, rounds: 2, readers: [2], modes: MODES, warmupAnswers: 10 };
 const HIGH = '100000000';
 
-const specFor = (minutes: number): FixtureSpec => ({
+const specFor = (minutes: number, participants = 4, mic = true): FixtureSpec => ({
   minutes,
-  participants: 4,
+  participants,
   camFps: 15,
   camBytes: 20_000,
-  micPerS: 50,
+  micPerS: mic ? 50 : 0,
   micDataBytes: 80,
   epochMs: FIXED_EPOCH_MS,
   batch: 2000,
@@ -192,7 +193,8 @@ export default async function playback({ quick, args }: BenchOptions): Promise<v
         `playback: reusing the ${saved.spec.minutes}-minute fixture in ${dataDir} (generated in ${fmt(saved.genS, 1)} s)`,
       );
     } else {
-      const spec = specFor(plan.minutes);
+      const pair = args.includes('--pair');
+      const spec = specFor(pair ? (intFlag(args, 'minutes') ?? 1) : plan.minutes, pair ? 2 : 4, !pair);
       const perS =
         spec.participants * (spec.camFps * spec.camBytes + spec.micPerS * (spec.micDataBytes + 32));
       const estimate = perS * spec.minutes * 60;

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { verifyWebhook } from '@vss/client';
 
 const secret = process.env.VSS_WEBHOOK_SECRET; // the whsec_… shown when the webhook was created
+const port = Number(process.env.PORT ?? 3000); // where the webhook's url points
 const handled = new Set(); // event ids done: an event may arrive more than once
 
 createServer((req, res) => {
@@ -21,4 +22,4 @@ createServer((req, res) => {
     handled.add(event.id);
     console.log('receiver:', event.type, event.session_id ?? '');
   });
-}).listen(3000, '127.0.0.1');
+}).listen(port, '127.0.0.1');

@@ -6,7 +6,7 @@
  * it runs at about 100 MB/s on this machine, slower than the server sends, so the benchmark
  * measured its own reader. The server writes one fixed shape
  * (`{"data":{"events":[{"seq":N,"timestamp_ms":N,"stream_id":"…","body_base64":"…"},…],
- * "base_seq":N,"next_base_seq":N|null},"error":null}`), and the checker walks the answer's bytes
+ * "base_seq":N,"next_base_seq":N|null},"error":null}` and a newline), and the checker walks the answer's bytes
  * along it: the seq is read first, and everything after it is compared with what was written for
  * that seq. A body's base64 text is compared with the canonical base64 of the body written (same
  * text, same bytes, and the text need not be decoded): only the few characters that encode the
@@ -194,7 +194,7 @@ const EVENT_END = Buffer.from('}');
 const BASE_KEY = Buffer.from('],"base_seq":');
 const NEXT_KEY = Buffer.from(',"next_base_seq":');
 const NULL = Buffer.from('null');
-const TAIL_END = Buffer.from('},"error":null}');
+const TAIL_END = Buffer.from('},"error":null}\n');
 
 /** The answer is not of the shape the server writes: where, and what was expected there. */
 class ShapeError extends Error {

@@ -13,7 +13,7 @@
  * floor under what a playback answer costs.
  *
  * The bodies are grouped as the server's answers are (30 s windows of `ts` from `fromTs`, cut at
- * 5000 events or 8 MiB of payload), so that its per-group times compare with the answers' times.
+ * 5000 events or 4 MiB of payload), so that its per-group times compare with the answers' times.
  * Like the other readers it checks that every seq arrived once, that the payload bytes add up, and
  * that each body is its own (the seq stamped into it).
  */

@@ -111,7 +111,7 @@ export async function writeFixture(
 ): Promise<Fixture> {
   const users = Array.from({ length: spec.participants }, () => randomUUID());
   const cams = users.map((u) => `media/${u}/cam`);
-  const mics = users.map((u) => `media/${u}/mic`);
+  const mics = spec.micPerS > 0 ? users.map((u) => `media/${u}/mic`) : [];
   const templates = users.map(() => camTemplate(spec.camBytes));
   const micData = randomBytes(spec.micDataBytes);
   const totalS = spec.minutes * 60;
@@ -153,7 +153,9 @@ export async function writeFixture(
   if (batch.length) await store.appendBatch(batch);
   const lastSlot = Math.max(
     Math.round(((spec.camFps - 1) * 1000) / spec.camFps) + (spec.participants - 1) * 5,
-    Math.round(((spec.micPerS - 1) * 1000) / spec.micPerS) + (spec.participants - 1) * 3,
+    spec.micPerS > 0
+      ? Math.round(((spec.micPerS - 1) * 1000) / spec.micPerS) + (spec.participants - 1) * 3
+      : 0,
   );
   return {
     sessionId,

@@ -476,9 +476,16 @@ describe.skipIf(noFfmpeg !== null)('vss bot layers against a server', () => {
     const report = await runBots({ ...options(sessionId, baseUrl), durationS: 2, layers: 1 });
     expect(report.bots[0]!.errors).toEqual([]);
     expect(report.bots[0]!.relayedFrames).toBe(0);
-    const cam = r.sent.filter((s) => s.frame.streamType === 'media/bot-1/cam');
-    expect(cam.length).toBeGreaterThan(15);
-    expect(cam.every((s) => s.frame.layer === undefined)).toBe(true);
+    // every camera picture the bot sent went out as layer 0 (how many depends on the machine's load)
+    expect(report.bots[0]!.videoFrames).toBeGreaterThan(0);
+    const cam = () => r.sent.filter((s) => s.frame.streamType === 'media/bot-1/cam');
+    await eventually(
+      () => cam().length >= report.bots[0]!.videoFrames,
+      10_000,
+      'the relay read every picture',
+    );
+    expect(cam().length).toBe(report.bots[0]!.videoFrames);
+    expect(cam().every((s) => s.frame.layer === undefined)).toBe(true);
   });
 
   it('vss bot --layers refuses a bad count, naming the option', async () => {

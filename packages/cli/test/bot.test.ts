@@ -416,12 +416,14 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     // reconnect) makes another until the next key frame. Every gap resumes at a key frame, so a
     // decoder never gets a delta frame without its key frame, and the recording goes on.
     // The server stamps frames as they arrive, and a busy one goes on taking frames for a moment
-    // after the SIGTERM: the outage is the one gap that ends after the drop and begins before
-    // the bot was back.
+    // after the SIGTERM: the outage is a gap that ends after the drop and begins before the bot
+    // was back. A stopping server on a loaded machine may also take one more frame late, which
+    // splits it in two (seen in CI); each still resumes at a key frame, checked below.
     const outage = gaps.filter(
       (i) => cam[i - 1]!.timestamp_ms < reconnectedAt && cam[i]!.timestamp_ms > droppedAt,
     );
-    expect(outage).toHaveLength(1);
+    expect(outage.length).toBeGreaterThanOrEqual(1);
+    expect(outage.length).toBeLessThanOrEqual(2);
     for (const i of gaps) expect(decodeEvc1(cam[i]!.body).key, `frame ${i}, after a gap`).toBe(true);
     expect(cam.length - gaps.at(-1)!).toBeGreaterThan(5);
   }, 60_000);

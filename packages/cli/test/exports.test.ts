@@ -131,8 +131,9 @@ describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
     // Without --output: the name the server suggests, in the current directory.
     const dl = await run(['exports', 'download', jobId]);
     expect(dl.code).toBe(0);
-    const named = `${sessionId}-grid-landscape.mp4`;
-    expect(dl.stdout).toMatch(new RegExp(`^wrote ${named} \\(\\d+\\.\\d (KiB|MiB)\\)\\n$`));
+    // The session's name and the day it was recorded.
+    expect(dl.stdout).toMatch(/^wrote bots \d{4}-\d{2}-\d{2}\.mp4 \(\d+\.\d (KiB|MiB)\)\n$/);
+    const named = dl.stdout.slice('wrote '.length, dl.stdout.indexOf('.mp4') + '.mp4'.length);
     expect(readFileSync(join(dir, named)).equals(readFileSync(mp4()))).toBe(true);
     const json = await vssJson(server, ['exports', 'download', jobId, '--output', join(dir, 'y.mp4')]);
     expect(json).toEqual({ job_id: jobId, file: join(dir, 'y.mp4'), bytes: api.size_bytes });
@@ -200,7 +201,8 @@ describe.skipIf(missing.length > 0)('vss bot, then vss export', () => {
     const [job] = await vssJson(server, ['exports', 'list', sessionId]);
     expect(job).toMatchObject({ format: 'm4a', from_ts: from, to_ts: from + 1500 });
     const dl = await run(['exports', 'download', job.job_id]);
-    expect(dl.stdout).toMatch(new RegExp(`^wrote ${sessionId}-audio\\.m4a `));
+    // The session's name and the clip's span, as the server names it in UTF-8.
+    expect(dl.stdout).toMatch(/^wrote bots 00-00-00–00-00-02\.m4a /);
   }, 300_000);
 
   it('without --wait prints the job id at once; --focus chooses the presenter layout', async () => {

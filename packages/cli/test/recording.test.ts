@@ -10,7 +10,7 @@ const rulesOf = async (id: string) => (await api(server, 'GET', `/v1/sessions/${
 const isRecordingControl = (m: Record<string, any>) => m.type === 'control' && m.event === 'recording';
 
 describe('vss recording rules', () => {
-  it('prints that everything is recorded, then replaces the rules in the order the flags give them', async () => {
+  it('prints that everything is recorded, then replaces the rules in the order the flags give them; "host" names the session\'s hosts', async () => {
     const sessionId = (await vssJson(server, ['sessions', 'create'])).id;
     expect(await run(['recording', 'rules', sessionId])).toEqual({
       code: 0,
@@ -38,14 +38,14 @@ describe('vss recording rules', () => {
     expect(lines[1]).toMatch(/^#\s+TYPE\s+USER\s+KIND$/);
     expect(lines.slice(2).map((l) => l.split(/\s+/))).toEqual([
       ['1', 'exclude', '*', '*'],
-      ['2', 'include', 'host', '*'],
-      ['3', 'exclude', 'host', 'screen'],
+      ['2', 'include', '<host>', '*'],
+      ['3', 'exclude', '<host>', 'screen'],
       ['4', 'exclude', '*', 'chat'],
     ]);
     const rules = [
       { type: 'exclude', all: true },
-      { type: 'include', user_id: 'host' },
-      { type: 'exclude', user_id: 'host', kind: 'screen' },
+      { type: 'include', host: true },
+      { type: 'exclude', host: true, kind: 'screen' },
       { type: 'exclude', kind: 'chat' },
     ];
     expect((await rulesOf(sessionId)).rules).toEqual(rules);
@@ -67,10 +67,14 @@ describe('vss recording rules', () => {
       '*',
       '--include',
       'org:ana:',
+      '--include',
+      'host:',
     ]);
+    // So does a participant whose id is "host", which alone names the session's hosts.
     expect(star.rules).toEqual([
       { type: 'exclude', all: true },
       { type: 'include', user_id: 'org:ana' },
+      { type: 'include', user_id: 'host' },
     ]);
 
     const set = await vssJson(server, [
@@ -164,6 +168,7 @@ describe('vss recording pause and resume', () => {
     expect((await alice.waitForCount(isRecordingControl, 1))[0]!.data).toEqual({
       state: 'paused',
       rules: [],
+      hosts: [],
     });
     const shown = await run(['recording', 'rules', sessionId]);
     expect(shown.stdout).toMatch(
@@ -182,6 +187,7 @@ describe('vss recording pause and resume', () => {
     expect((await alice.waitForCount(isRecordingControl, 2))[1]!.data).toEqual({
       state: 'recording',
       rules: [],
+      hosts: [],
     });
     expect(await run(['recording', 'resume', sessionId])).toEqual({
       code: 1,

@@ -56,7 +56,8 @@ beforeAll(async () => {
       user: 'alice',
       atMs: 50,
       stream: 'director',
-      director: { type: 'director.focus', data: { user_id: 'bob' } },
+      // a focus names someone who has joined: bob joins minutes later
+      director: { type: 'director.focus', data: { user_id: 'alice' } },
     },
     ...Array.from({ length: 10 }, (_, k) => ({
       user: 'bob',
@@ -332,7 +333,7 @@ describe('vss playback dump', () => {
       {
         seq: expect.any(Number),
         timestamp_ms: startMs + 50,
-        body: expect.objectContaining({ type: 'director.focus', actor: 'alice', data: { user_id: 'bob' } }),
+        body: expect.objectContaining({ type: 'director.focus', actor: 'alice', data: { user_id: 'alice' } }),
       },
     ]);
     const chat = readFileSync(join(split, 'chat.ndjson'), 'utf8')

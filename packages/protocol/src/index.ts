@@ -9,3 +9,4 @@ export * from './binary.js';
 export * from './media.js';
 export * from './recording.js';
 export * from './webhooks.js';
+export * from './hold-ups.js';

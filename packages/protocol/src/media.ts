@@ -81,6 +81,47 @@ export function decodeEvc1(bytes: Uint8Array): Evc1Chunk {
   };
 }
 
+/**
+ * The width and height of a video picture where its header tells them without decoding: a JPEG
+ * (its start-of-frame segment) or a VP8 key frame in EVC1. Null otherwise (a VP8 delta frame keeps
+ * its key frame's size; other codecs' headers are not read).
+ */
+export function pictureSize(payload: Uint8Array): { width: number; height: number } | null {
+  if (isJpeg(payload)) return jpegSize(payload);
+  if (!isEvc1(payload)) return null;
+  let chunk: Evc1Chunk;
+  try {
+    chunk = decodeEvc1(payload);
+  } catch {
+    return null;
+  }
+  const d = chunk.data;
+  // A VP8 key frame: a 3-byte frame tag (bit 0 clear), the start code 9d 01 2a, then 14-bit
+  // little-endian width and height.
+  if (chunk.codec !== 'vp8' || d.length < 10 || (d[0]! & 1) !== 0) return null;
+  if (d[3] !== 0x9d || d[4] !== 0x01 || d[5] !== 0x2a) return null;
+  return { width: (d[6]! | (d[7]! << 8)) & 0x3fff, height: (d[8]! | (d[9]! << 8)) & 0x3fff };
+}
+
+function jpegSize(b: Uint8Array): { width: number; height: number } | null {
+  let o = 2;
+  while (o + 9 < b.length) {
+    if (b[o] !== 0xff) return null;
+    const marker = b[o + 1]!;
+    if (marker === 0xff) {
+      o += 1;
+      continue;
+    }
+    const len = (b[o + 2]! << 8) | b[o + 3]!;
+    // Start of frame: SOF0–SOF15 but DHT (c4), JPG (c8) and DAC (cc).
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return { height: (b[o + 5]! << 8) | b[o + 6]!, width: (b[o + 7]! << 8) | b[o + 8]! };
+    if (marker === 0xda || marker === 0xd9 || len < 2) return null;
+    o += 2 + len;
+  }
+  return null;
+}
+
 /** Video codecs export can read. */
 export function isVideoCodec(codec: string): boolean {
   return codec === 'vp8' || codec.startsWith('vp09.') || codec.startsWith('avc1.');
@@ -117,6 +158,22 @@ export function parseMediaStream(streamType: string): { userId: string; kind: Tr
   const m = /^media\/(.+)\/(cam|mic|screen)$/.exec(streamType);
   return m ? { userId: m[1]!, kind: m[2] as TrackKind } : null;
 }
+
+/**
+ * A name card's background: one muted colour per participant (by the order they first appear),
+ * so that a tile with no picture never looks like video. The export draws its name tiles in them
+ * and the replay player its name cards, so a participant has the same colour in both.
+ */
+export const NAME_CARD_COLOURS = [
+  '#34495e',
+  '#5b4a7a',
+  '#2e6b5e',
+  '#7a5b3a',
+  '#6b3a4f',
+  '#3a5f7a',
+  '#55703a',
+  '#7a4a3a',
+] as const;
 
 /**
  * Whom the presenter layout features: the director's focus while they are present, else the first

@@ -162,7 +162,7 @@ export const LIVE_ERRORS = {
   REPLACED: 'REPLACED',
   /**
    * the organisation has no subscription and its free-tier storage is used up: media is refused
-   * (chat and director commands are still recorded)
+   * (chat and director commands are still delivered live, acknowledged `recorded: false`)
    */
   USAGE_LIMITS_EXCEEDED: 'USAGE_LIMITS_EXCEEDED',
   /** a layer other than 0, 1 or 2, or a reduced layer on a track that has none (mic) */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  pictureSize,
   BINARY_MESSAGE,
   BINARY_PUBLISH,
   decodeBinaryFrame,
@@ -345,5 +346,30 @@ describe('base64', () => {
     } finally {
       globalThis.Buffer = saved;
     }
+  });
+});
+
+describe('pictureSize', () => {
+  it('reads a VP8 key frame in EVC1 and a JPEG, and knows nothing of a delta frame', () => {
+    const vp8 = (key: boolean) => {
+      const data = new Uint8Array(20);
+      data[0] = key ? 0x10 : 0x11;
+      data.set([0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01], 3); // 640x360
+      return encodeEvc1({
+        key,
+        codec: 'vp8',
+        timestampUs: 0,
+        durationUs: 0,
+        description: new Uint8Array(0),
+        data,
+      });
+    };
+    expect(pictureSize(vp8(true))).toEqual({ width: 640, height: 360 });
+    expect(pictureSize(vp8(false))).toBeNull();
+    const jpeg = new Uint8Array([
+      0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0, 0, 0xff, 0xc0, 0x00, 0x11, 8, 0x02, 0xd0, 0x05, 0x00, 3, 0, 0,
+    ]);
+    expect(pictureSize(jpeg)).toEqual({ width: 1280, height: 720 });
+    expect(pictureSize(new Uint8Array([0xff, 0xd8, 0xff, 0xd9]))).toBeNull();
   });
 });

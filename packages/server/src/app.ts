@@ -7,7 +7,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { installAuth } from './http/auth.js';
-import { ErrorEnvelope } from './http/envelope.js';
+import { ErrorEnvelope, installJsonNewline } from './http/envelope.js';
 import { BadRequest } from './http/errors.js';
 import { installConnectionLimits } from './http/connection-limits.js';
 import { installPublicCors } from './http/cors.js';
@@ -79,6 +79,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   // Before any route is added: it gives each route a hook of its own.
   if (runtime.metrics) installRequestMetrics(app, runtime.metrics);
   installErrorHandling(app);
+  installJsonNewline(app);
 
   // Every route answers failures with the error envelope; its schema documents and serialises them.
   app.addHook('onRoute', (route) => {

@@ -1,14 +1,6 @@
 import { randomBytes, hkdfSync } from 'node:crypto';
-import {
-  accessSync,
-  chmodSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { S3Config } from './blobs/s3.js';
 
@@ -35,6 +27,8 @@ export interface Config {
   secretFile: string | null;
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** REDIS_KEY_PREFIX: begins every key and channel vss uses in Redis, so deployments can share one */
+  redisKeyPrefix: string;
   /** FFMPEG_PATH: the ffmpeg exports run, checked to be an executable file at start */
   ffmpegPath: string | null;
   /** PATH: where an `ffmpeg` is looked for when FFMPEG_PATH is not set */
@@ -68,22 +62,20 @@ export interface Config {
   wsHeartbeatS: number;
   /** received media (bytes) that may wait for the stream store before publishers are paused */
   liveIngestBufferBytes: number;
-  /**
-   * LIVE_CLOCK_SKEW_S, in ms: a publish's `timestamp_ms` further than this from the server's clock,
-   * ahead or behind, is refused, so that no participant's clock stretches a recording's span
-   */
+  /** LIVE_CLOCK_SKEW_S in ms: a publish's `timestamp_ms` further from the server's clock is refused */
   liveClockSkewMs: number;
+  /** LIVE_TEXT_MB_PER_SESSION in bytes: chat and director commands one process records of a session */
+  liveTextBytesPerSession: number;
   /** this process claims and runs jobs (webhook deliveries, exports); false: `npm run worker` does */
   jobWorker: boolean;
   /** MP4 renders one worker process runs at once */
   exportConcurrency: number;
   /** seconds a render's claim lasts without renewal: a crashed worker's export is taken up after this */
   exportLeaseS: number;
-  /**
-   * A render's deadline: EXPORT_DEADLINE_BASE_S plus EXPORT_DEADLINE_FACTOR times the recorded
-   * span; past it the render is stopped and the export fails, so that no session holds the queue
-   */
+  /** EXPORT_DEADLINE_BASE_S + EXPORT_DEADLINE_FACTOR × the recorded span: past it a render stops and fails */
   exportDeadline: { baseS: number; factor: number };
+  /** EXPORT_RUNNING_PER_ORG, EXPORT_QUEUE_PER_ORG: an organisation's renders, exports pending at once */
+  exportPerOrg: { running: number; queued: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** LOG_FORMAT: `auto` writes readable lines when standard output is a terminal, JSON otherwise */
   logFormat: 'auto' | 'json' | 'pretty';
@@ -294,6 +286,9 @@ export function loadConfig(env: Env): Config {
   ).replace(/\/+$/, '');
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const redisKeyPrefix = str(env, 'REDIS_KEY_PREFIX', 'vss:');
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisKeyPrefix))
+    throw new ConfigError(`REDIS_KEY_PREFIX must be 1-64 of A-Z a-z 0-9 : _ . -, got "${redisKeyPrefix}"`);
   const billingProvider = oneOf(env, 'BILLING_PROVIDER', 'none', ['none', 'stripe'] as const);
   const stripeSecretKey = optional(env, 'STRIPE_SECRET_KEY');
   const stripeWebhookSecret = optional(env, 'STRIPE_WEBHOOK_SECRET');
@@ -343,6 +338,7 @@ export function loadConfig(env: Env): Config {
     secretFile: optional(env, 'SECRET_KEY') === null ? join(dataDir, 'secret.key') : null,
     databaseUrl,
     redisUrl,
+    redisKeyPrefix,
     ffmpegPath: executable(env, 'FFMPEG_PATH'),
     searchPath: env.PATH ?? '',
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),
@@ -367,12 +363,17 @@ export function loadConfig(env: Env): Config {
     wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 15, 1, 3600),
     liveIngestBufferBytes: int(env, 'LIVE_INGEST_BUFFER_MB', 64, 1, 4096) * 1024 * 1024,
     liveClockSkewMs: int(env, 'LIVE_CLOCK_SKEW_S', 120, 1, 86_400) * 1000,
+    liveTextBytesPerSession: num(env, 'LIVE_TEXT_MB_PER_SESSION', 32) * 1024 * 1024,
     jobWorker: bool(env, 'JOB_WORKER', true),
     exportConcurrency: int(env, 'EXPORT_CONCURRENCY', 1, 1, 64),
     exportLeaseS: int(env, 'EXPORT_LEASE_S', 30, 2, 3600),
     exportDeadline: {
       baseS: int(env, 'EXPORT_DEADLINE_BASE_S', 120, 0, 86_400),
       factor: num(env, 'EXPORT_DEADLINE_FACTOR', 3),
+    },
+    exportPerOrg: {
+      running: int(env, 'EXPORT_RUNNING_PER_ORG', 2, 1, 1000),
+      queued: int(env, 'EXPORT_QUEUE_PER_ORG', 20, 1, 100_000),
     },
     logLevel,
     logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const),
@@ -390,11 +391,8 @@ export function loadConfig(env: Env): Config {
       webhooks: derive(root, 'webhook-secrets'),
     },
   };
-  Object.freeze(config.keys);
-  Object.freeze(config.webhookRetryDelaysS);
-  Object.freeze(config.recordingRetryDelaysS);
-  Object.freeze(config.exportDeadline);
-  Object.freeze(config.billingReturnOrigins);
-  if (config.s3) Object.freeze(config.s3);
+  for (const part of [config.keys, config.webhookRetryDelaysS, config.recordingRetryDelaysS])
+    Object.freeze(part);
+  for (const part of [config.exportDeadline, config.billingReturnOrigins, config.s3]) Object.freeze(part);
   return Object.freeze(config);
 }

@@ -53,8 +53,9 @@ export function metricSources(hub: SessionHub, database: Database, nodeId: strin
     live: () => ({
       sessions: hub.sessionCount,
       participants: hub.connectionCount,
-      framesReceived: hub.stats.published,
-      bytesReceived: hub.stats.publishedBytes,
+      // Reduced layers are received too, relayed rather than recorded.
+      framesReceived: hub.stats.published + hub.stats.relayed,
+      bytesReceived: hub.stats.publishedBytes + hub.stats.relayedBytes,
       framesDelivered: hub.stats.delivered,
       bytesDelivered: hub.stats.deliveredBytes,
       framesDropped: hub.stats.dropped,

@@ -132,12 +132,24 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     dataDir: config.dataDir,
     pgSchema: options.pgSchema,
   });
-  const counters = config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters();
   const { db } = database;
   const log = openLogger(config.logLevel, options.logDestination, config.logFormat);
   const metrics = config.metricsPort === null ? null : new Metrics();
   const logger: FastifyBaseLogger = log.logger;
   const nodeId = randomBytes(6).toString('hex');
+  // Rate limits outlive a Redis outage, counted in this process; said once a minute while it lasts.
+  let warnedAt = 0;
+  const counters = config.redisUrl
+    ? redisCounters(config.redisUrl, config.redisKeyPrefix, (reason) => {
+        metrics?.rateLimitLocal.inc();
+        if (Date.now() - warnedAt < MINUTE_MS) return;
+        warnedAt = Date.now();
+        logger.warn(
+          { reason },
+          'redis unavailable: rate limits are counted in this process alone until it is back',
+        );
+      })
+    : memoryCounters();
   // Object storage, when configured: sealed recordings and export files, shared by every process.
   const bucket = config.s3 ? s3BlobStore(config.s3) : null;
   const streams = database.pgPool
@@ -153,7 +165,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     logger,
   );
   const writer = new StreamWriter(streams, () => storage.assertWritable(), metrics);
-  const fanout = config.redisUrl ? redisFanout(config.redisUrl, nodeId) : memoryFanout();
+  const fanout = config.redisUrl
+    ? redisFanout(config.redisUrl, config.redisKeyPrefix, nodeId)
+    : memoryFanout();
   const bus = new EventBus();
   const idempotency = new Idempotency(db, database.engine, config.keys.tokens);
   const jobs = new JobQueue({

@@ -20,12 +20,18 @@ async function main(): Promise<void> {
   }
   const runtime = await openRuntime(config);
   runtime.logger.info({ engine: runtime.database.engine }, 'vss worker running jobs');
+  // Why: the job queue's timers do not hold a process open (a server is held by its port), and a
+  // worker with nothing to do yet has nothing else; it runs until it is told to stop.
+  const alive = setInterval(() => {}, 2 ** 30);
   // Jobs under way finish, or are released to another worker, within DRAIN_TIMEOUT_S.
   stopGracefully({
     log: runtime.logger,
     timeoutS: config.drainTimeoutS,
     drain: (deadline) => runtime.drain(deadline),
-    close: () => runtime.close(),
+    close: async () => {
+      clearInterval(alive);
+      await runtime.close();
+    },
   });
 }
 

@@ -116,6 +116,43 @@ describe('the access log at info, the shipped level', () => {
     expect(o!.url).toBe('/oauth/authorize?client_id=x&code_challenge=abc&code=[redacted]');
   });
 
+  it('keeps the token of a join link, which travels in the path, out of the logged URL', async () => {
+    const session = await call(t, 'POST', '/v1/sessions', { key: a.key, body: { name: 'join-logged' } });
+    const link = await call(t, 'POST', `/v1/sessions/${session.body.data.id as string}/join-links`, {
+      key: a.key,
+      body: {},
+    });
+    expect(link.status).toBe(201);
+    const token = link.body.data.token as string;
+    const before = requestLines().length;
+    const answers = [
+      await call(t, 'GET', `/v1/join/${token}`),
+      await call(t, 'POST', `/v1/join/${token}`, { body: { display_name: 'Guest' } }),
+      await call(t, 'GET', `/v1/join/${token}?x=1`),
+      await call(t, 'GET', `/join/${token}`),
+      await call(t, 'GET', '/v1/join/unknown-token-value'),
+      // Doubled slashes reach no route, and the token they carry is kept out all the same.
+      await call(t, 'GET', `//join/${token}`),
+      await call(t, 'GET', `/v1//join//${token}`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, expect.any(Number), 404, 404, 404]);
+    expect(
+      requestLines()
+        .slice(before)
+        .map((l) => l.url),
+    ).toEqual([
+      '/v1/join/[redacted]',
+      '/v1/join/[redacted]',
+      '/v1/join/[redacted]?x=1',
+      '/join/[redacted]',
+      '/v1/join/[redacted]',
+      '//join/[redacted]',
+      '/v1//join//[redacted]',
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(token);
+    expect(JSON.stringify(lines)).not.toContain('unknown-token-value');
+  });
+
   it('writes nothing per request at warn', async () => {
     const quiet: Line[] = [];
     const w = await startApp({

@@ -45,7 +45,11 @@ describe('the recording MCP tools', () => {
     expect(set.isError, JSON.stringify(set.content)).toBeFalsy();
     expect(body(set)).toEqual({ session_id: s.id, state: 'recording', paused_at: null, rules });
     expect(await stateOf(s.id)).toEqual(body(set));
-    expect((await host.waitForCount(isRecordingControl, 1))[0]!.data).toEqual({ state: 'recording', rules });
+    expect((await host.waitForCount(isRecordingControl, 1))[0]!.data).toEqual({
+      state: 'recording',
+      rules,
+      hosts: [],
+    });
 
     const before = Date.now();
     const paused = await client.callTool({ name: 'pause_recording', arguments: { session_id: s.id } });
@@ -53,7 +57,11 @@ describe('the recording MCP tools', () => {
     expect(body(paused)).toMatchObject({ session_id: s.id, state: 'paused', rules });
     expect(Date.parse(body(paused).paused_at)).toBeGreaterThanOrEqual(before - 1000);
     expect((await stateOf(s.id)).state).toBe('paused');
-    expect((await host.waitForCount(isRecordingControl, 2))[1]!.data).toEqual({ state: 'paused', rules });
+    expect((await host.waitForCount(isRecordingControl, 2))[1]!.data).toEqual({
+      state: 'paused',
+      rules,
+      hosts: [],
+    });
 
     // Paused already: the API's conflict, as a tool error; nothing changes.
     const again = await client.callTool({ name: 'pause_recording', arguments: { session_id: s.id } });
@@ -63,7 +71,11 @@ describe('the recording MCP tools', () => {
     const resumed = await client.callTool({ name: 'resume_recording', arguments: { session_id: s.id } });
     expect(resumed.isError, JSON.stringify(resumed.content)).toBeFalsy();
     expect(body(resumed)).toEqual({ session_id: s.id, state: 'recording', paused_at: null, rules });
-    expect((await host.waitForCount(isRecordingControl, 3))[2]!.data).toEqual({ state: 'recording', rules });
+    expect((await host.waitForCount(isRecordingControl, 3))[2]!.data).toEqual({
+      state: 'recording',
+      rules,
+      hosts: [],
+    });
     const notPaused = await client.callTool({ name: 'resume_recording', arguments: { session_id: s.id } });
     expect(body(notPaused)).toEqual({ code: 'CONFLICT', message: 'the recording is not paused' });
 
@@ -134,7 +146,7 @@ describe('the recording MCP tools', () => {
       ],
       /rules\[1\]\.type/,
     );
-    await setRules([{ type: 'exclude' }], /a rule names user_id, kind, or both.*rules\[0\]\.user_id/);
+    await setRules([{ type: 'exclude' }], /a rule names user_id or host, kind, or both.*rules\[0\]\.user_id/);
     await setRules(
       [{ type: 'include', all: true, kind: 'mic' }],
       /"all\\" matches every stream.*rules\[0\]\.all/,

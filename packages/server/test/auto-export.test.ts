@@ -268,3 +268,49 @@ describe('auto-export and billing', () => {
     );
   });
 });
+
+describe("auto-export and the organisation's export queue", () => {
+  let t: TestApp;
+  let a: Tenant;
+  beforeAll(async () => {
+    // No worker here: what is queued stays queued, holding the organisation's one place.
+    t = await startApp({
+      env: { SESSION_DEPARTURE_TIMEOUT_S: '0', JOB_WORKER: 'false', EXPORT_QUEUE_PER_ORG: '1' },
+    });
+    a = await tenant(t);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+  /** `recording.ready` in a transaction, as the recording's finalisation announces it. */
+  const readyInTransaction = (sessionId: string) =>
+    t.runtime.database.db.transaction().execute((trx) =>
+      t.runtime.bus.emit(trx, 'recording.ready', {
+        orgId: a.orgId,
+        projectId: a.projectId,
+        sessionId,
+        data: { duration_ms: 500, stream_count: 1, bytes: 10_000 },
+      }),
+    );
+
+  it('counts auto-exports against the cap, and skips one past it without failing the announcement', async () => {
+    const first = await createSession(t, a.key, 'auto-exported');
+    const second = await createSession(t, a.key, 'past the cap');
+    await recordSession(t, a.key, first.id, pcmVoice('ann', 440, 0.5));
+    await recordSession(t, a.key, second.id, pcmVoice('ann', 440, 0.5));
+    const url = `/v1/projects/${a.projectId}/auto-export`;
+    expect((await call(t, 'PUT', url, { key: a.key, body: { enabled: true, options: {} } })).status).toBe(
+      200,
+    );
+    await readyInTransaction(first.id);
+    const auto = (await call(t, 'GET', `/v1/sessions/${first.id}/exports`, { key: a.key })).body.data;
+    expect(auto).toMatchObject([{ status: 'queued', auto: true }]);
+    // The auto-export holds the organisation's one place: a requested export is refused.
+    const refused = await call(t, 'GET', `/v1/sessions/${second.id}/export`, { key: a.key });
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(refused.headers['retry-after']).toBeDefined();
+    // And so is the next auto-export; the announcement itself goes through.
+    await readyInTransaction(second.id);
+    expect((await call(t, 'GET', `/v1/sessions/${second.id}/exports`, { key: a.key })).body.data).toEqual([]);
+  });
+});

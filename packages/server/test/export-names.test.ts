@@ -12,7 +12,7 @@ import {
   presenterComposition,
   type Orientation,
 } from '../src/modules/exports/layout.js';
-import { LABEL_MAX, nameBar, type NameBar } from '../src/modules/exports/name-bar.js';
+import { cleanLabel, LABEL_MAX, nameBar, type NameBar } from '../src/modules/exports/name-bar.js';
 import { render } from '../src/modules/exports/render.js';
 import type { Scan, ScannedTrack } from '../src/modules/exports/scan.js';
 import type { TrackFormat } from '../src/modules/exports/codecs.js';
@@ -120,6 +120,27 @@ describe('name bars, without ffmpeg', () => {
   };
   const fontOf = () => ({ font: 'fontfile=font.ttf', measure });
   const opts = { fps: 15, frames: 151, durationUs: 151 * (S / 15), fontOf };
+
+  it('drops direction controls from a name, so that it reverses nothing drawn after it; letters keep their own direction', () => {
+    // U+202E in a name turned "Eve (screen)" into "Eve )neercs(" on the screen-share tile.
+    for (const c of [
+      '\u202e',
+      '\u202d',
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200e',
+      '\u200f',
+      '\u061c',
+    ])
+      expect(cleanLabel(`${c}Eve${c} (screen)`), `U+${c.codePointAt(0)!.toString(16)}`).toBe('Eve (screen)');
+    expect(cleanLabel('שלום (screen)')).toBe('שלום (screen)');
+    expect(nameBar(640, 360, '\u202eEve (screen)', measure)!.text).toBe('Eve (screen)');
+  });
 
   it('gives every tile with video the bar of whoever it shows, as a file, never in the graph', () => {
     const comp = presenterComposition(scan, 'landscape', scan.spanUs, undefined);

@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,4 +166,175 @@ describe('an export whose worker process is killed mid-render', () => {
       expectError(await call(t, 'GET', `/v1/exports/${id}`, { key: a.key }), 404, 'NOT_FOUND');
     },
   );
+});
+
+describe('a worker process killed outright mid-render', () => {
+  let dir: string;
+  let schema: string | undefined;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vss-export-orphans-'));
+    schema = ENGINE === 'postgres' ? `eo_${Math.random().toString(36).slice(2, 10)}` : undefined;
+    // This process serves the API and runs no jobs: worker processes take the render.
+    t = await startApp({
+      dataDir: dir,
+      pgSchema: schema,
+      env: { JOB_WORKER: 'false', SESSION_DEPARTURE_TIMEOUT_S: '0', EXPORT_LEASE_S: '2' },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (schema) await dropPgSchema(PG_URL, schema);
+  });
+
+  // Finds the render's processes by their command line in /proc (Linux).
+  it.runIf(existsSync('/proc/self/cmdline'))(
+    'takes its ffmpeg with it when killed outright; a restart clears what attempts left and the job completes',
+    async () => {
+      const a = await tenant(t);
+      const session = await createSession(t, a.key, 'stretched by a skewed clock');
+      // Two seconds of camera, then one frame 30 s later, as a publisher's skewed clock stamps it:
+      // a render of 450 output frames, which the dead worker's ffmpeg would go on with. Long enough
+      // to be killed mid-way, short enough for the second worker to render it whole on a busy
+      // machine (with 120 s it took over two minutes under CI's load).
+      const red = await solidJpeg('red');
+      const plan: Planned[] = [];
+      for (let k = 0; k < 30; k++)
+        plan.push({
+          user: 'alice',
+          atMs: Math.round((k * 1000) / 15),
+          stream: 'media/alice/cam',
+          payload: red,
+        });
+      plan.push({ user: 'alice', atMs: 30_000, stream: 'media/alice/cam', payload: red });
+      await recordSession(t, a.key, session.id, plan);
+      const id: string = (await call(t, 'GET', `/v1/sessions/${session.id}/export`, { key: a.key })).body.data
+        .job_id;
+      const exportsDir = join(dir, 'exports');
+      const part = `${id}.1.part`;
+      const renderers = () =>
+        readdirSync('/proc')
+          .filter((p) => /^\d+$/.test(p))
+          .filter((p) => {
+            try {
+              return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(part);
+            } catch {
+              return false;
+            }
+          });
+      // Gone, or dead and waiting to be reaped (no init reaps orphans in some containers).
+      const running = (pid: string) => {
+        try {
+          return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+        } catch {
+          return false;
+        }
+      };
+
+      const first = await startWorker();
+      let pids: string[] = [];
+      try {
+        await eventually(
+          () => readdirSync(exportsDir).includes(part) && (pids = renderers()).length > 0,
+          30_000,
+          `the worker to start rendering (its output: ${first.out()})`,
+        );
+        first.child.kill('SIGKILL');
+        await first.exited;
+      } finally {
+        if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
+      }
+      await eventually(() => pids.every((p) => !running(p)), 5_000, "the dead worker's ffmpeg to stop");
+      // What the dead attempt left, and what an attempt of an export that is gone left.
+      expect(readdirSync(exportsDir).filter((f) => f.startsWith(`${id}.1.`)).length).toBeGreaterThan(0);
+      const gone = 'exportthatisgone';
+      writeFileSync(join(exportsDir, `${gone}.2.part`), 'partial');
+      mkdirSync(join(exportsDir, `${gone}.2.work`));
+      writeFileSync(join(exportsDir, `${gone}.2.work`, 'graph.txt'), 'scratch');
+
+      // A new worker on the same DATA_DIR: the dead one's lease runs out (2 s), it renders the job
+      // whole. Its own lease is longer (15 s, renewed and reaped every 5 s): on a loaded machine a
+      // 2 s lease was not always renewed in time, and each attempt was then taken over by the next
+      // before it could finish.
+      const second = await startWorker(15);
+      try {
+        await eventually(
+          () => readdirSync(exportsDir).every((f) => !f.startsWith(`${gone}.`)),
+          30_000,
+          `the restarted worker to clear what interrupted attempts left (its output: ${second.out()})`,
+        );
+        const job = await waitForJob(t, a.key, id, 120_000).catch(async (err: Error) => {
+          const res = await call(t, 'GET', `/v1/exports/${id}`, { key: a.key });
+          const last = { status: res.status, ...res.body };
+          throw new Error(
+            `${err.message}; the job: ${JSON.stringify(last)}; its files: ${readdirSync(exportsDir).join(' ')}; ` +
+              `the second worker's output: ${second.out()}`,
+          );
+        });
+        expect(job).toMatchObject({ status: 'completed', attempts: 2, error: null });
+        expect(readdirSync(exportsDir).filter((f) => f.startsWith(id))).toEqual([`${id}.mp4`]);
+      } finally {
+        second.child.kill('SIGKILL');
+        await second.exited;
+      }
+    },
+    180_000,
+  );
+
+  it('an idle worker waits for work: an export asked for after it started is rendered', async () => {
+    const worker = await startWorker(15);
+    try {
+      await eventually(() => worker.out().includes('vss worker running jobs'), 30_000, 'the worker to start');
+      // Nothing to do yet. The work comes after it started, as it does for a worker kept running.
+      const a = await tenant(t);
+      const session = await createSession(t, a.key, 'after the worker started');
+      const red = await solidJpeg('red');
+      await recordSession(
+        t,
+        a.key,
+        session.id,
+        Array.from({ length: 15 }, (_, k) => ({
+          user: 'alice',
+          atMs: Math.round((k * 1000) / 15),
+          stream: 'media/alice/cam',
+          payload: red,
+        })),
+      );
+      const id: string = (await call(t, 'GET', `/v1/sessions/${session.id}/export`, { key: a.key })).body.data
+        .job_id;
+      const job = await waitForJob(t, a.key, id, 60_000).catch((err: Error) => {
+        throw new Error(
+          `${err.message}; the worker ${worker.child.exitCode === null ? 'runs' : `exited (${worker.child.exitCode})`}: ${worker.out()}`,
+        );
+      });
+      expect(job).toMatchObject({ status: 'completed', error: null });
+      expect(worker.child.exitCode, 'the worker is still running').toBeNull();
+    } finally {
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+    }
+  }, 90_000);
+
+  /** A `npm run worker` process on this test's storage. */
+  /** `leaseS`: how long its claims last without renewal (short: its death is seen soon). */
+  async function startWorker(leaseS = 2) {
+    const child = spawn(process.execPath, serverCommand('worker'), {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: dir,
+        // What it claimed and when, for a failure's message.
+        LOG_LEVEL: 'info',
+        EXPORT_LEASE_S: String(leaseS),
+        ...(schema ? { DATABASE_URL: await pgSchemaUrl(PG_URL, schema) } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise((ok) => child.once('exit', ok));
+    return { child, out: () => out, exited };
+  }
 });

@@ -309,7 +309,9 @@ describe('MP4 export of a recording made by the live client', () => {
     const whole = await t.app.inject({ method: 'GET', url, headers: auth });
     expect(whole.statusCode).toBe(200);
     expect(whole.headers['content-type']).toBe('video/mp4');
-    expect(whole.headers['content-disposition']).toMatch(/^attachment; filename=".*\.mp4"$/);
+    expect(whole.headers['content-disposition']).toMatch(
+      /^attachment; filename="export me \d{4}-\d{2}-\d{2}\.mp4"; filename\*=UTF-8''export%20me%20\d{4}-\d{2}-\d{2}\.mp4$/,
+    );
     expect(whole.headers['accept-ranges']).toBe('bytes');
     const size = whole.rawPayload.length;
     expect(size).toBe(job.size_bytes);

@@ -92,6 +92,7 @@ describe('join links', () => {
     expect(info.body.data).toMatchObject({
       session: { id: s.id, name: 'Weekly sync', ended: false, is_public: false },
       can_publish: true,
+      used_up: false,
     });
 
     const host = await join(t, a.key, s.id, 'host');
@@ -155,7 +156,10 @@ describe('join links', () => {
     expect([...messages]).toEqual(['this join link does not exist, was revoked or has expired']);
 
     expect((await redeem(t, twice.token)).status).toBe(200);
+    expect((await call(t, 'GET', `/v1/join/${twice.token}`)).body.data.used_up).toBe(false);
     expect((await redeem(t, twice.token, 'Bo')).status).toBe(200);
+    // Spent: said before anyone types a name, and no use is taken by asking.
+    expect((await call(t, 'GET', `/v1/join/${twice.token}`)).body.data.used_up).toBe(true);
     expect(expectError(await redeem(t, twice.token, 'Cy'), 409, 'CONFLICT')).toMatch(/used its 2 times/);
     const listed = (await call(t, 'GET', `/v1/sessions/${s.id}/join-links`, { key: a.key })).body.data;
     expect(listed.map((l: any) => l.id).sort()).toEqual([expired.id, twice.id].sort());
@@ -299,6 +303,71 @@ describe('join links', () => {
       body: { user_id: 'u1', display_name: 'x'.repeat(65) },
     });
     expect(expectError(long, 400, 'BAD_REQUEST')).toMatch(/^body\.display_name must be 1 to 64 characters/);
+  });
+});
+
+describe('display names as people see them', () => {
+  let t: TestApp;
+  let a: Tenant;
+  useApp((app, tenant) => {
+    t = app;
+    a = tenant;
+  });
+
+  const connect = (sessionId: string, display_name: string) =>
+    call(t, 'POST', `/v1/sessions/${sessionId}/connection`, {
+      key: a.key,
+      body: { user_id: 'u1', display_name },
+    });
+
+  it('counts what a person sees as one character: 64 family emoji are a name, 65 are not', async () => {
+    const s = await createSession(t, a.key);
+    const link = await createLink(t, a.key, s.id);
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+    expect([...family].length).toBe(5);
+    const name = family.repeat(64);
+    const joined = await redeem(t, link.token, name);
+    expect(joined.status, joined.raw).toBe(200);
+    expect(joined.body.data.display_name).toBe(name);
+    expect((await connect(s.id, name)).status).toBe(200);
+    // Letters with combining accents count once each, as they are drawn.
+    expect((await connect(s.id, 'e\u0301'.repeat(64))).status).toBe(200);
+
+    const long = family.repeat(65);
+    expect(expectError(await redeem(t, link.token, long), 400, 'BAD_REQUEST')).toMatch(
+      /^body\.display_name must be 1 to 64 characters/,
+    );
+    expect(expectError(await connect(s.id, long), 400, 'BAD_REQUEST')).toMatch(/^body\.display_name /);
+  });
+
+  it('refuses a name with nothing visible in it, naming the field; ordinary names still pass', async () => {
+    const s = await createSession(t, a.key);
+    const link = await createLink(t, a.key, s.id);
+    for (const bad of [
+      '\u200B\u200B',
+      '\u2060',
+      '\uFEFF \uFEFF',
+      '\u00AD\u00AD',
+      '\u3000\u200C\u200D',
+      '\u3164',
+      '\u2800\u2800',
+      '\u{E0041}\u{E0042}',
+      '\u202E\u2066',
+      '\u0301',
+    ]) {
+      const message = expectError(await connect(s.id, bad), 400, 'BAD_REQUEST');
+      expect(message, JSON.stringify(bad)).toMatch(/^body\.display_name .*visible/);
+    }
+    expect(expectError(await redeem(t, link.token, '\u200B\u200B'), 400, 'BAD_REQUEST')).toMatch(
+      /^body\.display_name .*visible/,
+    );
+    for (const good of ['Ana María', '山田 太郎', 'محمد', 'Zoë\u00ADÖlund', '\u{1F600}', 'x', '\u202EAna']) {
+      const res = await connect(s.id, good);
+      expect(res.status, JSON.stringify(good)).toBe(200);
+    }
+    const guest = await redeem(t, link.token, 'Ana María');
+    expect(guest.status).toBe(200);
+    expect(guest.body.data.display_name).toBe('Ana María');
   });
 });
 

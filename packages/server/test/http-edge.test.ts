@@ -279,6 +279,7 @@ describe('the HTTP edge', () => {
       'GET /v1/public/sessions/{sessionId}/manifest',
       'GET /v1/public/sessions/{sessionId}/playback',
       'GET /v1/public/sessions/{sessionId}/playback/timeline',
+      'GET /v1/public/sessions/{sessionId}/timeline',
       'GET /v1/public/sessions/{sessionId}/replay',
       'POST /v1/sessions/{sessionId}/replay-links',
       'GET /v1/sessions/{sessionId}/replay-links',

@@ -361,4 +361,80 @@ describe('invitations', () => {
       expect((await listed(inv.id)).accepted_at).toBeNull();
     });
   });
+
+  describe('describing, for the page the link opens', () => {
+    const describeInvitation = (token: string) =>
+      call(t, 'GET', `/v1/invitations/lookup?token=${encodeURIComponent(token)}`);
+
+    it('names the organisation, the role and who invited, to the holder of the token alone (no credential)', async () => {
+      const address = email('described');
+      // A dashboard user invites: the invitation names them.
+      const res = await call(t, 'POST', `/v1/projects/${a.projectId}/invitations`, {
+        cookie: a.cookie,
+        body: { email: address, role: 'admin' },
+      });
+      expect(res.status).toBe(201);
+      const described = await describeInvitation(res.body.data.token);
+      expect(described.status, described.raw).toBe(200);
+      expect(described.body.data).toEqual({
+        organisation: { id: a.orgId, name: a.email },
+        role: 'admin',
+        email: address,
+        invited_by: { email: a.email },
+        expires_at: res.body.data.expires_at,
+      });
+      // Describing takes nothing: the invitation still redeems.
+      const invitee = await register(t, address);
+      const redeemed = await call(t, 'POST', '/v1/invitations/redeem', {
+        cookie: invitee.cookie,
+        body: { token: res.body.data.token },
+      });
+      expect(redeemed.status).toBe(200);
+    });
+
+    it('names no inviter when an API key invited', async () => {
+      const inv = await invite(email('by-key'));
+      const described = await describeInvitation(inv.token);
+      expect(described.status).toBe(200);
+      expect(described.body.data).toMatchObject({
+        organisation: { id: a.orgId, name: a.email },
+        role: 'member',
+        invited_by: null,
+      });
+    });
+
+    it('answers an unknown token 404, a used or expired one 409, a missing or empty one 400 naming query.token', async () => {
+      const unknown = await describeInvitation('no-such-invitation-token-0000000000000');
+      expect(expectError(unknown, 404, 'NOT_FOUND')).toBe('invitation not found');
+      expect(unknown.raw).not.toContain(a.email);
+
+      const address = email('used');
+      const used = await invite(address);
+      const invitee = await register(t, address);
+      await call(t, 'POST', '/v1/invitations/redeem', {
+        cookie: invitee.cookie,
+        body: { token: used.token },
+      });
+      expect(expectError(await describeInvitation(used.token), 409, 'CONFLICT')).toBe(
+        'this invitation was already redeemed',
+      );
+
+      const late = await invite(email('late-described'));
+      await t.runtime.database.db
+        .updateTable('invitations')
+        .set({ expires_at: Date.now() - 1000 })
+        .where('id', '=', late.id)
+        .execute();
+      expect(expectError(await describeInvitation(late.token), 409, 'CONFLICT')).toBe(
+        'this invitation has expired',
+      );
+
+      expect(expectError(await call(t, 'GET', '/v1/invitations/lookup'), 400, 'BAD_REQUEST')).toMatch(
+        /^query\.token /,
+      );
+      expect(expectError(await call(t, 'GET', '/v1/invitations/lookup?token='), 400, 'BAD_REQUEST')).toMatch(
+        /^query\.token /,
+      );
+    });
+  });
 });

@@ -37,6 +37,7 @@ beforeAll(async () => {
   queue.register(kind('test.ok'));
   queue.register(kind('test.flaky', { failUntil: 2 }));
   queue.register(kind('test.dead', { failUntil: 99 }));
+  queue.register(kind('test.fair', { concurrency: 1, fair: { running: 1 } }));
   queue.start();
 });
 afterAll(async () => {
@@ -48,6 +49,19 @@ const jobRow = (id: string) =>
   t.runtime.database.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
 
 describe('the job queue', () => {
+  it('takes turns between the groups of a fair kind, whatever the order they were queued in', async () => {
+    const db = t.runtime.database.db;
+    // One group queues four jobs and another two, all at once: one worker runs them in turns.
+    await transaction(db, async (trx) => {
+      for (const n of ['a1', 'a2', 'a3', 'a4'])
+        await queue.enqueue(trx, 'test.fair', { n }, { groupKey: 'a' });
+      for (const n of ['b1', 'b2']) await queue.enqueue(trx, 'test.fair', { n }, { groupKey: 'b' });
+    });
+    const order = () => runs.filter((r) => r.kind === 'test.fair').map((r) => (r.payload as { n: string }).n);
+    await eventually(() => order().length === 6, 10_000, 'every fair job to run');
+    expect(order()).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'a4']);
+  });
+
   it('runs a job enqueued in a committed transaction, and never one whose transaction rolled back', async () => {
     const db = t.runtime.database.db;
     await expect(

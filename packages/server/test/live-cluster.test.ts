@@ -74,6 +74,7 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
           PORT: String(port),
           DATABASE_URL: dbUrl,
           REDIS_URL,
+          REDIS_KEY_PREFIX: `${schema}:`,
           SESSION_DEPARTURE_TIMEOUT_S: '1',
           LOG_LEVEL: 'warn',
           SECRET_KEY: 'cluster-secret-cluster-secret-cluster-secret',
@@ -111,6 +112,11 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
         seqs.push(await bob.c.publish('media/bob/cam', jpeg(100 + i, 2000), { ack: true }));
       }
       await alice.c.publishChat('from process one', { ack: true });
+      // A focus on a participant connected to the other process is taken; one on a stranger is not.
+      await alice.c.publishDirector({ type: 'director.focus', data: { user_id: 'bob' } }, { ack: true });
+      await expect(
+        alice.c.publishDirector({ type: 'director.focus', data: { user_id: 'mallory' } }, { ack: true }),
+      ).rejects.toThrow(/must be the user_id of a participant of this session/);
       await eventually(
         () => bob.messages.filter((m) => m.streamType === 'media/alice/cam').length === 20,
         10_000,

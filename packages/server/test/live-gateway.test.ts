@@ -299,9 +299,9 @@ describe('live sessions', () => {
     const s = await createSession(t, a.key);
     const alice = await join(t, a.key, s.id, 'alice');
     const bob = await join(t, a.key, s.id, 'bob');
-    // Alice's messages fill the session's queue; Bob's first frame waits behind them when his
+    // Alice's pictures fill the session's queue; Bob's first frame waits behind them when his
     // unpublish arrives. The unpublish must end the track that frame began, not be refused.
-    for (let i = 0; i < 300; i++) alice.send(publish('chat', Buffer.from(JSON.stringify({ text: `m${i}` }))));
+    for (let i = 0; i < 300; i++) alice.send(publish('media/alice/cam', jpeg(i)));
     bob.send(publish('media/bob/cam', jpeg(1)));
     bob.send({ type: 'unpublish', stream_type: 'media/bob/cam' });
     expect(await alice.waitFor(isControl('track.unpublished'))).toMatchObject({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_STRIKES, RATE_BURST } from '../src/modules/live/message-guard.js';
 import { MAX_CONTROL_BYTES } from '../src/modules/live/wire-limits.js';
 import { call, createSession, type Tenant, type TestApp, useApp } from './support/app.js';
-import { join, leave, listen, publish } from './support/live.js';
+import { join, jpeg, leave, listen, publish } from './support/live.js';
 
 const isError = (code: string) => (m: Record<string, any>) =>
   m.type === 'control' && m.event === 'error' && m.data?.code === code;
@@ -15,12 +15,10 @@ describe('invalid live messages', () => {
   it('count against the rate like valid ones: garbage uses up the burst too', async () => {
     const s = await createSession(t, a.key);
     const alice = await join(t, a.key, s.id, 'alice');
-    // Fewer invalid messages than close a connection, then a burst's worth of valid chat: together
-    // they are over the burst, so chat is refused for rate (garbage used to cost nothing).
+    // Fewer invalid messages than close a connection, then a burst's worth of valid pictures:
+    // together they are over the burst, so a picture is refused for rate (garbage used to cost nothing).
     for (let i = 0; i < MAX_STRIKES; i++) alice.ws.send('not json');
-    const chat = (i: number) =>
-      publish('chat', Buffer.from(JSON.stringify({ text: `hi ${i}` })), { id: `c${i}` });
-    for (let i = 0; i < RATE_BURST; i++) alice.send(chat(i));
+    for (let i = 0; i < RATE_BURST; i++) alice.send(publish('media/alice/cam', jpeg(i), { id: `c${i}` }));
     const limited = await alice.waitFor(isError('RATE_LIMITED'));
     expect(limited.data.message).toMatch(/messages per second/);
     expect(limited.data.id).toMatch(/^c\d+$/);

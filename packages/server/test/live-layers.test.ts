@@ -27,6 +27,19 @@ function frameOf(m: Record<string, any>): { n: number; layer: number; key: boole
   return { n: body.readUInt32BE(at), layer: body[at + 4]!, key: (body[5]! & 1) === 1 };
 }
 
+/** A JPEG of `width`x`height` as its start-of-frame segment says, padded to `size` bytes. */
+function sizedJpeg(n: number, width: number, height: number, size = 2000): Buffer {
+  const b = Buffer.alloc(size, n & 0xff);
+  Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08]).copy(b, 0);
+  b.writeUInt16BE(height, 7);
+  b.writeUInt16BE(width, 9);
+  b[11] = 3;
+  b.writeUInt32BE(n, 12);
+  b[size - 2] = 0xff;
+  b[size - 1] = 0xd9;
+  return b;
+}
+
 const isControl = (event: string) => (m: Record<string, any>) => m.type === 'control' && m.event === event;
 const isCam = (m: Record<string, any>) => m.type === 'message' && m.stream_type === 'media/alice/cam';
 const isError = (code: string) => (m: Record<string, any>) =>
@@ -81,6 +94,30 @@ describe('video layers', () => {
     );
     expect(cams).toHaveLength(20);
     expect(t.runtime.hub.stats.relayed).toBeGreaterThanOrEqual(40);
+    await leave(alice);
+    await leave(bob);
+  });
+
+  it('refuses a reduced layer larger than the recorded layer, naming both sizes; a smaller one is relayed', async () => {
+    const s = await createSession(t, a.key);
+    const alice = await join(t, a.key, s.id, 'alice');
+    const bob = await join(t, a.key, s.id, 'bob');
+    const now = Date.now();
+    alice.send(publish('media/alice/cam', sizedJpeg(0, 320, 180), { id: 'base', timestamp_ms: now }));
+    // The attack: full-size video as layer 1, shown live and never recorded.
+    alice.send(
+      publish('media/alice/cam', sizedJpeg(1, 1280, 720, 20_000), { id: 'big', layer: 1, timestamp_ms: now }),
+    );
+    alice.send(
+      publish('media/alice/cam', sizedJpeg(2, 160, 90), { id: 'small', layer: 1, timestamp_ms: now }),
+    );
+    const err = await alice.waitFor(isError(LIVE_ERRORS.BAD_LAYER));
+    expect(err.data.id).toBe('big');
+    expect(err.data.message).toMatch(/layer 1 is 1280x720, larger than the recorded layer 0 \(320x180\)/);
+    await alice.waitFor((m) => m.type === 'control' && m.event === 'ack' && m.data.id === 'small');
+    await eventually(() => bob.received.text.some(isCam), 5000, "bob to get alice's camera");
+    const sizes = bob.received.text.filter(isCam).map((m) => Buffer.from(m.body, 'base64').length);
+    expect(sizes).not.toContain(20_000);
     await leave(alice);
     await leave(bob);
   });

@@ -77,7 +77,7 @@ describe('live media of an organisation without a subscription', () => {
   });
   afterAll(() => t.close());
 
-  it('is refused once what it stores reaches the free tier; chat is still recorded', async () => {
+  it('is refused once what it stores reaches the free tier; chat is still taken', async () => {
     const s = await createSession(t, a.key);
     const alice = await join(t, a.key, s.id, 'alice');
     for (let i = 0; i < 6; i++) alice.send(publish('media/alice/cam', jpeg(i, 64 * 1024), { id: `f${i}` }));
@@ -96,5 +96,44 @@ describe('live media of an organisation without a subscription', () => {
       if (e.streamId.startsWith('media/')) media += e.body.length;
     expect(media).toBe(3 * 64 * 1024);
     alice.ws.close();
+  });
+
+  it('relays no reduced layer once storage is used up: full-size video sent as layer 1 is refused as layer 0 is', async () => {
+    const s = await createSession(t, a.key);
+    const alice = await join(t, a.key, s.id, 'alice');
+    const bob = await join(t, a.key, s.id, 'bob');
+    // The first test used up the organisation's storage; make sure of it here all the same.
+    for (let i = 0; i < 4; i++)
+      alice.send(publish('media/alice/cam', jpeg(i, 64 * 1024), { id: `base${i}` }));
+    await eventually(
+      () => alice.received.text.some((m) => m.data?.id === 'base3' && m.event === 'error'),
+      10_000,
+      'the recorded layer to be refused',
+    );
+    for (let i = 0; i < 3; i++)
+      alice.send(publish('media/alice/cam', jpeg(i, 60 * 1024), { id: `layer${i}`, layer: 1 }));
+    alice.send(publish('chat', Buffer.from(JSON.stringify({ text: 'after' })), { id: 'after' }));
+    const answers = await eventually(
+      () => {
+        const got = alice.received.text.filter(
+          (m) =>
+            m.type === 'control' && typeof m.data?.id === 'string' && /^(layer\d|after)$/.test(m.data.id),
+        );
+        return got.length === 4 ? got : null;
+      },
+      10_000,
+      'answers to the reduced layer and the chat',
+    );
+    expect(answers.filter((m) => m.event === 'error').map((m) => [m.data.id, m.data.code])).toEqual([
+      ['layer0', 'USAGE_LIMITS_EXCEEDED'],
+      ['layer1', 'USAGE_LIMITS_EXCEEDED'],
+      ['layer2', 'USAGE_LIMITS_EXCEEDED'],
+    ]);
+    // bob got the chat sent after them, and none of the reduced layer (60 KiB pictures).
+    await bob.waitFor((m) => m.type === 'message' && m.stream_type === 'chat');
+    const cams = bob.received.text.filter((m) => m.type === 'message' && m.stream_type === 'media/alice/cam');
+    expect(cams.map((m) => Buffer.from(m.body, 'base64').length).filter((n) => n === 60 * 1024)).toEqual([]);
+    alice.ws.close();
+    bob.ws.close();
   });
 });

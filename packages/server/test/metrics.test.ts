@@ -147,6 +147,22 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     await t?.close();
   });
 
+  it("counts a reduced layer's frames and bytes as received, as the recorded layer's", async () => {
+    const a = await newTenant();
+    const s = await newSession(a);
+    const alice = await join(t, a.key, s.id, 'alice');
+    const before = await scrape(t);
+    const base = [jpeg(1, 300), jpeg(2, 300)];
+    const reduced = [jpeg(1, 120), jpeg(2, 120), jpeg(3, 120)];
+    base.forEach((f, i) => alice.send(publish('media/alice/cam', f, { id: `b${i}` })));
+    reduced.forEach((f, i) => alice.send(publish('media/alice/cam', f, { id: `r${i}`, layer: 1 })));
+    await alice.waitForCount((m) => m.type === 'control' && m.event === 'ack', 5);
+    const after = await scrape(t);
+    expect(moved(before, after, 'vss_live_frames_received_total')).toBe(5);
+    expect(moved(before, after, 'vss_live_received_bytes_total')).toBe(2 * 300 + 3 * 120);
+    await leave(alice);
+  });
+
   it('counts a live session: frames and bytes received, acknowledgements, recording writes, deliveries, who is connected, and the minutes streamed', async () => {
     const a = await newTenant();
     const s = await newSession(a);

@@ -41,6 +41,7 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
         PORT: String(port),
         DATABASE_URL: dbUrl,
         REDIS_URL,
+        REDIS_KEY_PREFIX: `${schema}:`,
         SESSION_DEPARTURE_TIMEOUT_S: '1',
         LOG_LEVEL: 'warn',
         SECRET_KEY: SECRET,

@@ -114,6 +114,31 @@ describe.skipIf(!REDIS_URL)('rate limits shared through Redis', () => {
     }
   });
 
+  it('keeps two deployments sharing one Redis apart by REDIS_KEY_PREFIX, and refuses a prefix it cannot use', async () => {
+    const ip = `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+    const from = (t: TestApp) =>
+      t.app.inject({ method: 'GET', url: '/v1/public/sessions', remoteAddress: ip });
+    const env = { REDIS_URL, RATE_LIMIT_PER_IP: '3' };
+    const staging = await startApp({ env: { ...env, REDIS_KEY_PREFIX: `staging-${ip}:` } });
+    const production = await startApp({ env: { ...env, REDIS_KEY_PREFIX: `production-${ip}:` } });
+    try {
+      // The same client address, three times on each: neither counts the other's requests.
+      for (let i = 0; i < 3; i++) {
+        expect((await from(staging)).statusCode).toBe(200);
+        expect((await from(production)).statusCode).toBe(200);
+      }
+      expect((await from(staging)).statusCode).toBe(429);
+      expect((await from(production)).statusCode).toBe(429);
+    } finally {
+      await production.close();
+      await staging.close();
+    }
+    for (const bad of ['with space:', 'x'.repeat(65), 'ключ:'])
+      await expect(startApp({ env: { REDIS_URL, REDIS_KEY_PREFIX: bad } })).rejects.toThrow(
+        /REDIS_KEY_PREFIX/,
+      );
+  });
+
   it('throttles sign-in failures across processes', async () => {
     const { register, PASSWORD } = await import('./support/app.js');
     const one = await startApp({ env: { REDIS_URL } });

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -71,26 +71,6 @@ function bash(
   });
 }
 
-/** Holds a lock directory (mkdir is atomic) until the returned function is called; waits for it. */
-async function exclusive(path: string): Promise<() => void> {
-  const until = Date.now() + 120_000;
-  for (;;) {
-    try {
-      mkdirSync(path);
-      return () => rmSync(path, { recursive: true, force: true });
-    } catch {
-      // A lock left by a run that was killed is older than any run takes.
-      try {
-        if (Date.now() - statSync(path).mtimeMs > 150_000) rmSync(path, { recursive: true, force: true });
-      } catch {
-        // gone meanwhile
-      }
-      if (Date.now() > until) throw new Error(`${path} stayed locked`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
 describe('the README walkthrough', () => {
   let server: Proc;
   let base: string;
@@ -124,72 +104,79 @@ describe('the README walkthrough', () => {
 
   it('runs every shell block as written, in order, from account to redaction', async () => {
     const { shell, receiver } = walkthrough();
-    // The walkthrough's receiver listens on port 3000: one run at a time on this machine (the
-    // SQLite and PostgreSQL variants run side by side).
-    const release = await exclusive(join(tmpdir(), 'vss-readme-walkthrough.lock'));
-    try {
-      // The README shows the receiver that examples/ holds.
-      expect(receiver).toBe(readFileSync(join(ROOT, 'examples', 'receiver.mjs'), 'utf8'));
-      // The blocks run unchanged from the repository's folder, as a reader runs them; the files
-      // they write (cookies, answers, the MP4) go to the scratch folder they move to, whose name
-      // the test asks for at the end.
-      const untracked = () =>
-        execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' })
-          .split('\n')
-          .filter((l) => l.startsWith('??'));
-      const before = untracked();
-      const { code, out } = await bash(`${shell}\necho; echo "@@folder $PWD"`, ROOT, { VSS_URL: base });
-      work = /^@@folder (.+)$/m.exec(out)?.[1] ?? '';
-      expect(work, out).not.toBe('');
-      expect(code, out).toBe(0);
-      expect(work.startsWith(ROOT), work).toBe(false);
-      expect(untracked().filter((l) => !before.includes(l))).toEqual([]);
+    // The walkthrough's receiver listens on the port RECEIVER_PORT names, as a reader whose port
+    // 3000 is taken runs it: a free one, so that the SQLite and PostgreSQL variants, running side
+    // by side, and anything else on this machine never meet.
+    const receiverPort = await freePort();
+    // The README shows the receiver that examples/ holds.
+    expect(receiver).toBe(readFileSync(join(ROOT, 'examples', 'receiver.mjs'), 'utf8'));
+    // The blocks run unchanged from the repository's folder, as a reader runs them; the files
+    // they write (cookies, answers, the MP4) go to the scratch folder they move to, whose name
+    // the test asks for at the end.
+    const untracked = () =>
+      execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.startsWith('??'));
+    const before = untracked();
+    const { code, out } = await bash(`${shell}\necho; echo "@@folder $PWD"`, ROOT, {
+      VSS_URL: base,
+      RECEIVER_PORT: String(receiverPort),
+    });
+    work = /^@@folder (.+)$/m.exec(out)?.[1] ?? '';
+    expect(work, out).not.toBe('');
+    expect(code, out).toBe(0);
+    expect(work.startsWith(ROOT), work).toBe(false);
+    expect(untracked().filter((l) => !before.includes(l))).toEqual([]);
 
-      // Step 3: the receiver verified and printed the test event, and later the session's events.
-      expect(out).toContain('receiver: webhook.test');
-      expect(out).toContain('receiver: session.started');
-      // Step 4: the participant's chat and 100 tone frames were acknowledged.
-      expect(out).toMatch(/recorded 101 messages/);
-      expect(out).toMatch(/"state":"paused","paused_at":"[^"]+"/);
-      expect(out).toMatch(/"user_id":"guest-[0-9A-Za-z]+","display_name":"Ana María","can_publish":true/);
-      // Step 6: the replay link opened as returned.
-      expect(out).toMatch(/\{"data":\{"events":\[\{"seq":1,/);
-      // Step 7: the export completed and downloaded as an MP4.
-      expect(out).toContain('export completed');
-      expect(out).toMatch(/^200 \d+ bytes$/m);
-      const mp4 = readFileSync(join(work, 'standup.mp4'));
-      expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
-      // Step 8: the redaction removed alice's one track; the delivery log shows delivered attempts.
-      expect(out).toContain('"redacted":"alice","deletedStreams":1');
-      expect(out).toMatch(/"status":"succeeded"/);
-      // Step 9: alice's minutes and the stored bytes were metered, shown to 2 decimals at most;
-      // the portal needs a provider.
-      const minutes = out.match(/"streaming_minutes_total":([0-9.e-]+)/)?.[1];
-      expect(minutes).toMatch(/^\d+(\.\d{1,2})?$/);
-      expect(Number(minutes)).toBeGreaterThan(1 / 60);
-      for (const figure of out.matchAll(/"(streaming_minutes\w*|value)":(-?[0-9.e]+)/g))
-        expect(figure[2], figure[0]).toMatch(/^-?\d+(\.\d{1,2})?$/);
-      expect(Number(out.match(/"storage_bytes_total":(\d+)/)?.[1])).toBeGreaterThan(0);
-      expect(out).toMatch(
-        /"cost_breakdown":\{"streaming_cost":[0-9.]+,"storage_cost":[0-9.]+,"total_due":[0-9.]+\}/,
-      );
-      expect(out).toContain('"is_blocked":false');
-      expect(out).toContain('billing is not configured');
-      // Step 10: an agent token; then the README's MCP client configuration, as written, with it.
-      expect(out).toContain('"prefix":"sat_');
-      const secret = JSON.parse(readFileSync(join(work, 'agent.json'), 'utf8')).data.secret as string;
-      const config = mcpConfig().mcpServers.vss;
-      expect(config.type).toBe('http');
-      const client = new Client({ name: 'readme', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(config.url.replace('http://127.0.0.1:8080', base)), {
-          requestInit: { headers: { Authorization: config.headers.Authorization.replace('sat_…', secret) } },
-        }),
-      );
-      expect((await client.listTools()).tools).toHaveLength(20);
-      await client.close();
-    } finally {
-      release();
-    }
+    // Step 3: the webhook points at the receiver's port, where the receiver verified and printed
+    // the test event, and later the session's events.
+    const webhook = JSON.parse(readFileSync(join(work, 'webhook.json'), 'utf8')).data;
+    expect(webhook.url).toBe(`http://127.0.0.1:${receiverPort}/`);
+    expect(out).toContain('receiver: webhook.test');
+    expect(out).toContain('receiver: session.started');
+    // Step 4: the participant's chat and 100 tone frames were acknowledged.
+    // The README shows this line as it is printed: the seq numbers follow from the steps before.
+    expect(out).toContain('recorded 101 messages, seq 4 to 105');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('recorded 101 messages, seq 4 to 105');
+    expect(out).toMatch(/"state":"paused","paused_at":"[^"]+"/);
+    expect(out).toMatch(/"user_id":"guest-[0-9A-Za-z]+","display_name":"Ana María","can_publish":true/);
+    // Step 6: the replay link opened as returned.
+    expect(out).toMatch(/\{"data":\{"events":\[\{"seq":1,/);
+    // Step 7: the export completed and downloaded as an MP4.
+    expect(out).toContain('export completed');
+    expect(out).toMatch(/^200 \d+ bytes$/m);
+    const mp4 = readFileSync(join(work, 'standup.mp4'));
+    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    // Step 8: the redaction removed alice's one track; the delivery log shows delivered attempts.
+    expect(out).toContain('"redacted":"alice","deletedStreams":1');
+    expect(out).toMatch(/"status":"succeeded"/);
+    // Step 9: alice's minutes and the stored bytes were metered, shown to 2 decimals at most;
+    // the portal needs a provider.
+    const minutes = out.match(/"streaming_minutes_total":([0-9.e-]+)/)?.[1];
+    expect(minutes).toMatch(/^\d+(\.\d{1,2})?$/);
+    expect(Number(minutes)).toBeGreaterThan(1 / 60);
+    for (const figure of out.matchAll(/"(streaming_minutes\w*|value)":(-?[0-9.e]+)/g))
+      expect(figure[2], figure[0]).toMatch(/^-?\d+(\.\d{1,2})?$/);
+    expect(Number(out.match(/"storage_bytes_total":(\d+)/)?.[1])).toBeGreaterThan(0);
+    // The record's fields in the order the README shows them.
+    expect(out).toMatch(/"session_id":"[^"]+","usage_type":"storage_bytes","value":-?\d+,"recorded_at":"/);
+    expect(out).toMatch(
+      /"cost_breakdown":\{"streaming_cost":[0-9.]+,"storage_cost":[0-9.]+,"total_due":[0-9.]+\}/,
+    );
+    expect(out).toContain('"is_blocked":false');
+    expect(out).toContain('billing is not configured');
+    // Step 10: an agent token; then the README's MCP client configuration, as written, with it.
+    expect(out).toContain('"prefix":"sat_');
+    const secret = JSON.parse(readFileSync(join(work, 'agent.json'), 'utf8')).data.secret as string;
+    const config = mcpConfig().mcpServers.vss;
+    expect(config.type).toBe('http');
+    const client = new Client({ name: 'readme', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(config.url.replace('http://127.0.0.1:8080', base)), {
+        requestInit: { headers: { Authorization: config.headers.Authorization.replace('sat_…', secret) } },
+      }),
+    );
+    expect((await client.listTools()).tools).toHaveLength(20);
+    await client.close();
   }, 180_000);
 });

@@ -117,6 +117,7 @@ describe('recording rules, pause and resume', () => {
     expect((await bob.waitFor(isControl('welcome'))).data.recording).toEqual({
       state: 'recording',
       rules: [{ type: 'exclude', user_id: 'bob', kind: 'cam' }],
+      hosts: [],
     });
     expect(await frame(bob, 'bob', 1)).toMatchObject({ recorded: false });
     await alice.waitFor(messageOf('media/bob/cam', 1));
@@ -130,7 +131,11 @@ describe('recording rules, pause and resume', () => {
     // From now on Bob's camera is recorded; Alice is told.
     const changed = await setRules(s.id, []);
     expect(changed.body.data.rules).toEqual([]);
-    expect((await alice.waitFor(isControl('recording'))).data).toEqual({ state: 'recording', rules: [] });
+    expect((await alice.waitFor(isControl('recording'))).data).toEqual({
+      state: 'recording',
+      rules: [],
+      hosts: [],
+    });
     const after = await frame(bob, 'bob', 4);
     expect(after).not.toHaveProperty('recorded');
     m = await manifest(s.id);
@@ -162,6 +167,7 @@ describe('recording rules, pause and resume', () => {
     expect((await alice.waitFor(isControl('welcome'))).data.recording).toEqual({
       state: 'recording',
       rules: [],
+      hosts: [],
     });
     await frame(alice, 'alice', 1);
     await frame(alice, 'alice', 2, 'mic');
@@ -170,7 +176,11 @@ describe('recording rules, pause and resume', () => {
     const paused = await pause(s.id);
     expect(paused.status).toBe(200);
     expect(paused.body.data).toMatchObject({ state: 'paused', rules: [] });
-    expect((await alice.waitFor(isControl('recording'))).data).toEqual({ state: 'paused', rules: [] });
+    expect((await alice.waitFor(isControl('recording'))).data).toEqual({
+      state: 'paused',
+      rules: [],
+      hosts: [],
+    });
     expect(expectError(await pause(s.id), 409, 'CONFLICT')).toContain('already paused');
     // Someone joining while paused learns it in the welcome.
     const bob = await join(t, a.key, s.id, 'bob');
@@ -236,6 +246,68 @@ describe('recording rules, pause and resume', () => {
     expectError(await resume(s.id), 409, 'CONFLICT');
   });
 
+  it('records the host alone under `exclude all` + `include host`: the dashboard member who created the session, not a guest', async () => {
+    // Created from the dashboard: its host is the member, whose live user_id is their account id.
+    const created = await call(t, 'POST', '/v1/sessions', { cookie: a.cookie, body: { name: 'hosted' } });
+    expect(created.status).toBe(201);
+    const s = created.body.data;
+    const hostOnly = [
+      { type: 'exclude', all: true },
+      { type: 'include', host: true },
+    ];
+    expect((await setRules(s.id, hostOnly)).body.data.rules).toEqual(hostOnly);
+    const minted = await call(t, 'POST', `/v1/sessions/${s.id}/connection`, {
+      cookie: a.cookie,
+      body: { display_name: 'Ana' },
+    });
+    expect(minted.body.data.user_id).toBe(a.userId);
+    const base = await listen(t);
+    const host = await openSocket(base, {
+      session: s.id,
+      access_token: minted.body.data.access_token,
+      user_id: a.userId,
+    });
+    expect((await host.waitFor(isControl('welcome'))).data.recording).toEqual({
+      state: 'recording',
+      rules: hostOnly,
+      hosts: [a.userId],
+    });
+    const bob = await join(t, a.key, s.id, 'bob');
+    expect(await frame(host, a.userId, 1)).not.toHaveProperty('recorded');
+    expect(await frame(host, a.userId, 2, 'mic')).not.toHaveProperty('recorded');
+    expect(await frame(bob, 'bob', 3)).toMatchObject({ recorded: false });
+    expect(await frame(bob, 'bob', 4, 'mic')).toMatchObject({ recorded: false });
+    // Bob still sees the host live, and the host Bob.
+    await bob.waitFor(messageOf(`media/${a.userId}/cam`, 1));
+    await host.waitFor(messageOf('media/bob/cam', 3));
+    const m = await manifest(s.id);
+    expect(m.participants.map((p: any) => p.user_id)).toEqual([a.userId]);
+    const hostCam = m.participants[0].tracks.find((k: any) => k.kind === 'cam');
+    expect(hostCam.segments).toEqual([{ start_ts: hostCam.start_ts, end_ts: hostCam.end_ts }]);
+
+    // The same rules in a session made with an API key: it has no host, so nothing is recorded.
+    const keyed = await createSession(t, a.key);
+    await setRules(keyed.id, hostOnly);
+    const carol = await join(t, a.key, keyed.id, 'carol');
+    expect(await frame(carol, 'carol', 5)).toMatchObject({ recorded: false });
+
+    // `host` names the hosts on its own or with a kind; never with `all` or a user_id.
+    const bad: Array<[unknown, string]> = [
+      [[{ type: 'include', host: true, user_id: 'bob' }], 'body.rules[0]'],
+      [[{ type: 'include', host: true, all: true }], 'body.rules[0]'],
+      [[{ type: 'include', host: false }], 'host'],
+      [[{ type: 'include', host: 'yes' }], 'host'],
+    ];
+    for (const [rules, field] of bad) {
+      const message = expectError(await setRules(s.id, rules), 400, 'BAD_REQUEST');
+      expect(message, JSON.stringify(rules)).toContain(field);
+    }
+    expect((await setRules(s.id, [{ type: 'exclude', host: true, kind: 'mic' }])).status).toBe(200);
+    await leave(host);
+    await leave(bob);
+    await leave(carol);
+  });
+
   it('starts paused when paused before anyone joined, and refuses those who may not change it', async () => {
     const s = await createSession(t, a.key);
     expect((await pause(s.id)).body.data.state).toBe('paused');
@@ -286,7 +358,11 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
       const carol = await join(two, a.key, s.id, 'carol');
       const rules = [{ type: 'exclude', user_id: 'carol', kind: 'cam' }];
       await call(one, 'PUT', `/v1/sessions/${s.id}/recording-rules`, { key: a.key, body: { rules } });
-      expect((await carol.waitFor(isControl('recording'))).data).toEqual({ state: 'recording', rules });
+      expect((await carol.waitFor(isControl('recording'))).data).toEqual({
+        state: 'recording',
+        rules,
+        hosts: [],
+      });
       expect(await frame(carol, 'carol', 1)).toMatchObject({ recorded: false });
       await bob.waitFor(messageOf('media/carol/cam', 1));
 
@@ -298,7 +374,11 @@ describe.skipIf(ENGINE !== 'postgres' || !REDIS_URL)(
       await carol.waitFor((m) => isControl('recording')(m) && m.data.state === 'recording');
       // A third participant, joining the other process later, is welcomed with the state in force.
       const dan = await join(two, a.key, s.id, 'dan');
-      expect((await dan.waitFor(isControl('welcome'))).data.recording).toEqual({ state: 'recording', rules });
+      expect((await dan.waitFor(isControl('welcome'))).data.recording).toEqual({
+        state: 'recording',
+        rules,
+        hosts: [],
+      });
       expect(await frame(bob, 'bob', 3)).not.toHaveProperty('recorded');
       expect(await frame(carol, 'carol', 4)).toMatchObject({ recorded: false });
       for (const x of [bob, carol, dan]) await leave(x);

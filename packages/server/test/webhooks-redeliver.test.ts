@@ -220,6 +220,45 @@ describe('sending a delivery again', () => {
   });
 });
 
+describe('how often a delivery can be sent again', () => {
+  it('sends at most 10 redeliveries a minute per webhook; past it, 429 RATE_LIMITED with Retry-After, nothing sent or logged', async () => {
+    const r = await newReceiver();
+    const hook = await hookFor(a, r.url);
+    const other = await hookFor(a, r.url);
+    await createSession(t, a.key);
+    const [first] = await eventually(async () => {
+      const rows = await log(a, hook.id);
+      return rows.length === 1 ? rows : null;
+    });
+    const [otherFirst] = await eventually(async () => {
+      const rows = await log(a, other.id);
+      return rows.length === 1 ? rows : null;
+    });
+    // The limit counts in fixed minute windows: start where eleven requests fit in one.
+    await eventually(() => Date.now() % 60_000 < 45_000, 20_000, 'room in the current minute');
+
+    const answers = [];
+    for (let i = 0; i < 10; i++) answers.push(await redeliver(a, hook.id, first.id));
+    expect(answers.map((res) => res.status)).toEqual(Array(10).fill(202));
+
+    const refused = await redeliver(a, hook.id, first.id);
+    expect(expectError(refused, 429, 'RATE_LIMITED')).toBe(
+      'too many redeliveries to this webhook: at most 10 per minute',
+    );
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // The refused one was neither logged nor sent: the original and the ten.
+    expect(await log(a, hook.id)).toHaveLength(11);
+    await eventually(() => r.hits.length === 2 + 10, 10_000, 'the ten redeliveries');
+
+    // The limit is the webhook's own: another webhook of the project still sends again.
+    const elsewhere = await redeliver(a, other.id, otherFirst.id);
+    expect(elsewhere.status, elsewhere.raw).toBe(202);
+    expect(await log(a, other.id)).toHaveLength(2);
+  });
+});
+
 describe('the delivery log and its payloads', () => {
   it('keeps an event while a delivery of it is logged, so that every row shows its payload and can be sent again', async () => {
     const db = t.runtime.database.db;

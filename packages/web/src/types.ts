@@ -31,6 +31,22 @@ export function manifestNames(m: Pick<Manifest, 'participants'> | undefined): Re
   return Object.fromEntries((m?.participants ?? []).map((p) => [p.user_id, p.display_name || p.user_id]));
 }
 
+/**
+ * The people of a list to pick from, by user id, as a person tells them apart: their names, with
+ * the id added only to those whose name another in the list shares (an id is no name to read).
+ */
+export function nameLabels(names: Record<string, string>, userIds: string[]): Record<string, string> {
+  const nameOf = (u: string) => names[u] || u;
+  const count = new Map<string, number>();
+  for (const u of userIds) count.set(nameOf(u), (count.get(nameOf(u)) ?? 0) + 1);
+  return Object.fromEntries(
+    userIds.map((u) => {
+      const name = nameOf(u);
+      return [u, (count.get(name) ?? 0) > 1 && name !== u ? `${name} (${u})` : name];
+    }),
+  );
+}
+
 /** A participant in a list to pick from: their name, and their id too when it says something else. */
 export function pickLabel(names: Record<string, string>, userId: string): string {
   const name = names[userId] ?? userId;

@@ -8,8 +8,10 @@ import {
   launchBrowser,
   newContext,
   poll,
-  signIn,
+  accountId,
+  liveToken,
   signUp,
+  signUpMember,
   type Vss,
   useBrowserApp,
   joinLive,
@@ -79,24 +81,26 @@ describeBrowser('the colours of a camera, live and replayed', () => {
     });
     const a = await ctxA.newPage();
     const b = await ctxB.newPage();
-    const email = await signUp(a);
+    await signUp(a);
     await a.getByLabel('New session name').fill('Colour check');
     await a.getByRole('button', { name: 'Create session' }).click();
     await expect.poll(() => new URL(a.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
     const sessionPath = new URL(a.url()).pathname;
     await a.goto(`${sessionPath}/live`);
     await joinLive(a, 'alice');
-    await signIn(b, email);
+    await signUpMember(a, b);
     await b.goto(`${sessionPath}/live`);
     await joinLive(b, 'bob');
+    const alice = await accountId(a);
+    const bob = await accountId(b);
 
     const own = (user: string) => `.tile.own[data-user="${user}"][data-kind="cam"] video`;
     const remote = (user: string) => `.tile[data-user="${user}"][data-kind="cam"]:not(.own) canvas`;
     // Each camera's own preview: Chromium's fake camera, a plain green background.
     const colours = new Map<string, Rgb>();
     for (const [page, user, size] of [
-      [a, 'alice', [640, 480]],
-      [b, 'bob', [1280, 720]],
+      [a, alice, [640, 480]],
+      [b, bob, [1280, 720]],
     ] as const) {
       await poll(() =>
         page.locator(own(user)).evaluate((v: HTMLVideoElement) => [v.videoWidth, v.videoHeight]),
@@ -108,8 +112,8 @@ describeBrowser('the colours of a camera, live and replayed', () => {
       colours.set(user, c);
     }
     // The other's tile shows the same colour, to within 5 levels (compression).
-    await poll(() => background(a, remote('bob'))).toSatisfy(near(colours.get('bob')!));
-    await poll(() => background(b, remote('alice'))).toSatisfy(near(colours.get('alice')!));
+    await poll(() => background(a, remote(bob))).toSatisfy(near(colours.get(bob)!));
+    await poll(() => background(b, remote(alice))).toSatisfy(near(colours.get(alice)!));
 
     // VP8 made by ffmpeg from a plain (0,135,0), as the CLI's bot encodes its pictures: drawn so.
     const sessionId = sessionPath.split('/').pop()!;
@@ -121,15 +125,7 @@ describeBrowser('the colours of a camera, live and replayed', () => {
       format: 'binary',
       WebSocket: WebSocket as never,
       reconnect: false,
-      token: () =>
-        a.evaluate(async (id) => {
-          const res = await fetch(`/v1/sessions/${id}/connection`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ user_id: 'carol' }),
-          });
-          return ((await res.json()) as { data: { access_token: string } }).data.access_token;
-        }, sessionId),
+      token: () => liveToken(a, sessionId, 'carol'),
     });
     await carol.connect();
     let publishing = true;
@@ -168,8 +164,11 @@ describeBrowser('the colours of a camera, live and replayed', () => {
     // At 4×: bob's camera starts well into the recording.
     await a.getByLabel('Speed').selectOption('4');
     await a.getByRole('button', { name: 'Play', exact: true }).click();
-    for (const user of ['alice', 'bob'])
-      await poll(() => background(a, `canvas[aria-label="Video of ${user}"]`)).toSatisfy(
+    for (const [name, user] of [
+      ['alice', alice],
+      ['bob', bob],
+    ] as const)
+      await poll(() => background(a, `canvas[aria-label="Video of ${name}"]`)).toSatisfy(
         near(colours.get(user)!),
       );
     await ctxA.close();

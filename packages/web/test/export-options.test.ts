@@ -17,6 +17,7 @@ import {
   signUp,
   useBrowserApp,
   type Vss,
+  liveToken,
 } from './support/browser.js';
 
 /**
@@ -28,14 +29,7 @@ async function recordSession(page: Page, base: string): Promise<string> {
   const [blue, tone] = await Promise.all([vpxChunks('vp8', 'blue', 4), opusPackets(440, 4)]);
   // In the recent past, so that the media are the recording's first and last moments.
   const startMs = Date.now() - 5_000;
-  const alice = nodeLiveClient(
-    base,
-    session.id,
-    'alice',
-    async () =>
-      (await dashboardPost(page.request, base, `/v1/sessions/${session.id}/connection`, { user_id: 'alice' }))
-        .access_token,
-  );
+  const alice = nodeLiveClient(base, session.id, 'alice', () => liveToken(page, session.id, 'alice'));
   await alice.connect();
   for (const c of blue)
     await alice.publish('media/alice/cam', evc1('vp8', c, 0), {
@@ -136,7 +130,8 @@ describeBrowser('the export options on the session page', () => {
       const download = audio.getByRole('link', { name: 'Download M4A' });
       await download.waitFor({ timeout: 120_000 });
       const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
-      expect(file.suggestedFilename()).toBe(`${id}-audio.m4a`);
+      // Named after the session and the clip's span.
+      expect(file.suggestedFilename()).toBe('Clip me 00-00-01–00-00-03.m4a');
       const saved = join(dir, 'clip.m4a');
       await file.saveAs(saved);
       const info = await probe(saved);

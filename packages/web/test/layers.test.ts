@@ -9,6 +9,7 @@ import {
   poll,
   receiver,
   signUp,
+  accountId,
   type SentVideo,
   type Vss,
   useBrowserApp,
@@ -16,7 +17,8 @@ import {
   watchSentVideo,
 } from './support/browser.js';
 
-const CAM = 'media/alice/cam';
+/** alice's camera: her account's id names it (set once she has signed up). */
+let CAM = '';
 
 /** The recorded events of one stream, read through the playback API with the page's login cookie. */
 async function recorded(page: Page, sessionId: string, stream: string, fromTs: number) {
@@ -50,6 +52,7 @@ describeBrowser('a camera published in layers', () => {
     const ctx = await newContext(browser, vss.base);
     const a = await ctx.newPage();
     await signUp(a);
+    CAM = `media/${await accountId(a)}/cam`;
     const session = await createSession(a, 'Layers');
     const sent = watchSentVideo(a);
     const startedAt = Date.now() - 1000;
@@ -117,6 +120,8 @@ describeBrowser('a camera published in layers', () => {
     const ctx = await newContext(browser, vss.base);
     const a = await ctx.newPage();
     await signUp(a);
+    const alice = await accountId(a);
+    CAM = `media/${alice}/cam`;
     const session = await createSession(a, 'Key frames');
     const sent = watchSentVideo(a);
     await a.goto(`${session.path}/live`);
@@ -135,7 +140,7 @@ describeBrowser('a camera published in layers', () => {
       // Pacing, not a proof: the request goes 600 ms after the key frame, as said above.
       await new Promise((r) => setTimeout(r, Math.max(0, last + 600 - performance.now())));
       const askedAt = performance.now();
-      await rx.client.requestKeyFrame('alice', 'cam');
+      await rx.client.requestKeyFrame(alice, 'cam');
       await poll(() => keys().some((k) => k.at > askedAt)).toBe(true);
       waits.push(keys().find((k) => k.at > askedAt)!.at - askedAt);
     }

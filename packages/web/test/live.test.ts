@@ -5,8 +5,9 @@ import {
   describeBrowser,
   newContext,
   screenshot,
-  signIn,
+  accountId,
   signUp,
+  signUpMember,
   type Vss,
   useBrowserApp,
   joinLive,
@@ -63,7 +64,7 @@ describeBrowser('the live page, in two browsers', () => {
     const ctxB = await newContext(browser, vss.base);
     const a = await ctxA.newPage();
     const b = await ctxB.newPage();
-    const email = await signUp(a);
+    await signUp(a);
     await a.getByLabel('New session name').fill('Live check');
     await a.getByRole('button', { name: 'Create session' }).click();
     await expect.poll(() => new URL(a.url()).pathname).toMatch(/^\/sessions\/[0-9a-f-]{36}$/);
@@ -82,7 +83,8 @@ describeBrowser('the live page, in two browsers', () => {
     await joinLive(a, 'alice');
     await expect(a.title()).resolves.toMatch(/^Live · /);
     await a.getByRole('group', { name: 'Your devices' }).getByRole('button', { name: 'Camera' }).waitFor();
-    await signIn(b, email);
+    // bob is another member of alice's organisation (each member is their own account in a call).
+    await signUpMember(a, b);
 
     // Someone who leaves the page while still joining does not join behind its back: nobody
     // appears, nothing is published. (The token answer is held back so that there is time to go.)
@@ -115,11 +117,13 @@ describeBrowser('the live page, in two browsers', () => {
     expect(await tileOf(a, 'ghost').count()).toBe(0);
 
     // Each sees the other's tile with a real picture: decoded frames, not a black canvas.
-    for (const [page, other] of [
-      [a, 'bob'],
-      [b, 'alice'],
+    const alice = await accountId(a);
+    const bob = await accountId(b);
+    for (const [page, name, other] of [
+      [a, 'bob', bob],
+      [b, 'alice', alice],
     ] as const) {
-      await tileOf(page, other).waitFor();
+      await tileOf(page, name).waitFor();
       await expect
         .poll(() => canvasStats(page, other), { timeout: 20_000 })
         .toSatisfy(
@@ -142,7 +146,8 @@ describeBrowser('the live page, in two browsers', () => {
     const ctxC = await strict.newContext({ baseURL: vss.base, permissions: ['microphone'] });
     ctxC.setDefaultTimeout(15_000);
     const c = await ctxC.newPage();
-    await signIn(c, email);
+    await signUpMember(a, c);
+    const carol = await accountId(c);
     await c.goto(`${sessionPath}/live`);
     await joinLive(c, 'carol');
     await expect.poll(() => c.getByRole('alert').textContent()).toMatch(/Camera access was denied/);
@@ -186,12 +191,12 @@ describeBrowser('the live page, in two browsers', () => {
       .toMatch(/\bpresenter\b/);
     // Picking in the focus list sends nothing (arrow keys walk it); Set focus sends it to everyone.
     // What bob sends next, the layout, reaches alice after anything the pick would have sent.
-    await b.getByLabel('Focus').selectOption('bob');
+    await b.getByLabel('Focus').selectOption(bob);
     await b.getByRole('radio', { name: 'Grid' }).check();
     await expect.poll(() => a.getByRole('radio', { name: 'Grid' }).isChecked()).toBe(true);
-    await expect(a.getByLabel('Focus').inputValue()).resolves.not.toBe('bob');
+    await expect(a.getByLabel('Focus').inputValue()).resolves.not.toBe(bob);
     await b.getByRole('button', { name: 'Set focus' }).click();
-    await expect.poll(() => a.getByLabel('Focus').inputValue()).toBe('bob');
+    await expect.poll(() => a.getByLabel('Focus').inputValue()).toBe(bob);
     await screenshot(a, 'live');
 
     // Both leave and land on the session page; the session ends after its departure timeout.
@@ -216,7 +221,7 @@ describeBrowser('the live page, in two browsers', () => {
     const kinds = Object.fromEntries(
       manifest.participants.map((p) => [p.user_id, [...new Set(p.tracks.map((t) => t.kind))].sort()]),
     );
-    expect(kinds).toEqual({ alice: ['cam', 'mic'], bob: ['cam', 'mic'], carol: ['mic'] });
+    expect(kinds).toEqual({ [alice]: ['cam', 'mic'], [bob]: ['cam', 'mic'], [carol]: ['mic'] });
     const timeline = await apiGet<{ type: string; data: { display_name?: string } }[]>(
       a,
       `/v1/sessions/${sessionId}/timeline`,

@@ -12,10 +12,10 @@ import {
   useBrowserApp,
 } from './support/browser.js';
 
-/** What the live page's recording line says, without its dot: "Recording" or "Paused — not recording". */
+/** What the live page's recording line says, without its dot: "Recording", "Paused — not recording"… */
 async function recordingSays(page: Page): Promise<string> {
   const line = page.getByRole('region', { name: 'Recording', exact: true }).locator('.recording-state');
-  return ((await line.textContent()) ?? '').replace(/^[●❚\s]+/, '').trim();
+  return ((await line.textContent()) ?? '').replace(/^[●○❚\s]+/, '').trim();
 }
 
 /** GET through the API with the page's login cookie; returns the envelope's data. */
@@ -39,6 +39,66 @@ describeBrowser(
     useBrowserApp((v, b) => {
       vss = v;
       browser = b;
+    });
+
+    it('says nothing is recorded when the rules leave everyone out, and that it records once the host they include is here', async () => {
+      const ctx = await newContext(browser, vss.base);
+      const a = await ctx.newPage();
+      await signUp(a);
+      const { id, path } = await createSession(a, 'Nobody recorded');
+      // Before anyone joined, the session's page does not claim it is recording.
+      const panel = a.getByRole('region', { name: 'What is recorded' });
+      await panel.getByText('Not recording yet — nobody has joined').waitFor();
+      expect(await panel.locator('.recording-now.on').count()).toBe(0);
+      const setRules = async (rules: unknown[]) => {
+        const res = await a.request.put(`/v1/sessions/${id}/recording-rules`, { data: { rules } });
+        expect(res.status(), await res.text()).toBe(200);
+      };
+      await setRules([{ type: 'exclude', all: true }]);
+      await a.goto(`${path}/live`);
+      await joinLive(a, 'alice');
+      await poll(() => recordingSays(a)).toBe('Not recording — the rules leave out everyone here');
+      // No red dot: the line is not styled as recording.
+      expect(await a.locator('.recording-bar.on').count()).toBe(0);
+      // Someone the rules include, but who is not here, changes nothing.
+      await setRules([
+        { type: 'exclude', all: true },
+        { type: 'include', user_id: 'somebody-else' },
+      ]);
+      await poll(() => a.getByRole('list', { name: 'Recording rules' }).textContent()).toContain(
+        'somebody-else',
+      );
+      expect(await recordingSays(a)).toBe('Not recording — the rules leave out everyone here');
+      // The host alone: this member created the session, so it records them.
+      await setRules([
+        { type: 'exclude', all: true },
+        { type: 'include', host: true },
+      ]);
+      await poll(() => recordingSays(a)).toBe('Recording');
+      await a.getByRole('region', { name: 'Recording rules' }).getByText('Record only the host').waitFor();
+      // In another tab, while the call goes on, the session's page agrees: recording the host…
+      const b = await ctx.newPage();
+      await b.goto(path);
+      const panelB = b.getByRole('region', { name: 'What is recorded' });
+      await poll(() => panelB.locator('.recording-state').textContent()).toContain('Recording');
+      expect(await panelB.locator('.recording-now.on').count()).toBe(1);
+      // …and, once the rules leave everyone out, not recording.
+      await setRules([{ type: 'exclude', all: true }]);
+      await panelB.getByText('Not recording — the rules leave everyone out').waitFor();
+      expect(await panelB.locator('.recording-now.on').count()).toBe(0);
+      // The rule editor offers the host: recording them alone again, from the form.
+      await panelB.getByLabel('Rule', { exact: true }).selectOption({ label: 'Record' });
+      await panelB.getByLabel('Whose').selectOption({ label: 'The host (who created the session)' });
+      await panelB.getByRole('button', { name: 'Add rule' }).click();
+      await panelB.getByRole('button', { name: 'Save rules' }).click();
+      await panelB.getByText('Rules saved: they apply from now on.').waitFor();
+      const saved = await a.request.get(`/v1/sessions/${id}/recording-rules`);
+      expect(((await saved.json()) as { data: { rules: unknown[] } }).data.rules).toEqual([
+        { type: 'exclude', all: true },
+        { type: 'include', host: true },
+      ]);
+      await poll(() => recordingSays(a)).toBe('Recording');
+      await ctx.close();
     });
 
     it('everyone sees whether they are recorded and the rules; the owner pauses, resumes and leaves a guest’s camera out from the room', async () => {
@@ -117,11 +177,9 @@ describeBrowser(
 
       // The owner leaves Bob's camera out, from the room: Bob is offered by the name he joined with.
       const here = roomRules(a);
-      await poll(() => here.getByLabel('Whose').locator('option').allTextContents()).toContain(
-        `Bob (${bob})`,
-      );
+      await poll(() => here.getByLabel('Whose').locator('option').allTextContents()).toContain('Bob');
       await here.getByLabel('Rule', { exact: true }).selectOption({ label: "Don't record" });
-      await here.getByLabel('Whose').selectOption({ label: `Bob (${bob})` });
+      await here.getByLabel('Whose').selectOption({ label: 'Bob' });
       await here.getByLabel('What').selectOption({ label: 'Camera' });
       await here.getByRole('button', { name: 'Add rule' }).click();
       await ruleList(a).getByText("Don't record Bob's camera").waitFor();
@@ -165,9 +223,9 @@ describeBrowser(
       await rules.getByRole('alert').filter({ hasText: 'cannot be a participant id' }).waitFor();
       // Bob is offered by his name, once the session's timeline has him; his microphone is left out too.
       const whose = rules.getByLabel('Whose');
-      await poll(() => whose.locator('option').allTextContents()).toContain(`Bob (${bob})`);
+      await poll(() => whose.locator('option').allTextContents()).toContain('Bob');
       await rules.getByLabel('Rule', { exact: true }).selectOption({ label: "Don't record" });
-      await whose.selectOption({ label: `Bob (${bob})` });
+      await whose.selectOption({ label: 'Bob' });
       await rules.getByLabel('What').selectOption({ label: 'Microphone' });
       await rules.getByRole('button', { name: 'Add rule' }).click();
       await list.getByText("Don't record Bob's microphone").waitFor();

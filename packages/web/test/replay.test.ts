@@ -247,6 +247,10 @@ describeBrowser('replay and the public pages, in a browser', () => {
     // The page says which session it plays.
     await page.getByRole('heading', { name: 'Team sync' }).waitFor();
     await page.getByRole('link', { name: 'Sign in' }).waitFor();
+    // The whole timeline is listed before playing, as for a signed-in user: the leaves at the end
+    // of the recording too, not only what the first windows read hold.
+    await page.getByRole('button', { name: /alice left/ }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: /bob left/ }).waitFor();
     await page.getByRole('button', { name: 'Play', exact: true }).click();
     await bothDrawn(page);
     await page.getByRole('log', { name: 'Chat messages' }).getByText('Hello from Alice').waitFor();

@@ -17,6 +17,7 @@ import {
   useBrowserApp,
   poll,
   fitsPhone,
+  liveToken,
 } from './support/browser.js';
 
 /**
@@ -33,14 +34,7 @@ async function recordSession(page: Page, base: string, name: string): Promise<st
   ]);
   const startMs = Date.now() - 3_000;
   const connect = async (user: string) => {
-    const c = nodeLiveClient(
-      base,
-      session.id,
-      user,
-      async () =>
-        (await dashboardPost(page.request, base, `/v1/sessions/${session.id}/connection`, { user_id: user }))
-          .access_token,
-    );
+    const c = nodeLiveClient(base, session.id, user, () => liveToken(page, session.id, user));
     await c.connect();
     return c;
   };

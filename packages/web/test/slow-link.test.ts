@@ -11,7 +11,8 @@ import {
   newContext,
   poll,
   receiver,
-  signIn,
+  accountId,
+  signUpMember,
   signUp,
   startVss,
   type ChromiumInNamespace,
@@ -109,19 +110,24 @@ describeBrowser('a participant on a slow link', () => {
       const ctxB = await newContext(far!, origin);
       const a = await ctxA.newPage();
       const b = await ctxB.newPage();
-      const email = await signUp(a);
+      await signUp(a);
       const session = await createSession(a, 'Slow link');
       await a.goto(`${session.path}/live`);
       await joinLive(a, 'alice');
-      await signIn(b, email);
+      await signUpMember(a, b);
       await b.goto(`${session.path}/live`);
       await joinLive(b, 'bob');
+      const alice = await accountId(a);
+      const bob = await accountId(b);
 
       // bob, behind 250 kbit/s, gets a reduced layer of alice's camera, and is told so.
-      const aliceOnB = b.locator('.tile[data-user="alice"][data-kind="cam"]');
+      const aliceOnB = b.locator(`.tile[data-user="${alice}"][data-kind="cam"]`);
       await expect.poll(() => aliceOnB.getAttribute('data-video-state'), { timeout: 30_000 }).toBe('reduced');
-      await aliceOnB.getByText('Reduced quality — slow connection').waitFor();
-      const seen = await moving(b, 'alice', 5, 10_000);
+      // Polled, so that a failure shows what the tile said instead.
+      await expect
+        .poll(() => aliceOnB.locator('.tile-quality').textContent(), { timeout: 15_000 })
+        .toBe('Reduced quality — slow connection');
+      const seen = await moving(b, alice, 5, 10_000);
       // eslint-disable-next-line no-console -- the measured figures, for whoever reads the run
       console.log(
         `[slow-link] bob saw 5 different pictures of alice in ${seen.tookMs} ms, sizes ${seen.sizes.join(' ')}`,
@@ -140,8 +146,8 @@ describeBrowser('a participant on a slow link', () => {
       await b.screenshot({ path: `${SHOTS}/bob-sees-alice-reduced.png` });
 
       // alice, on a fast link, sees bob in full: no mark, a moving picture of the full size.
-      const bobOnA = a.locator('.tile[data-user="bob"][data-kind="cam"]');
-      await poll(() => picture(a, 'bob').then((p) => p.width)).toBe(640);
+      const bobOnA = a.locator(`.tile[data-user="${bob}"][data-kind="cam"]`);
+      await poll(() => picture(a, bob).then((p) => p.width)).toBe(640);
       // Full, and unmarked, in the same render (alice's link is measured up from a lower layer).
       await expect
         .poll(async () => [
@@ -149,7 +155,7 @@ describeBrowser('a participant on a slow link', () => {
           await bobOnA.locator('.tile-quality').count(),
         ])
         .toEqual(['full', 0]);
-      await moving(a, 'bob', 5, 6000);
+      await moving(a, bob, 5, 6000);
       await a.screenshot({ path: `${SHOTS}/alice-sees-bob-full.png` });
 
       await a.getByRole('button', { name: 'Leave' }).click();
@@ -194,6 +200,7 @@ describeBrowser('a publisher on a slow uplink', () => {
       const ctx = await newContext(far!, origin);
       const c = await ctx.newPage();
       await signUp(c);
+      const carol = await accountId(c);
       const session = await createSession(c, 'Slow uplink');
       const sent = watchSentVideo(c);
       // when the page handed each of its sound chunks to its socket
@@ -202,7 +209,7 @@ describeBrowser('a publisher on a slow uplink', () => {
         ws.on('framesent', ({ payload }) => {
           if (
             typeof payload !== 'string' &&
-            payload.toString('latin1', 3, 3 + payload[2]!) === 'media/carol/mic'
+            payload.toString('latin1', 3, 3 + payload[2]!) === `media/${carol}/mic`
           )
             micSent.push(performance.now());
         }),
@@ -211,7 +218,7 @@ describeBrowser('a publisher on a slow uplink', () => {
       const rx = await receiver(vss!, c, session.id, 'rx');
       const heard: number[] = [];
       rx.client.on('message', (m) => {
-        if (m.streamType === 'media/carol/mic') heard.push(performance.now());
+        if (m.streamType === `media/${carol}/mic`) heard.push(performance.now());
       });
       await joinLive(c, 'carol');
 
@@ -252,7 +259,7 @@ describeBrowser('a publisher on a slow uplink', () => {
       const settled = performance.now();
       await poll(() => heard.filter((t) => t > settled).length).toBeGreaterThan(25);
       await poll(
-        () => rx.video.filter((f) => f.streamType === 'media/carol/cam' && f.at > settled).length,
+        () => rx.video.filter((f) => f.streamType === `media/${carol}/cam` && f.at > settled).length,
       ).toBeGreaterThan(0);
       await rx.close();
       await ctx.close();

@@ -93,10 +93,21 @@ function failure(job: ExportJob): Error {
   return new Error(`export ${job.job_id} failed: ${job.error ?? 'no reason given'}`);
 }
 
-/** The file name the server suggests (Content-Disposition), without any directory in it. */
+/**
+ * The file name the server suggests (Content-Disposition), without any directory in it: the
+ * UTF-8 `filename*` when given (the session's name as written), else the ASCII `filename`.
+ */
 function suggested(response: Response): string | null {
-  const m = /filename="?([^";]+)"?/i.exec(response.headers.get('content-disposition') ?? '');
-  const name = m?.[1] ? basename(m[1]) : '';
+  const header = response.headers.get('content-disposition') ?? '';
+  const utf8 = /filename\*=UTF-8''([^;\s]+)/i.exec(header)?.[1];
+  let raw: string | undefined;
+  try {
+    raw = utf8 === undefined ? undefined : decodeURIComponent(utf8);
+  } catch {
+    raw = undefined;
+  }
+  raw ??= /filename="?([^";]+)"?/i.exec(header)?.[1];
+  const name = raw ? basename(raw) : '';
   return name && name !== '.' && name !== '..' ? name : null;
 }
 

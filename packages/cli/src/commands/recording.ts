@@ -10,8 +10,9 @@ type Rule = Recording['rules'][number];
 
 /**
  * `--include`/`--exclude`'s value as the streams it names: `USER` (all of theirs), `USER:KIND`,
- * `:KIND` or `*:KIND` (everyone's streams of that kind), `*` (every stream). The kind is after the
- * last ":", so a user id holding ":" ends with one (`org:ana:`: all of org:ana's streams).
+ * `:KIND` or `*:KIND` (everyone's streams of that kind), `*` (every stream), `host` or `host:KIND`
+ * (the session's hosts'). The kind is after the last ":", so a user id holding ":" ends with one
+ * (`org:ana:`: all of org:ana's streams; `host:`: the participant whose id is "host").
  */
 function streams(value: string): Omit<Rule, 'type'> {
   const colon = value.lastIndexOf(':');
@@ -28,6 +29,9 @@ function streams(value: string): Omit<Rule, 'type'> {
       `expected USER, USER:KIND or :KIND (--exclude-all for everything); got "${value}"`,
     );
   }
+  // `host` without a trailing ":" is the keyword; `host:` is the user id.
+  if (user === 'host' && value !== 'host:')
+    return { host: true, ...(kind ? { kind: kind as RuleKind } : {}) };
   return {
     ...(anyone ? {} : { user_id: user }),
     ...(kind ? { kind: kind as RuleKind } : {}),
@@ -59,14 +63,14 @@ interface Row {
 
 const COLUMNS: Column<Row>[] = [{ key: 'n', label: '#' }, { key: 'type' }, { key: 'user' }, { key: 'kind' }];
 
-/** The recording's state, then its rules in the order they apply (`*`: any). */
+/** The recording's state, then its rules in the order they apply (`*`: any; `<host>`: the hosts). */
 function show(cmd: Command, r: Recording): void {
   if (globals(cmd).json) return printJson(r);
   out(r.state === 'paused' ? `paused since ${cell(r.paused_at)}\n` : 'recording\n');
   const rows = r.rules.map((rule, i) => ({
     n: i + 1,
     type: rule.type,
-    user: rule.user_id ?? '*',
+    user: rule.host ? '<host>' : (rule.user_id ?? '*'),
     kind: rule.kind ?? '*',
   }));
   printList(cmd, rows, COLUMNS, 'no rules: everything is recorded');
@@ -80,8 +84,9 @@ the session's rules with the ones given, in the order given; what is not recorde
   vss recording rules SESSION --exclude guest-1:mic           # all but guest-1's microphone
   vss recording rules SESSION --clear                         # everything again
   vss recording rules SESSION --set '[{"type":"exclude","kind":"chat"}]'
-USER is a participant's id (who need not have joined yet); KIND is ${RULE_KINDS.join(', ')}. A user id
-with ":" in it ends with ":" (org:ana:).`;
+USER is a participant's id (who need not have joined yet), or host: the session's host, the dashboard
+member who created it (a session created with an API key has none). KIND is ${RULE_KINDS.join(', ')}.
+A user id with ":" in it ends with ":" (org:ana:), and so does a participant whose id is "host" (host:).`;
 
 interface RulesOptions {
   set?: Rule[];

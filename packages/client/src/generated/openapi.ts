@@ -523,6 +523,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invitations/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invitation link offers
+         * @description No credential: the token is the credential. The inviting organisation's name, the role offered, the invited address and who invited (their email; null when an API key invited), for the page of the invitation link (`accept_url`) to show before anyone signs in; takes nothing. Unknown token: 404. Used or expired: 409, as redeeming it would answer.
+         */
+        get: operations["describeInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invitations/redeem": {
         parameters: {
             query?: never;
@@ -552,13 +572,13 @@ export interface paths {
         };
         /**
          * What a join link opens
-         * @description No credential: the token is the credential. The session's name and whether it has ended, for the join page to show before a guest types a name; takes no use. A token that is unknown, revoked or expired: 404, with one message for all three.
+         * @description No credential: the token is the credential. The session's name, whether it has ended and whether the link's uses are spent (`used_up`), for the join page to show before a guest types a name; takes no use. A token that is unknown, revoked or expired: 404, with one message for all three.
          */
         get: operations["describeJoinLink"];
         put?: never;
         /**
          * Join a session as a guest
-         * @description No credential: the token is the credential. Takes one use of the link and answers a live connection token for a new guest id, valid 300 seconds: open `/ws?session={session}&user_id={user_id}&access_token={access_token}`. `display_name` is 1 to 64 characters of any script once trimmed (spaces allowed, no control character). Refused: a token that is unknown, revoked or expired, 404 with one message for all three; a link whose uses are spent, or a session that has ended, 409 `CONFLICT`; a session that has not started while the organisation is over its free tier without a subscription, 503 `USAGE_LIMITS_EXCEEDED` (no use is taken). A guest who comes back with its `rejoin_token` (a reconnect once its token expired, a reload) keeps its `user_id` and takes no use, even from a link whose uses are spent; once removed from the session (`removeParticipant`), it is refused with 403. At most 30 attempts per client address per minute, whatever their outcome; past it, 429 `RATE_LIMITED` with `Retry-After`.
+         * @description No credential: the token is the credential. Takes one use of the link and answers a live connection token for a new guest id, valid 300 seconds: open `/ws?session={session}&user_id={user_id}&access_token={access_token}`. `display_name` is 1 to 64 characters of any script once trimmed, counted as a person sees them (a family emoji or a letter with its accents is one), at least one of them visible (spaces allowed, no control character; a name of only spaces or invisible characters such as U+200B is refused with 400 naming `body.display_name`). Refused: a token that is unknown, revoked or expired, 404 with one message for all three; a link whose uses are spent, or a session that has ended, 409 `CONFLICT`; a session that has not started while the organisation is over its free tier without a subscription, 503 `USAGE_LIMITS_EXCEEDED` (no use is taken). A guest who comes back with its `rejoin_token` (a reconnect once its token expired, a reload) keeps its `user_id` and takes no use, even from a link whose uses are spent; once removed from the session (`removeParticipant`), it is refused with 403. At most 30 attempts per client address per minute, whatever their outcome; past it, 429 `RATE_LIMITED` with `Retry-After`.
          */
         post: operations["joinWithLink"];
         delete?: never;
@@ -916,7 +936,7 @@ export interface paths {
         };
         /**
          * A playback window of a public session
-         * @description 404 unless the session is public. Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 8 MiB of payload: an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         * @description 404 unless the session is public. Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 4 MiB of payload (an answer takes as long as its bytes do: a larger one would take over 50 ms): an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
         get: operations["getPublicPlaybackWindow"];
         put?: never;
@@ -956,7 +976,7 @@ export interface paths {
         };
         /**
          * Replay through a link
-         * @description With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*\/*`, none) gets the playback window. Both answers carry `Vary: Accept`.Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 8 MiB of payload: an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         * @description With `token` (from a replay link): playback of that session, public or not, until the link expires or is revoked (401 after). Without a token: public sessions only (404 otherwise). `from_ts` may be left out: reading then starts at the recording's first event (the `link` of a replay link carries no `from_ts`, and opens as returned). A browser navigating to the link (`Accept` naming `text/html`) is answered the dashboard's player page instead, which reads this route as data; every other client (`Accept: application/json`, `*\/*`, none) gets the playback window. Both answers carry `Vary: Accept`.Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 4 MiB of payload (an answer takes as long as its bytes do: a larger one would take over 50 ms): an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
         get: operations["getReplayWindow"];
         put?: never;
@@ -999,6 +1019,26 @@ export interface paths {
          * @description The storyboard's WebVTT (`text/vtt`): `WEBVTT`, then one cue per thumbnail, `HH:MM:SS.mmm --> HH:MM:SS.mmm` and `storyboard.jpg#xywh=x,y,w,h` (the thumbnail's place in the sprite). The cues follow one another with no gap from 0 and cover the whole recording. The sprite's address is relative, with the query of this request (a replay link's `token`), so that a client resolving it against this URL reads the sprite with the same access. A storyboard is a JPEG sprite of thumbnails (160x90, the grid of everyone with video, without names), `columns` to a row, one every N seconds of the recording: N is 2, or the whole number of seconds that keeps a recording to at most 200 thumbnails. It is made once the recording is ready (`recording.ready`), and made again after a participant is redacted (the previous sprite is deleted at once). Times are those of the player's time bar: offsets from the recording's start (the manifest's `start_ts`), on the session's own clock, paused spans included (their thumbnails show no video); a thumbnail shows the picture at the middle of its cue. 404 `NOT_FOUND` while there is none, the message saying why: not made yet (the recording is not ready, or the storyboard is being made), the recording has no video (no camera, no screen: never one), or making it failed (with the reason). Answers carry `ETag` (revalidate with `If-None-Match`: 304) and `Cache-Control: private, no-cache`; a 404 is `no-store`. Access as the public replay (`getReplayWindow`): with `token` (a replay link's), that session, public or not, until the link expires or is revoked (401 after); without one, public sessions only (404 otherwise). Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
          */
         get: operations["getPublicStoryboardVtt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sessions/{sessionId}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The timeline of a public session
+         * @description Every event of the `events` stream, in order, as `GET /v1/sessions/{sessionId}/timeline` answers it: what a player lists and marks on its time bar before it reads the windows. 404 unless the session is public. With `token` (a replay link's): that session, public or not, while the link is valid (401 after), so that a player opened from a link can lay the recording out. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials. Any web page may read this route from any site: it answers CORS requests (`Access-Control-Allow-Origin: *`, preflight included) and never with credentials.
+         */
+        get: operations["getPublicTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1092,7 +1132,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a session
-         * @description Deletes the session and everything recorded for it. Refused with 409 while the session is live.
+         * @description Deletes the session and everything recorded for it. Refused with 409 while the session is live. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).
          */
         delete: operations["deleteSession"];
         options?: never;
@@ -1111,7 +1151,7 @@ export interface paths {
         put?: never;
         /**
          * Get a connection token
-         * @description A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Live tokens for a session that has not started, while the organisation is over its free tier without a subscription: 503 `USAGE_LIMITS_EXCEEDED` (a session under way may still be joined, so that a meeting is never cut off). While it is over its free-tier storage, its media is refused live with `USAGE_LIMITS_EXCEEDED` (chat still recorded). Accepts API keys, restricted keys and the dashboard cookie.
+         * @description A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Live tokens for a session that has not started, while the organisation is over its free tier without a subscription: 503 `USAGE_LIMITS_EXCEEDED` (a session under way may still be joined, so that a meeting is never cut off). While it is over its free-tier storage, its media is refused live with `USAGE_LIMITS_EXCEEDED` (chat still recorded). Accepts API keys, restricted keys and the dashboard cookie. Who the token is for: with the dashboard cookie, always the member's own account (`user_id` is their account id, answered in the response; a name they type is only `display_name`, and another `user_id` is refused with 400); with a key, the `user_id` asked for, which never begins with `guest-` (the ids join links give their guests; 400). A restricted key, the credential apps embed, mints only ids beginning with `app-` (its app's own users; 400 otherwise), and its live connection never replaces one made with a stronger credential (an API key, a dashboard member, a join link's guest): `/ws` refuses it with 409 while that one is connected.
          */
         post: operations["createConnectionToken"];
         delete?: never;
@@ -1131,11 +1171,11 @@ export interface paths {
          * Export a session to MP4 (query form)
          * @description Queues an export job, with its options in the query; `POST /v1/sessions/{sessionId}/exports` takes the same options as a JSON body and is the documented way. The idempotency key's scope is the credential, the path and the query.
          *
-         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`), or 1920x1080 and 1080x1920 with `resolution=1080p`; or with `format=m4a` to the sound alone. A clip (`from_ts`, `to_ts`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`), or 1920x1080 and 1080x1920 with `resolution=1080p`; or with `format=m4a` to the sound alone. A clip (`from_ts`, `to_ts`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 10 s) or before they joined, their tile shows their name on a coloured background; a shorter gap in a camera holds its last picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
          *
          *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
          *
-         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `resolution`, `format`, `names`, `focus`, `from_ts`, `to_ts` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only; `to_ts` must be after `from_ts`; a clip wholly before or after the recording is refused); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key`.
+         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. Workers take turns between organisations: one organisation runs at most `EXPORT_RUNNING_PER_ORG` (2) renders at once, and a free worker takes the organisation with the fewest running, then the one served longest ago. At most `EXPORT_QUEUE_PER_ORG` (20) exports of an organisation are queued or rendering at once, auto-exports included: past it, 429 `RATE_LIMITED` with `Retry-After` (nothing is queued). 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `resolution`, `format`, `names`, `focus`, `from_ts`, `to_ts` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only; `to_ts` must be after `from_ts`; a clip wholly before or after the recording is refused); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key`.
          */
         get: operations["enqueueExport"];
         put?: never;
@@ -1163,11 +1203,11 @@ export interface paths {
          * Export a session
          * @description Queues an export job with the options in a JSON body (every field optional; unknown fields are refused). The idempotency key's scope is the credential, the path and the body.
          *
-         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`), or 1920x1080 and 1080x1920 with `resolution=1080p`; or with `format=m4a` to the sound alone. A clip (`from_ts`, `to_ts`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
+         *     Renders the recording to one MP4 (H.264 + AAC, `+faststart`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (`landscape`) or 720x1280 (`vertical`), or 1920x1080 and 1080x1920 with `resolution=1080p`; or with `format=m4a` to the sound alone. A clip (`from_ts`, `to_ts`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 10 s) or before they joined, their tile shows their name on a coloured background; a shorter gap in a camera holds its last picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with `keep_gaps=true` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (`error`, `error_log`); it is not left out silently. A render that takes longer than `EXPORT_DEADLINE_BASE_S` (120 s) plus `EXPORT_DEADLINE_FACTOR` (3) times the recorded span is stopped and fails with an `error` that says so, so that no recording holds the export queue; message timestamps are bounded too (`LIVE_CLOCK_SKEW_S`), so that no participant's clock stretches the span.
          *
          *     `presenter`: the large tile shows a screen share while one is on (the latest started), else the `focus` participant, or, without `focus`, the participant named by the recording's latest `director.focus` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
          *
-         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `resolution`, `format`, `names`, `focus`, `from_ts`, `to_ts` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only; `to_ts` must be after `from_ts`; a clip wholly before or after the recording is refused); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key`.
+         *     Answers 202 with the job id at once; the job runs in a worker (the server by default, or `npm run worker`), `EXPORT_CONCURRENCY` at a time per process. Workers take turns between organisations: one organisation runs at most `EXPORT_RUNNING_PER_ORG` (2) renders at once, and a free worker takes the organisation with the fewest running, then the one served longest ago. At most `EXPORT_QUEUE_PER_ORG` (20) exports of an organisation are queued or rendering at once, auto-exports included: past it, 429 `RATE_LIMITED` with `Retry-After` (nothing is queued). 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad `layout`, `orientation`, `resolution`, `format`, `names`, `focus`, `from_ts`, `to_ts` or `keep_gaps` (`focus` must be a participant with video, and is accepted with `layout=presenter` only; `to_ts` must be after `from_ts`; a clip wholly before or after the recording is refused); 503 `USAGE_LIMITS_EXCEEDED` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours `Idempotency-Key`.
          */
         post: operations["createExport"];
         delete?: never;
@@ -1191,7 +1231,7 @@ export interface paths {
         put?: never;
         /**
          * Create a join link
-         * @description A link that lets people without an account join the live session as guests: `{base_url}/join/{token}` is the page they open (session name, their name, camera and microphone, then the call). Each guest gets a new id (`guest-…`) and the name they typed. The link works until `expires_in_minutes` (1 to 43200, default 1440) have passed, it is revoked, or `max_uses` guests have joined with it; with `can_publish: false` its guests watch and chat only. The token is stored hashed: it is in this answer and nowhere else. A session that has ended: 409.
+         * @description A link that lets people without an account join the live session as guests: `{base_url}/join/{token}` is the page they open (session name, their name, camera and microphone, then the call). Each guest gets a new id (`guest-…`) and the name they typed. The link works until `expires_in_minutes` (1 to 43200, default 1440) have passed, it is revoked, or `max_uses` guests have joined with it; with `can_publish: false` its guests watch and chat only. The token is stored hashed: it is in this answer and nowhere else. A session that has ended: 409. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).
          */
         post: operations["createJoinLink"];
         delete?: never;
@@ -1212,7 +1252,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a join link
-         * @description At once: its token answers 404 from now on. Guests already in the call stay (remove one with `removeParticipant`). A link this session does not have: 404.
+         * @description At once: its token answers 404 from now on, and the live tokens it gave that are not used yet are refused at `/ws` (403). Guests already in the call stay (remove one with `removeParticipant`). A link that expires refuses its unused live tokens likewise. A link this session does not have: 404. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).
          */
         delete: operations["revokeJoinLink"];
         options?: never;
@@ -1252,7 +1292,7 @@ export interface paths {
         post?: never;
         /**
          * Redact a participant
-         * @description Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.
+         * @description Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation). Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).
          */
         delete: operations["redactParticipant"];
         options?: never;
@@ -1271,7 +1311,7 @@ export interface paths {
         put?: never;
         /**
          * Remove a participant from a live session
-         * @description Closes every live connection of the participant, in every server process: each gets `control` `removed`, then close code 4403 (final: clients do not reconnect). Their live tokens issued before the removal are refused with 403 at `/ws`; a token issued after it lets them in again (a removal is not a ban: stop issuing tokens, or revoke the join link, to keep someone out). The timeline records `participant.removed`. API keys, the session's creator and the organisation's admins and owner may remove (others: 403). A participant not in the live session: 404. Their recording so far is kept (see `redactParticipant` to delete it).
+         * @description Closes every live connection of the participant, in every server process: each gets `control` `removed`, then close code 4403 (final: clients do not reconnect). Their live tokens issued before the removal are refused with 403 at `/ws`; a token issued after it lets them in again (a removal is not a ban: stop issuing tokens, or revoke the join link, to keep someone out). The timeline records `participant.removed`. API keys, the session's creator and the organisation's admins and owner may remove (others: 403). A participant not in the live session: 404, and their live tokens issued before the request are refused all the same (a removal racing the participant's reconnect keeps them out whichever comes first). Their recording so far is kept (see `redactParticipant` to delete it).
          */
         post: operations["removeParticipant"];
         delete?: never;
@@ -1289,7 +1329,7 @@ export interface paths {
         };
         /**
          * A playback window
-         * @description Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 8 MiB of payload: an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Without credentials it answers for public sessions only (401 otherwise).
+         * @description Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 4 MiB of payload (an answer takes as long as its bytes do: a larger one would take over 50 ms): an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request). Without credentials it answers for public sessions only (401 otherwise).
          */
         get: operations["getPlaybackWindow"];
         put?: never;
@@ -1331,7 +1371,7 @@ export interface paths {
         get: operations["getRecordingRules"];
         /**
          * Replace a session's recording rules
-         * @description Decides which streams are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded. `{ "rules": [{ "type": "exclude", "all": true }, { "type": "include", "user_id": "host" }] }` records the host alone. A change applies to the messages published after it, before or during the session (a rule may name a participant before they join); what is not recorded is still relayed live (its publisher's `ack` then says `recorded: false`). The timeline records `recording.rules_changed` with the rules (at the session's start for rules set before it). Rules govern `cam`, `mic`, `screen` and `chat`; the director and captions streams are recorded whenever recording is not paused. After the session has ended the rules are kept and change nothing. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
+         * @description Decides which streams are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded. `{ "rules": [{ "type": "exclude", "all": true }, { "type": "include", "host": true }] }` records the host alone: the dashboard member who created the session (a session created with an API key has no host; name its participants by `user_id`). A change applies to the messages published after it, before or during the session (a rule may name a participant before they join); what is not recorded is still relayed live (its publisher's `ack` then says `recorded: false`). The timeline records `recording.rules_changed` with the rules (at the session's start for rules set before it). Rules govern `cam`, `mic`, `screen` and `chat`; the director and captions streams are recorded whenever recording is not paused. After the session has ended the rules are kept and change nothing. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
          */
         put: operations["setRecordingRules"];
         post?: never;
@@ -1352,7 +1392,7 @@ export interface paths {
         put?: never;
         /**
          * Pause the recording
-         * @description From now until it is resumed nothing is stored but the timeline's own events (`recording.paused`, joins and leaves…); the call goes on live as before. The manifest's tracks then list their recorded `segments`, replay skips the paused span, and the MP4 export leaves it out unless `keep_gaps=true`. A session that has not started yet starts paused. 409 when the session has ended or is already paused. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
+         * @description From now until it is resumed nothing is stored but the timeline's own events (`recording.paused`, joins and leaves…); the call goes on live as before. The manifest's tracks then list their recorded `segments`, replay skips the paused span, and the MP4 export leaves it out unless `keep_gaps=true`. A session that has not started yet starts paused. 409 when the session has ended or is already paused. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
          */
         post: operations["pauseRecording"];
         delete?: never;
@@ -1372,7 +1412,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused recording
-         * @description Recording goes on from now, in the same recording: the timeline records `recording.resumed` with `paused_ms`. 409 when it is not paused or the session has ended. API keys, the session's creator, and the organisation's admins and owner may change it (others: 403). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
+         * @description Recording goes on from now, in the same recording: the timeline records `recording.resumed` with `paused_ms`. 409 when it is not paused or the session has ended. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation). Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.
          */
         post: operations["resumeRecording"];
         delete?: never;
@@ -1396,7 +1436,7 @@ export interface paths {
         put?: never;
         /**
          * Create a replay link
-         * @description Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed.
+         * @description Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).
          */
         post: operations["createReplayLink"];
         /** Revoke every replay link of a session */
@@ -1418,7 +1458,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one replay link
-         * @description Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404.
+         * @description Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).
          */
         delete: operations["revokeReplayLink"];
         options?: never;
@@ -1496,7 +1536,7 @@ export interface paths {
         get?: never;
         /**
          * Make a session public or private
-         * @description Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.
+         * @description Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state. Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).
          */
         put: operations["setSessionVisibility"];
         post?: never;
@@ -1628,7 +1668,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Sends the delivery's event to this webhook once more, now: the same event id (`X-Service-Event-Id`, `webhook-id`) and the same body bytes, signed with the current secret at a new `X-Service-Timestamp`, paused or not. Answers 202 with the new row of the delivery log: `status` `pending`, `redelivery_of` the delivery asked for; it becomes `succeeded` or `failed` once sent (read it in `listWebhookDeliveries`). It is one attempt: a failure is not retried. The original's schedule is untouched: its pending retries still happen when due. 404 names what is unknown: the webhook (in this project), or the delivery (of this webhook).
+         * @description Sends the delivery's event to this webhook once more, now: the same event id (`X-Service-Event-Id`, `webhook-id`) and the same body bytes, signed with the current secret at a new `X-Service-Timestamp`, paused or not. Answers 202 with the new row of the delivery log: `status` `pending`, `redelivery_of` the delivery asked for; it becomes `succeeded` or `failed` once sent (read it in `listWebhookDeliveries`). It is one attempt: a failure is not retried. The original's schedule is untouched: its pending retries still happen when due. 404 names what is unknown: the webhook (in this project), or the delivery (of this webhook). At most 10 redeliveries per webhook per minute (the requests answered 404 do not count); past it, 429 `RATE_LIMITED` with `Retry-After`, and nothing is sent or logged.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -1686,7 +1726,7 @@ export interface paths {
         };
         /**
          * Live WebSocket
-         * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session: 403.
+         * @description Upgrade with `?session=<id>&access_token=<token>&user_id=<id>` (token from `createConnectionToken`; add `&format=binary` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session, or a guest's live token whose join link was revoked or has expired since: 403; a restricted key's live token for a `user_id` connected with a stronger credential (an API key, a dashboard member, a join link's guest): 409, and the connection in place stays (a restricted key's connection that the stronger one overtakes while it is joining gets an `error` `REPLACED` and closes with 4409).
          *
          *     Messages are JSON text frames: the client sends `LiveClientMessage` (`publish`, `unpublish`), the server `LiveServerMessage` (`message`, and `control` with the events `welcome`, `join`, `leave`, `track.published`, `track.unpublished`, `ack`, `error`, `end`, `recording`, `skip`); `x-messages` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with `format=binary` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (`EVC1`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
          *
@@ -2060,6 +2100,8 @@ export interface components {
             /** @description seconds until expiry: 300 */
             expires_in: number;
             session: string;
+            /** @description the participant the token is for (with the dashboard cookie: the member's account id) */
+            user_id: string;
         };
         /** CostBreakdown */
         CostBreakdown: {
@@ -2296,6 +2338,29 @@ export interface components {
             org_id: string;
             role: string;
         };
+        /** InvitationDescription */
+        InvitationDescription: {
+            /** @description the address invited: the account that redeems must have it */
+            email: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description who invited; null when an API key did, or the inviting user is gone */
+            invited_by: {
+                /** @description the inviting user's email */
+                email: string;
+            } | null;
+            /** @description the organisation the invitation is into */
+            organisation: {
+                id: string;
+                /** @description the organisation as its members see it named */
+                name: string;
+            };
+            /**
+             * @description the role the invitee gets
+             * @enum {string}
+             */
+            role: "admin" | "member";
+        };
         /** JoinLink */
         JoinLink: {
             can_publish: boolean;
@@ -2331,6 +2396,8 @@ export interface components {
                 is_public: boolean;
                 name: string;
             };
+            /** @description true: as many guests have joined with it as it allows, so it lets in only a guest coming back with its `rejoin_token` */
+            used_up: boolean;
         };
         /** JsonRpcError */
         JsonRpcError: {
@@ -2389,7 +2456,7 @@ export interface components {
                 /** @description the reduced layer relayed (1 or 2) */
                 layer?: number;
                 /**
-                 * @description relayed live but not stored: the recording is paused, or its rules leave this stream out
+                 * @description relayed live but not stored: the recording is paused, or its rules leave this stream out; for chat and director commands also when the organisation's free-tier storage is used up or the session's text is over `LIVE_TEXT_MB_PER_SESSION`
                  * @enum {boolean}
                  */
                 recorded?: false;
@@ -2407,7 +2474,7 @@ export interface components {
         };
         /**
          * LiveChatPayload
-         * @description What a `chat` publish carries in `body` (UTF-8 JSON).
+         * @description What a `chat` publish carries in `body` (UTF-8 JSON). Chat and director commands together: 10 messages a second per connection (50 at once) and 16 KiB a second of what they record (64 KiB at once), for everyone, a watch-only guest too; past either, `RATE_LIMITED`.
          */
         LiveChatPayload: {
             text: string;
@@ -2434,6 +2501,7 @@ export interface components {
             type: "director.layout";
         } | {
             data: {
+                /** @description someone who has joined the session (now or earlier); any other is refused with `BAD_MESSAGE` */
                 user_id: string;
             };
             /** @enum {string} */
@@ -2516,9 +2584,14 @@ export interface components {
          */
         LiveLayer: {
             data: {
+                /**
+                 * @description why it is not `full` (absent when it is): `server`, the server was busy (its event loop held up 300 ms or more in the last 3 s, as on a busy machine), so the queue need not be your connection's doing; `link`, the server was not busy: your connection, or your device reading slowly. Say "slow connection" only for `link`, and only when your own device is not busy either.
+                 * @enum {string}
+                 */
+                cause?: "link" | "server";
                 layer: number;
                 /**
-                 * @description `full`: layer 0; `reduced`: a reduced layer, because your link carries no more; `stalled`: nothing of this track until its next key frame (your link fell behind)
+                 * @description `full`: layer 0; `reduced`: a reduced layer, because what was sent to you queued up; `stalled`: nothing of this track until its next key frame (what was sent to you fell behind)
                  * @enum {string}
                  */
                 state: "full" | "reduced" | "stalled";
@@ -2628,6 +2701,8 @@ export interface components {
         LiveRecording: {
             /** @description live: what the session records now */
             data: {
+                /** @description the session's hosts, whom a `host` rule matches: the user id of the dashboard member who created it; empty for a session created with a key */
+                hosts: string[];
                 /** @description the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored */
                 rules: {
                     /**
@@ -2635,6 +2710,11 @@ export interface components {
                      * @enum {boolean}
                      */
                     all?: true;
+                    /**
+                     * @description only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.
+                     * @enum {boolean}
+                     */
+                    host?: true;
                     /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
                     kind?: "cam" | "mic" | "screen" | "chat";
                     /** @description `include` records what the rule matches, `exclude` leaves it out */
@@ -2766,6 +2846,8 @@ export interface components {
                 participants: string[];
                 /** @description live: what the session records now */
                 recording?: {
+                    /** @description the session's hosts, whom a `host` rule matches: the user id of the dashboard member who created it; empty for a session created with a key */
+                    hosts: string[];
                     /** @description the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored */
                     rules: {
                         /**
@@ -2773,6 +2855,11 @@ export interface components {
                          * @enum {boolean}
                          */
                         all?: true;
+                        /**
+                         * @description only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.
+                         * @enum {boolean}
+                         */
+                        host?: true;
                         /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
                         kind?: "cam" | "mic" | "screen" | "chat";
                         /** @description `include` records what the rule matches, `exclude` leaves it out */
@@ -3396,7 +3483,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Failed on the server (SERVER_ERROR 500), or refused because the organisation is over its free tier without a subscription (USAGE_LIMITS_EXCEEDED 503, on session creation and export only): the error envelope. */
+        /** @description Failed on the server (SERVER_ERROR 500), or refused because the organisation is over its free tier without a subscription (USAGE_LIMITS_EXCEEDED 503, on session creation and export only), or because Redis cannot be reached for what needs it (SERVICE_UNAVAILABLE 503, with `Retry-After`): the error envelope. */
         ServerError: {
             headers: {
                 [name: string]: unknown;
@@ -3431,7 +3518,7 @@ export interface components {
         ConnectionRequest: {
             content: {
                 "application/json": {
-                    /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed; spaces allowed, no control character (e.g. "Ana María", "山田 太郎") */
+                    /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed, at least one of them visible; spaces allowed, no control character; a character is what a person counts as one (a family emoji, a letter with its accents), and the request carries at most 1024 UTF-16 units (e.g. "Ana María", "山田 太郎") */
                     display_name?: string;
                     /** @description replay only this stream (e.g. media/u1/cam) or this user's media */
                     focus?: string;
@@ -3441,8 +3528,8 @@ export interface components {
                     replay?: boolean;
                     /** @description replay speed, 0.25 to 16 (default 1) */
                     speed?: number;
-                    /** @description the participant; 1 to 128 characters, no "/", white space or control character, and not "." or ".." (it names media streams and is a path segment of the API) */
-                    user_id: string;
+                    /** @description the participant; 1 to 128 characters, no "/", white space or control character, and not "." or "..". Required with a key. Never begins with `guest-` (the ids of join links' guests). A restricted key mints only ids beginning with `app-` (its app's own users). With the dashboard cookie the token is always for the member's own account: leave it out, or give that id */
+                    user_id?: string;
                 };
             };
         };
@@ -3600,7 +3687,7 @@ export interface components {
         JoinRequest: {
             content: {
                 "application/json": {
-                    /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed; spaces allowed, no control character (e.g. "Ana María", "山田 太郎") */
+                    /** @description the name shown for the participant: 1 to 64 characters of any script once trimmed, at least one of them visible; spaces allowed, no control character; a character is what a person counts as one (a family emoji, a letter with its accents), and the request carries at most 1024 UTF-16 units (e.g. "Ana María", "山田 太郎") */
                     display_name: string;
                     /** @description the `rejoin_token` of this link's earlier answer: the same guest comes back (same `user_id`, no use taken), e.g. to reconnect once its 300-second connection token expired; refused with 403 once the guest was removed */
                     rejoin_token?: string;
@@ -4557,7 +4644,7 @@ export interface operations {
             200: {
                 headers: {
                     "Accept-Ranges"?: "bytes";
-                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` (`…-1080p.mp4` at 1080p; `{session id}-audio.m4a` for `format=m4a`) */
+                    /** @description The file named after the session: `attachment; filename="{ASCII name}"; filename*=UTF-8''{name, percent-encoded}`. The name is the session's (characters no file name may hold, such as `/` or `:`, as spaces; `Untitled session` when it has none), then for the whole recording the day it started (UTC), e.g. `Weekly sync 2026-11-28.mp4`, and for a clip (`from_ts`, `to_ts`) its span as hours, minutes and seconds from the recording's start, e.g. `Weekly sync 00-01-05–00-02-10.mp4`; `.m4a` for `format=m4a`. `filename` spells it in ASCII (accents dropped, other characters as `_`, the dash as `-`). */
                     "Content-Disposition"?: string;
                     /** @description bytes in this answer */
                     "Content-Length"?: number;
@@ -4574,7 +4661,7 @@ export interface operations {
             206: {
                 headers: {
                     "Accept-Ranges"?: "bytes";
-                    /** @description `attachment; filename="{session id}-{layout}-{orientation}.mp4"` (`…-1080p.mp4` at 1080p; `{session id}-audio.m4a` for `format=m4a`) */
+                    /** @description The file named after the session: `attachment; filename="{ASCII name}"; filename*=UTF-8''{name, percent-encoded}`. The name is the session's (characters no file name may hold, such as `/` or `:`, as spaces; `Untitled session` when it has none), then for the whole recording the day it started (UTC), e.g. `Weekly sync 2026-11-28.mp4`, and for a clip (`from_ts`, `to_ts`) its span as hours, minutes and seconds from the recording's start, e.g. `Weekly sync 00-01-05–00-02-10.mp4`; `.m4a` for `format=m4a`. `filename` spells it in ASCII (accents dropped, other characters as `_`, the dash as `-`). */
                     "Content-Disposition"?: string;
                     /** @description bytes in this answer */
                     "Content-Length"?: number;
@@ -4653,6 +4740,34 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Deleted"];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
+    describeInvitation: {
+        parameters: {
+            query: {
+                /** @description the token of the invitation link */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description What the invitation offers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvitationDescription"];
                         error: null;
                     };
                 };
@@ -5528,6 +5643,36 @@ export interface operations {
             };
         };
     };
+    getPublicTimeline: {
+        parameters: {
+            query?: {
+                /** @description replay link token */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Every timeline event, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TimelineEvent"][];
+                        error: null;
+                    };
+                };
+            };
+        };
+    };
     listRestrictedKeys: {
         parameters: {
             query?: {
@@ -5771,7 +5916,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ConnectionRequest"];
+        requestBody?: components["requestBodies"]["ConnectionRequest"];
         responses: {
             "4XX": components["responses"]["ClientError"];
             "5XX": components["responses"]["ServerError"];
@@ -6182,6 +6327,11 @@ export interface operations {
                                  * @enum {boolean}
                                  */
                                 all?: true;
+                                /**
+                                 * @description only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.
+                                 * @enum {boolean}
+                                 */
+                                host?: true;
                                 /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
                                 kind?: "cam" | "mic" | "screen" | "chat";
                                 /** @description `include` records what the rule matches, `exclude` leaves it out */
@@ -6218,6 +6368,11 @@ export interface operations {
                          * @enum {boolean}
                          */
                         all?: true;
+                        /**
+                         * @description only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.
+                         * @enum {boolean}
+                         */
+                        host?: true;
                         /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
                         kind?: "cam" | "mic" | "screen" | "chat";
                         /** @description `include` records what the rule matches, `exclude` leaves it out */
@@ -6247,6 +6402,11 @@ export interface operations {
                                  * @enum {boolean}
                                  */
                                 all?: true;
+                                /**
+                                 * @description only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.
+                                 * @enum {boolean}
+                                 */
+                                host?: true;
                                 /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
                                 kind?: "cam" | "mic" | "screen" | "chat";
                                 /** @description `include` records what the rule matches, `exclude` leaves it out */
@@ -6293,6 +6453,11 @@ export interface operations {
                                  * @enum {boolean}
                                  */
                                 all?: true;
+                                /**
+                                 * @description only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.
+                                 * @enum {boolean}
+                                 */
+                                host?: true;
                                 /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
                                 kind?: "cam" | "mic" | "screen" | "chat";
                                 /** @description `include` records what the rule matches, `exclude` leaves it out */
@@ -6339,6 +6504,11 @@ export interface operations {
                                  * @enum {boolean}
                                  */
                                 all?: true;
+                                /**
+                                 * @description only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.
+                                 * @enum {boolean}
+                                 */
+                                host?: true;
                                 /** @description only this kind of stream: `cam`, `mic`, `screen` or `chat` */
                                 kind?: "cam" | "mic" | "screen" | "chat";
                                 /** @description `include` records what the rule matches, `exclude` leaves it out */
@@ -6961,7 +7131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Before the upgrade: a live token issued before its participant was removed from the session (`removeParticipant`). */
+            /** @description Before the upgrade: a live token issued before its participant was removed from the session (`removeParticipant`), or a guest's live token whose join link was revoked or has expired since it was issued. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6977,7 +7147,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Before the upgrade: a live token for a session that has ended. */
+            /** @description Before the upgrade: a live token for a session that has ended, or a restricted key's live token for a `user_id` connected now with a stronger credential (an API key, a dashboard member, a join link's guest), which a restricted key never replaces. */
             409: {
                 headers: {
                     [name: string]: unknown;

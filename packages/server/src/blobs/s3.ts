@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { BlobNotFound, type BlobStore } from './store.js';
+import { attachment } from '../lib/content-disposition.js';
 
 /** Where the bucket is and how to reach it (from the `S3_*` variables). */
 export interface S3Config {
@@ -215,7 +216,7 @@ export function s3BlobStore(config: S3Config): BlobStore {
         new GetObjectCommand({
           Bucket,
           Key: keyOf(key),
-          ...(filename ? { ResponseContentDisposition: `attachment; filename="${filename}"` } : {}),
+          ...(filename ? { ResponseContentDisposition: attachment(filename) } : {}),
         }),
         { expiresIn: ttlSeconds },
       );

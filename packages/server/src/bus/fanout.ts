@@ -131,18 +131,19 @@ function decode(buf: Buffer): { node: string; message: FanoutMessage } {
 }
 
 /**
- * Fan-out through Redis pub/sub: a channel per session (`vss:live:<session>`, binary messages
- * tagged with the node id) and the system channel (`vss:system`, JSON notices tagged the same way).
+ * Fan-out through Redis pub/sub: a channel per session (`<prefix>live:<session>`, binary messages
+ * tagged with the node id) and the system channel (`<prefix>system`, JSON notices tagged the same way).
  */
-export function redisFanout(url: string, nodeId: string): Fanout {
-  const pub = new Redis(url, { maxRetriesPerRequest: 2 });
+export function redisFanout(url: string, prefix: string, nodeId: string): Fanout {
+  // A publish or a ping not answered within a second fails: nothing waits on a Redis that is away.
+  const pub = new Redis(url, { maxRetriesPerRequest: 2, commandTimeout: 1000 });
   const sub = new Redis(url, { maxRetriesPerRequest: 2 });
   pub.on('error', () => {});
   sub.on('error', () => {});
   /** every Redis channel this process listens to, with its listeners of the raw messages */
   const listeners = new Map<string, Set<(data: Buffer) => void>>();
-  const sessionChannel = (sessionId: string) => `vss:live:${sessionId}`;
-  const SYSTEM = 'vss:system';
+  const sessionChannel = (sessionId: string) => `${prefix}live:${sessionId}`;
+  const SYSTEM = `${prefix}system`;
   // On every (re)connection, every channel with a listener is subscribed: ioredis restores only the
   // subscriptions Redis had confirmed, and one asked for while Redis was unreachable never was.
   sub.on('ready', () => {

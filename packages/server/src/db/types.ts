@@ -100,6 +100,8 @@ export interface SessionMembersTable {
   left_at: number | null;
   /** the name the connection joined with (null: none given, the user_id is shown) */
   display_name: string | null;
+  /** the kind of credential its token came from (null: written before this was kept) */
+  credential?: string | null;
 }
 
 /** A session's invitation to people without an account; its token is kept only as a hash. */

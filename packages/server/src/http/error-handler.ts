@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, MethodNotAllowed, NotFound } from './errors.js';
+import { redactUrl } from './logging.js';
 import { describeValidation } from './validation.js';
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -66,7 +67,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const apiError = toApiError(err);
     if (apiError.status >= 500)
-      request.log.error({ err, reqId: request.id, url: request.url.split('?')[0] }, 'request failed');
+      request.log.error(
+        { err, reqId: request.id, url: redactUrl(request.url.split('?')[0]!) },
+        'request failed',
+      );
     reply.code(apiError.status).headers(apiError.headers);
     return reply.send({ data: null, error: { code: apiError.code, message: apiError.message } });
   });

@@ -53,6 +53,12 @@ export class UsageLimitsExceeded extends ApiError {
     super(503, 'USAGE_LIMITS_EXCEEDED', message);
   }
 }
+/** A dependency the request needs (Redis) cannot be reached: nothing was changed; try again shortly. */
+export class ServiceUnavailable extends ApiError {
+  constructor(message: string, retryAfterS = 5) {
+    super(503, 'SERVICE_UNAVAILABLE', message, { 'retry-after': String(retryAfterS) });
+  }
+}
 export class RangeNotSatisfiable extends ApiError {
   constructor(size: number) {
     super(416, 'RANGE_NOT_SATISFIABLE', `the Range header asks for bytes outside the file (${size} bytes)`, {

@@ -10,9 +10,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
  */
 export const MAX_PARAM_LENGTH = 16 * 1024;
 
-/** The envelope of a request refused below the routes: every such refusal is a BAD_REQUEST. */
+/**
+ * The envelope of a request refused below the routes: every such refusal is a BAD_REQUEST. It
+ * ends with the newline every JSON answer ends with: these answers do not pass the route hooks
+ * that add it elsewhere.
+ */
 function envelope(message: string): string {
-  return JSON.stringify({ data: null, error: { code: 'BAD_REQUEST', message } });
+  return `${JSON.stringify({ data: null, error: { code: 'BAD_REQUEST', message } })}\n`;
 }
 
 /**

@@ -27,8 +27,19 @@ function paramName(raw: string): string {
   }
 }
 
-/** The URL as it may be logged: the values of SECRET_PARAMS replaced, the rest as sent. */
-export function redactUrl(url: string): string {
+/**
+ * Paths that carry a credential as a segment: a join link's token (`/join/{token}`, the page a
+ * guest opens, and `/v1/join/{token}`), however many slashes a client doubles (such a path reaches no
+ * route, but is logged). The first group is kept, the segment after it is replaced.
+ */
+const SECRET_PATH = /^(\/+(?:v1\/+)?join\/+)[^/?#]+/i;
+
+/**
+ * The URL as it may be logged: the token of SECRET_PATH and the values of SECRET_PARAMS
+ * replaced, the rest as sent.
+ */
+export function redactUrl(raw: string): string {
+  const url = raw.replace(SECRET_PATH, '$1[redacted]');
   const q = url.indexOf('?');
   if (q < 0) return url;
   const pairs = url.slice(q + 1).split('&');

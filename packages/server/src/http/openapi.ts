@@ -21,9 +21,15 @@ The vss REST interface. Every JSON answer is an envelope: \`{ "data": …, "erro
 success, \`{ "data": null, "error": { "code", "message" } }\` on failure, where \`message\` names the
 offending field. Codes: BAD_REQUEST 400, UNAUTHORIZED 401, FORBIDDEN 403, NOT_FOUND 404,
 METHOD_NOT_ALLOWED 405, CONFLICT 409, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415,
-RATE_LIMITED 429, SERVER_ERROR 500, USAGE_LIMITS_EXCEEDED 503. The few answers that are not the
-envelope (health, the MP4 download, HTML pages, OAuth and MCP, which follow their own standards)
+RATE_LIMITED 429, SERVER_ERROR 500, USAGE_LIMITS_EXCEEDED 503, SERVICE_UNAVAILABLE 503 (Redis, which
+several processes share, cannot be reached: \`message\` begins \`redis unavailable\`, nothing was
+changed, \`Retry-After\` says when to try again; only what needs Redis, such as a change written to a
+live session's timeline, answers it, and rate limits are then counted by each process on its own).
+The few answers that are not the envelope (health, the MP4 download, HTML pages, OAuth and MCP, which follow their own standards)
 say so on their operation.
+Every JSON body ends with one newline (\`\\n\`, counted in \`Content-Length\`), so that answers printed one
+after another, as by \`curl\` in a shell, start on lines of their own; only MCP's answers, written as
+its SDK writes them, do not.
 
 **Credentials.** API keys (\`sk_live_…\`) as \`Authorization: Bearer\` or \`X-API-Key\`; restricted keys
 (\`rk_live_…\`) only on session create, connection and manifest (403 elsewhere); the dashboard cookie
@@ -146,7 +152,7 @@ const ERROR_RESPONSES = {
   },
   ServerError: {
     description:
-      'Failed on the server (SERVER_ERROR 500), or refused because the organisation is over its free tier without a subscription (USAGE_LIMITS_EXCEEDED 503, on session creation and export only): the error envelope.',
+      'Failed on the server (SERVER_ERROR 500), or refused because the organisation is over its free tier without a subscription (USAGE_LIMITS_EXCEEDED 503, on session creation and export only), or because Redis cannot be reached for what needs it (SERVICE_UNAVAILABLE 503, with `Retry-After`): the error envelope.',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
   },
 };

@@ -39,3 +39,10 @@ export const User = Type.Object(
   },
   { title: 'User' },
 );
+
+/**
+ * Who may change a session for everyone, said on each route that does: one rule for all of them
+ * (enforced by the sessions service's `hosted`).
+ */
+export const HOSTS_ONLY =
+  " Only API keys of the project, the member who created the session, and the organisation's admins and owner may do this; other members get 403 (they may join, watch, read and export any session of the organisation).";

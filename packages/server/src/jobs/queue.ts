@@ -1,12 +1,10 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { onCommit, transaction } from '../db/transaction.js';
-import type { Db, Engine, JobsTable, Trx } from '../db/types.js';
+import type { Db, JobsTable, Trx } from '../db/types.js';
 import { newId } from '../lib/ids.js';
 import { MINUTE_MS, DAY_MS } from '../lib/time.js';
-import type { Metrics } from '../lib/metrics.js';
 import { jobsStore, type JobsStore, type Settlement } from './store.js';
-import type { ClaimedJob, JobKind, Outcome } from './types.js';
-export type { ClaimedJob, JobKind, Outcome } from './types.js';
+import type { ClaimedJob, JobKind, Outcome, QueueOptions } from './types.js';
+export type { ClaimedJob, JobKind, Outcome, QueueOptions } from './types.js';
 
 /** A kind as the loop keeps it: its payload and detail types are its handlers' business. */
 type AnyKind = JobKind<unknown, unknown>;
@@ -16,20 +14,6 @@ interface Running {
   kind: AnyKind;
   abort: AbortController;
   done: Promise<void>;
-}
-
-export interface QueueOptions {
-  db: Db;
-  engine: Engine;
-  /** this process's id: the lease owner */
-  owner: string;
-  log: FastifyBaseLogger;
-  /** fallback poll for jobs enqueued by other processes and for retries that came due */
-  pollMs?: number;
-  /** tells the other processes that jobs were enqueued (through Redis), so they need not wait for a poll */
-  announce?: () => void;
-  /** counts attempts by kind and outcome */
-  metrics?: Metrics | null;
 }
 
 const CLAIM_BATCH = 32;
@@ -126,6 +110,12 @@ export class JobQueue {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
+    for (const kind of this.kinds.values())
+      void kind
+        .starting?.()
+        .catch((err) =>
+          this.opts.log.warn({ err, kind: kind.kind }, 'clearing what earlier attempts left failed'),
+        );
     void this.reap()
       .catch((err) => this.opts.log.warn({ err }, 'reaping expired job leases failed'))
       .finally(() => this.wake());
@@ -211,7 +201,7 @@ export class JobQueue {
             if (this.stopping) return;
             const free = kind.concurrency - this.countRunning(kind.kind);
             if (free <= 0) break;
-            const n = Math.min(free, CLAIM_BATCH);
+            const n = kind.fair ? 1 : Math.min(free, CLAIM_BATCH);
             const jobs = await this.claim(kind, n);
             const back: JobsTable[] = [];
             const later: JobsTable[] = [];
@@ -268,6 +258,7 @@ export class JobQueue {
         if (this.held.has(key) || !this.hasRoom(kind, group)) busy.push(group);
       }
     }
+    if (kind.fair) return this.store.claimFair(kind.kind, kind.leaseMs, kind.fair.running, Date.now());
     return this.store.claim(kind.kind, n, kind.leaseMs, busy, Date.now());
   }
 
@@ -389,6 +380,14 @@ export class JobQueue {
         this.opts.log.warn({ err, group: key }, 'renewing held job leases failed');
       }
     }
+  }
+
+  /**
+   * Of these jobs of `kind`, those some process is running now (under a lease that has not run
+   * out), with the attempt it runs: id → attempt.
+   */
+  leased(kind: string, ids: string[]): Promise<Map<string, number>> {
+    return this.store.leased(kind, ids, Date.now());
   }
 
   /** Forgets jobs that failed for good more than `olderThanMs` ago. */

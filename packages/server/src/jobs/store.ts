@@ -73,6 +73,56 @@ export function jobsStore(db: Db, engine: Engine, owner: string) {
       return res.rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : 1));
     },
 
+    /**
+     * Claims one due job of a `fair` kind: of the groups running fewer than `running` attempts (in
+     * any process), one with the fewest running, then the one served longest ago, then the oldest.
+     * A queued job's `updated_at` orders the turns: each claim moves the rest of its group's
+     * queue behind every job queued at that moment. On PostgreSQL the claims of the kind take
+     * turns (a transaction-scoped advisory lock), so that two processes cannot both see a group
+     * below its cap.
+     */
+    async claimFair(kind: string, leaseMs: number, running: number, now: number): Promise<JobsTable[]> {
+      return db.transaction().execute(async (trx) => {
+        if (engine === 'postgres')
+          await sql`select pg_advisory_xact_lock(hashtext(${`jobs:${kind}`}))`.execute(trx);
+        const res = await sql<JobsTable>`
+          update jobs set status = 'running', lease_owner = ${owner}, lease_until = ${now + leaseMs},
+            attempts = attempts + 1, updated_at = ${now}
+          where id in (
+            select id from (
+              select id, updated_at, (
+                select count(*) from jobs r
+                where r.kind = ${kind} and r.status = 'running' and r.group_key = j.group_key
+              ) as busy
+              from jobs j
+              where kind = ${kind} and status = 'queued' and run_at <= ${now}
+            ) due
+            where busy < ${running}
+            order by busy, updated_at, id
+            limit 1
+          )
+          returning *`.execute(trx);
+        const group = res.rows[0]?.group_key;
+        if (group != null) {
+          // Behind every job queued now, even one queued within the same millisecond.
+          const last = await trx
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.max('updated_at').as('at'))
+            .where('kind', '=', kind)
+            .where('status', '=', 'queued')
+            .executeTakeFirst();
+          await trx
+            .updateTable('jobs')
+            .set({ updated_at: Math.max(now, Number(last?.at ?? 0) + 1) })
+            .where('kind', '=', kind)
+            .where('group_key', '=', group)
+            .where('status', '=', 'queued')
+            .execute();
+        }
+        return res.rows;
+      });
+    },
+
     /** Puts claimed jobs back unattempted, due again at `runAt` when given. */
     async release(ids: string[], runAt?: number): Promise<void> {
       await db
@@ -135,6 +185,20 @@ export function jobsStore(db: Db, engine: Engine, owner: string) {
         .where('attempts', '=', attempt)
         .executeTakeFirst();
       return Number(res.numUpdatedRows) > 0;
+    },
+
+    /** Of these jobs of `kind`, those running under a lease that has not run out: id → attempt. */
+    async leased(kind: string, ids: string[], now: number): Promise<Map<string, number>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('jobs')
+        .select(['id', 'attempts'])
+        .where('kind', '=', kind)
+        .where('id', 'in', ids)
+        .where('status', '=', 'running')
+        .where('lease_until', '>=', now)
+        .execute();
+      return new Map(rows.map((r) => [r.id, r.attempts]));
     },
 
     /** Extends the leases of claimed jobs waiting here for their group's turn. */

@@ -1,4 +1,21 @@
-import type { Trx } from '../db/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Engine, Trx } from '../db/types.js';
+import type { Metrics } from '../lib/metrics.js';
+
+/** What the job queue of a process is given. */
+export interface QueueOptions {
+  db: Db;
+  engine: Engine;
+  /** this process's id: the lease owner */
+  owner: string;
+  log: FastifyBaseLogger;
+  /** fallback poll for jobs enqueued by other processes and for retries that came due */
+  pollMs?: number;
+  /** tells the other processes that jobs were enqueued (through Redis), so they need not wait for a poll */
+  announce?: () => void;
+  /** counts attempts by kind and outcome */
+  metrics?: Metrics | null;
+}
 
 /** A job as its handler sees it, after this process claimed it. */
 export interface ClaimedJob<P = unknown> {
@@ -42,11 +59,24 @@ export interface JobKind<P = unknown, D = never> {
    * sitting at the head of the queue, where every claim would have to step over it.
    */
   deferGroup?(group: string): number | undefined;
+  /**
+   * Fair turns between groups (organisations, for renders), across every process: a group never
+   * runs more than `running` attempts at once, and each claim takes a due job of the group with
+   * the fewest running, then of the one whose last claim is the oldest (a group not yet served
+   * counts from when its job was queued), so one group's backlog cannot hold every worker. Such a kind is claimed one job at a time.
+   */
+  fair?: { running: number };
   /** how long a claim holds before another worker may take the job over; renewed while running */
   leaseMs: number;
   /** ms to wait after failed attempt `attempt` (1-based) before the next; undefined: give up */
   retryDelayMs(attempt: number): number | undefined;
   run(job: ClaimedJob<P>, signal: AbortSignal): Promise<Outcome<D>>;
+  /**
+   * Called once when this process starts running jobs (its first claims may overlap it): clears
+   * what attempts of processes that died left behind (work files), sparing jobs held under a
+   * live lease, which `JobQueue.leased` tells.
+   */
+  starting?(): Promise<void>;
   /**
    * Records an attempt's outcome in the same transaction that settles the job, so that the
    * record and the job's new state commit together. Not called when the lease was lost.

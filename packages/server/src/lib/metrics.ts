@@ -68,6 +68,7 @@ export class Metrics {
   readonly webhookDeliveries: Counter<'outcome'>;
   readonly webhookLatency: Histogram;
   readonly exportRenders: Counter<'outcome'>;
+  readonly rateLimitLocal: Counter;
   readonly exportSeconds: Histogram;
   readonly exportSpeed: Histogram;
   readonly usageMinutes: Counter;
@@ -110,12 +111,12 @@ export class Metrics {
     const liveCounters: Array<[string, string, (g: LiveGauges) => number]> = [
       [
         'vss_live_frames_received_total',
-        'Messages published by live clients and accepted.',
+        'Messages published by live clients and accepted, of every video layer (recorded or relayed).',
         (g) => g.framesReceived,
       ],
       [
         'vss_live_received_bytes_total',
-        'Payload bytes of the messages accepted from live clients.',
+        'Payload bytes of the messages accepted from live clients, of every video layer.',
         (g) => g.bytesReceived,
       ],
       [
@@ -224,6 +225,12 @@ export class Metrics {
       name: 'vss_webhook_delivery_latency_seconds',
       help: 'From the event to its successful delivery to a webhook, retries included (seconds).',
       buckets: SLOW_SECONDS,
+      registers,
+    });
+
+    this.rateLimitLocal = new Counter({
+      name: 'vss_rate_limit_local_total',
+      help: 'Rate-limit counts taken in this process alone because Redis could not be reached.',
       registers,
     });
 

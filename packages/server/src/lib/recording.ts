@@ -7,7 +7,14 @@
 import type { RecordingRule, RuleKind } from '@vss/protocol';
 import { isRecorded } from '@vss/protocol';
 
-export { isRecorded, MAX_RULES, RULE_KINDS, type RecordingRule, type RuleKind } from '@vss/protocol';
+export {
+  isRecorded,
+  sessionHosts,
+  MAX_RULES,
+  RULE_KINDS,
+  type RecordingRule,
+  type RuleKind,
+} from '@vss/protocol';
 
 /** A half-open interval of the session's clock (ms since 1970); `end` null: still open. */
 export interface Span {
@@ -59,7 +66,8 @@ export function cutClock(spans: readonly Span[]): (ts: number) => number {
 /**
  * The intervals in which a user's stream of `kind` was recorded, within [from, to]: the spans
  * not paused, in which the rules in force (the timeline's `recording.rules_changed` carries them
- * whole, `initial` applied before the first) recorded it. Adjacent intervals are merged.
+ * whole, `initial` applied before the first) recorded it; `hosts` are the session's, whom a `host`
+ * rule matches. Adjacent intervals are merged.
  */
 export function recordedSegments(
   events: readonly TimelineEvent[],
@@ -68,13 +76,14 @@ export function recordedSegments(
   kind: RuleKind,
   from: number,
   to: number,
+  hosts: readonly string[],
 ): Array<{ start_ts: number; end_ts: number }> {
   // Every change of state, in time order: what holds from each one on.
   let rules = initial;
   let paused = false;
   let openAt: number | null = null;
   const out: Array<{ start_ts: number; end_ts: number }> = [];
-  const on = () => !paused && isRecorded(rules, userId, kind);
+  const on = () => !paused && isRecorded(rules, userId, kind, hosts);
   const settle = (at: number) => {
     const now = on();
     if (now && openAt === null) openAt = Math.max(at, from);

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
@@ -41,6 +41,9 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     PUBLIC_BASE_URL: BASE,
     // Exports find ffmpeg on PATH, as a server started from a shell does.
     PATH: process.env.PATH ?? '',
+    // Its own keys and channels in the shared Redis (apps sharing storage share them too): other
+    // files' requests must not count against this app's rate limits, nor its notices reach them.
+    REDIS_KEY_PREFIX: `${basename(dataDir)}:`,
     ...(ENGINE === 'postgres' ? { DATABASE_URL: PG_URL } : {}),
     ...options.env,
   });
@@ -151,6 +154,23 @@ export async function register(t: TestApp, address = email()): Promise<Account> 
     orgId: res.body.data.org_id,
     projectId: res.body.data.project_id,
   };
+}
+
+/** A new account that joins `a`'s organisation through an invitation with `role`. */
+export async function inviteMember(t: TestApp, a: Tenant, role = 'member'): Promise<Account> {
+  const address = email(role);
+  const inv = await call(t, 'POST', `/v1/projects/${a.projectId}/invitations`, {
+    key: a.key,
+    body: { email: address, role },
+  });
+  if (inv.status !== 201) throw new Error(`invitation failed: ${inv.raw}`);
+  const account = await register(t, address);
+  const redeemed = await call(t, 'POST', '/v1/invitations/redeem', {
+    cookie: account.cookie,
+    body: { token: inv.body.data.token },
+  });
+  if (redeemed.status !== 200) throw new Error(`redeem failed: ${redeemed.raw}`);
+  return { ...account, orgId: a.orgId, projectId: a.projectId };
 }
 
 /** Issues an API key for a project through the API, as the account's owner. */

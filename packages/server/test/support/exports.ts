@@ -11,14 +11,19 @@ export async function waitForJob(
   jobId: string,
   ms = 60_000,
 ): Promise<Record<string, any>> {
+  // Four reads a second: a render takes seconds, and reading faster spends the key's rate limit
+  // (1200 a minute), after which every read is refused and the wait could never end.
   return eventually(
     async () => {
       const res = await call(t, 'GET', `/v1/exports/${jobId}`, { key });
+      if (res.status !== 200)
+        throw new Error(`reading export ${jobId}: ${res.status} ${JSON.stringify(res.body)}`);
       const job = res.body.data;
       return job && (job.status === 'completed' || job.status === 'failed') ? job : null;
     },
     ms,
     `export ${jobId} to finish`,
+    250,
   );
 }
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { ENGINE, PG_URL } from './app.js';
@@ -154,10 +154,12 @@ export async function processStorage(
 ): Promise<Record<string, string>> {
   const dir = mkdtempSync(join(tmpdir(), `vss-${prefix}-`));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  if (ENGINE !== 'postgres') return { DATA_DIR: dir };
+  // Its own keys and channels in the shared Redis, as startApp's apps have.
+  const own = { DATA_DIR: dir, REDIS_KEY_PREFIX: `${basename(dir)}:` };
+  if (ENGINE !== 'postgres') return own;
   const schema = `${prefix}_${Math.random().toString(36).slice(2, 10)}`;
   cleanups.push(() => dropPgSchema(PG_URL, schema));
-  return { DATA_DIR: dir, DATABASE_URL: await pgSchemaUrl(PG_URL, schema) };
+  return { ...own, DATABASE_URL: await pgSchemaUrl(PG_URL, schema) };
 }
 
 /**

@@ -46,6 +46,11 @@ export interface RoomState {
    * control): `reduced` or `stalled` on a slow link; absent until it says anything
    */
   video: Record<string, LayerState>;
+  /**
+   * the server said, of the latest video it sent less of, that it was busy itself (`cause`
+   * `server`): the reason is not this page's connection
+   */
+  serverBusy: boolean;
   /** whether the session is being recorded, and its rules (null until the server says) */
   recording: RecordingStatus | null;
   /** the latest error from the server or the connection */
@@ -71,6 +76,7 @@ export function initialState(self: string, name: string, canPublish: boolean): R
     layout: 'grid',
     focus: null,
     video: {},
+    serverBusy: false,
     recording: null,
     error: null,
     notice: null,
@@ -183,5 +189,6 @@ export function afterLayer(
   const track = String(data.track);
   if (track !== 'cam' && track !== 'screen') return null;
   if (data.state !== 'full' && data.state !== 'reduced' && data.state !== 'stalled') return null;
-  return { video: withVideoState(s.video, userId, track, data.state) };
+  const video = withVideoState(s.video, userId, track, data.state);
+  return data.state === 'full' ? { video } : { video, serverBusy: data.cause === 'server' };
 }

@@ -80,7 +80,13 @@ export function videoPictures(
       // Why thin out here: cameras deliver 30 fps; encoding fewer saves CPU and the rate budget.
       if (frame.timestamp - last < minGapUs) return frame.close();
       last = frame.timestamp;
-      each({ frame });
+      try {
+        each({ frame });
+      } catch (err) {
+        // The callee owns the frame, but one that threw may not have closed it (closing twice is harmless).
+        frame.close();
+        throw err;
+      }
     };
     return pump(new P({ track }).readable, guarded(thinned, failed));
   }

@@ -15,10 +15,13 @@
  *   their own, longer queue limit (publishing.ts). Layer 0's bitrate goes down first (it is most
  *   of the bytes; the server gives slow receivers the reduced layers anyway) and the frame rate
  *   with it (an encoder given an easy picture sends less than its bitrate, and then only fewer
- *   pictures send less), then the reduced layers stop, layer 1 before the cheap layer 2; layer 0,
- *   the one recorded,
- *   goes on at a few pictures a second, and stops last, only when even that leaves no room for
- *   the sound (whose own bytes on the wire, headers included, are about 80 kbit/s).
+ *   pictures send less), then the reduced layers stop, layer 1 before the cheap layer 2. Layer 0,
+ *   the one recorded, is never stopped: its last step is an eighth of the profile's frame rate
+ *   (a picture a second for a screen, two for a camera) at a small bitrate, so a recording never
+ *   gets a hole from adaptation.
+ * - A busy server (or machine) answers late too, but in bursts, with the socket drained; a full
+ *   link keeps every ack late. So late acks with nothing waiting in the socket count only once
+ *   they have stayed over the line for ACK_SUSTAIN_MS; bytes waiting count at once.
  */
 
 /** One step: each layer's share of its profile's bitrate (0: not sent) and the share of its frame rate. */
@@ -35,7 +38,7 @@ export const STEPS: readonly UplinkStep[] = [
   { bitrate: [0.25, 0, 1], fps: 1 / 2 },
   { bitrate: [0.15, 0, 0], fps: 1 / 3 },
   { bitrate: [0.1, 0, 0], fps: 1 / 4 },
-  { bitrate: [0, 0, 0], fps: 1 / 4 },
+  { bitrate: [0.06, 0, 0], fps: 1 / 8 },
 ];
 
 /** Bytes waiting in the socket that count as a queue building up. */
@@ -55,6 +58,8 @@ const DOWN_EVERY_MS = 1500;
 const STILL_OVER_MS = 5000;
 /** An ack unanswered this long counts as a queue even when no other ack has come. */
 const STUCK_MS = 1000;
+/** Acks over the line with the socket drained must stay so this long to count (a busy server's pause is shorter). */
+const ACK_SUSTAIN_MS = 3000;
 /** Drained this long before one step up. */
 const UP_AFTER_MS = 5000;
 /** How far back the minimum ack time reaches. */
@@ -69,6 +74,8 @@ export class Uplink {
   /** the pressure (see tick) when the last step down was taken */
   private pressureAtDown = 0;
   private drainedSince: number | null = null;
+  /** since when the acks alone have been over the line */
+  private ackOverSince: number | null = null;
   /** send times of layer-0 publishes whose ack has not come yet */
   private readonly pending = new Set<number>();
   /** ack times measured since the last tick */
@@ -97,15 +104,14 @@ export class Uplink {
    * Call when a layer-0 publish with an ack is sent; call the function it returns when the ack
    * (or the refusal) arrives, or with `false` when none will (the connection dropped).
    */
-  sent(): (answered?: boolean) => void {
-    const at = performance.now();
+  sent(at = performance.now()): (answered?: boolean, now?: number) => void {
     // Why a distinct key: two sends in the same millisecond must not share one entry.
     let key = at;
     while (this.pending.has(key)) key += 1e-6;
     this.pending.add(key);
-    return (answered = true) => {
+    return (answered = true, now = performance.now()) => {
       if (!this.pending.delete(key)) return;
-      if (answered) this.fresh.push(performance.now() - at);
+      if (answered) this.fresh.push(now - at);
     };
   }
 
@@ -115,6 +121,7 @@ export class Uplink {
     this.fresh = [];
     this.minima = [];
     this.drainedSince = null;
+    this.ackOverSince = null;
   }
 
   /** Looks at the link once and moves a step when the rule says so. */
@@ -133,8 +140,13 @@ export class Uplink {
     const base = this.minima.length ? Math.min(...this.minima.map((m) => m.ms)) : 0;
     const over = this.minima.length ? ack - base : 0;
     const queued = this.queued();
-    // How far over the line the link is: 1 at either threshold.
-    const pressure = Math.max(queued / QUEUED_HIGH, over / ACK_DELAY_HIGH_MS);
+    // How far over the line the link is: 1 at either threshold; the acks' share only once they
+    // have stayed over it for ACK_SUSTAIN_MS (a busy server's pause is no full link).
+    const ackPressure = over / ACK_DELAY_HIGH_MS;
+    if (ackPressure > 1) this.ackOverSince ??= now;
+    else this.ackOverSince = null;
+    const ackCounts = this.ackOverSince !== null && now - this.ackOverSince >= ACK_SUSTAIN_MS;
+    const pressure = Math.max(queued / QUEUED_HIGH, ackCounts ? ackPressure : 0);
     if (pressure > 1) {
       this.drainedSince = null;
       // Another step only while the queue is not shrinking since the last one (what was queued

@@ -56,6 +56,8 @@ export class VideoTrackDecoder {
      * publisher for a key frame rather than wait for the periodic one
      */
     private readonly onLost: () => void = () => undefined,
+    /** told after every picture drawn (the replay shows a name card until there is one) */
+    private readonly onPicture: () => void = () => undefined,
   ) {
     this.ctx = canvas.getContext('2d');
   }
@@ -193,5 +195,6 @@ export class VideoTrackDecoder {
     if (this.canvas.width !== width) this.canvas.width = width;
     if (this.canvas.height !== height) this.canvas.height = height;
     this.ctx.drawImage(source, 0, 0, width, height);
+    this.onPicture();
   }
 }

@@ -1,9 +1,46 @@
 import { useEffect } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { vss } from '../api';
+import { isStatus, vss, type Schemas } from '../api';
 import { useAuth } from '../auth';
-import { useAction } from '../ui/hooks';
+import { useAction, useLoad } from '../ui/hooks';
 import { ErrorNote, Loading } from '../ui/kit';
+
+type Offer = Schemas['InvitationDescription'];
+
+/** What the link offers; a link nobody issued (or since revoked) is said in words. */
+async function readOffer(token: string, signal: AbortSignal): Promise<Offer> {
+  try {
+    return await vss.get('/v1/invitations/lookup', { params: { query: { token } }, signal });
+  } catch (err) {
+    if (isStatus(err, 404))
+      throw new Error(
+        'This invitation link does not exist, or it was revoked: ask whoever invited you for a new one.',
+      );
+    throw err;
+  }
+}
+
+/** "Ada invited you to join Acme as a member.": who, where and as what, before anything is pressed. */
+function OfferText({ offer }: { offer: Offer }) {
+  const role = offer.role === 'admin' ? 'an admin' : 'a member';
+  return (
+    <section aria-label="Invitation">
+      <p>
+        {offer.invited_by ? (
+          <>
+            <strong>{offer.invited_by.email}</strong> invited you
+          </>
+        ) : (
+          'You were invited'
+        )}{' '}
+        to join <strong>{offer.organisation.name}</strong> as {role}.
+      </p>
+      <p>
+        The invitation is for <strong>{offer.email}</strong>.
+      </p>
+    </section>
+  );
+}
 
 /**
  * Where an invitation link leads (`/invite?token=…`). Signed out: sign in or create an account with
@@ -16,6 +53,7 @@ export function InvitePage() {
   useEffect(() => {
     document.title = 'Join an organisation · vss';
   }, []);
+  const offer = useLoad((signal) => (token ? readOffer(token, signal) : Promise.resolve(null)), [token]);
   const back = encodeURIComponent(`/invite?token=${encodeURIComponent(token)}`);
   const join = useAction(async () => {
     await vss.post('/v1/invitations/redeem', { body: { token } });
@@ -31,13 +69,16 @@ export function InvitePage() {
       <div className="card">
         {!token ? (
           <ErrorNote error="This invitation link has no token: open the whole link you were sent." />
-        ) : me === undefined ? (
+        ) : offer.error ? (
+          <ErrorNote error={offer.error} />
+        ) : me === undefined || !offer.data ? (
           <Loading />
         ) : me === null ? (
           <>
+            <OfferText offer={offer.data} />
             <p>
-              You were invited to an organisation. Sign in, or create an account, with the email address the
-              invitation was sent to; you come back here to accept it.
+              Sign in, or create an account, with the email address the invitation was sent to; you come back
+              here to accept it.
             </p>
             <p className="row">
               <Link className="button" href={`/login?next=${back}`}>
@@ -50,6 +91,7 @@ export function InvitePage() {
           </>
         ) : (
           <>
+            <OfferText offer={offer.data} />
             <p>
               You are signed in as <strong>{me.email}</strong>. Joining moves your account into the inviting
               organisation, with the role you were invited with; you then see its projects and sessions.

@@ -8,10 +8,14 @@ export type LinkInfo = Schemas['JoinLinkInfo'];
 /** `POST /v1/join/{token}`: a guest's connection; `rejoin_token` comes back as the same guest. */
 type GuestJoin = Schemas['GuestToken'];
 
-/** Where the page is: reading the link, the link does not work, the session ended, before joining, in the call, left. */
+/**
+ * Where the page is: reading the link, the link does not work, its uses are spent, the session
+ * ended, before joining, in the call, left.
+ */
 export type Stage =
   | { at: 'loading' }
   | { at: 'invalid' }
+  | { at: 'used-up'; link: LinkInfo }
   | { at: 'failed'; error: string }
   | { at: 'ended'; link: LinkInfo }
   | { at: 'ready'; link: LinkInfo }
@@ -22,7 +26,10 @@ export type Stage =
 export async function readLink(token: string): Promise<Stage> {
   try {
     const link = await vss.get('/v1/join/{token}', { params: { path: { token } } });
-    return link.session.ended ? { at: 'ended', link } : { at: 'ready', link };
+    if (link.session.ended) return { at: 'ended', link };
+    // Spent uses refuse a new guest only: this tab's guest coming back (a reload) takes no use.
+    if (link.used_up && !stored(token)) return { at: 'used-up', link };
+    return { at: 'ready', link };
   } catch (err) {
     if (isStatus(err, 404)) return { at: 'invalid' };
     if (isStatus(err, 429))

@@ -61,6 +61,15 @@ export function JoinPage() {
         </p>
       </Message>
     );
+  else if (stage.at === 'used-up')
+    body = (
+      <Message title="This invitation link has been used up">
+        <p>
+          It has been used as many times as it allows, so it lets nobody else into {name}. Ask whoever sent it
+          for a new one.
+        </p>
+      </Message>
+    );
   else if (stage.at === 'ended')
     body = (
       <Message title={`${name} has ended`}>

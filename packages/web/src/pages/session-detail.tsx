@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { Link, useParams } from 'wouter';
 import { isStatus, vss } from '../api';
 import { useAuth } from '../auth';
+import { sessionHosts } from '../recording';
 import { manifestNames, sessionState, type Session } from '../types';
 import { formatTime } from '../ui/format';
 import { useLoad } from '../ui/hooks';
@@ -119,8 +120,15 @@ export function SessionDetailPage() {
         </div>
       </dl>
 
-      {st !== 'ended' ? <JoinLinks sessionId={s.id} /> : null}
-      <RecordingRules sessionId={s.id} ended={st === 'ended'} canChange={canChange} names={names} />
+      {st !== 'ended' && canChange ? <JoinLinks sessionId={s.id} /> : null}
+      <RecordingRules
+        sessionId={s.id}
+        started={s.started_at !== null}
+        ended={st === 'ended'}
+        canChange={canChange}
+        names={names}
+        hosts={sessionHosts(s.created_by)}
+      />
 
       <section aria-labelledby="recording-title">
         <h2 id="recording-title">Recording</h2>
@@ -128,21 +136,30 @@ export function SessionDetailPage() {
         {manifest.data ? <ManifestSummary manifest={manifest.data} /> : manifest.error ? null : <Loading />}
       </section>
 
-      <Visibility session={s} onChange={() => reloadSession()} />
-      <ReplayLinks sessionId={s.id} />
+      <Visibility session={s} canChange={canChange} onChange={() => reloadSession()} />
+      {canChange ? <ReplayLinks sessionId={s.id} /> : null}
       {recorded ? (
         <ExportPanel sessionId={s.id} participants={participants} names={names} exports={exports} />
       ) : null}
-      <RedactPanel
-        sessionId={s.id}
-        participants={participants}
-        names={names}
-        onDone={() => {
-          reloadManifest();
-          exports.refresh();
-        }}
-      />
-      <DeleteSession sessionId={s.id} name={s.name} />
+      {canChange ? (
+        <>
+          <RedactPanel
+            sessionId={s.id}
+            participants={participants}
+            names={names}
+            onDone={() => {
+              reloadManifest();
+              exports.refresh();
+            }}
+          />
+          <DeleteSession sessionId={s.id} name={s.name} />
+        </>
+      ) : (
+        <p className="muted" id="host-only">
+          Join links, replay links, visibility, redaction and deleting this session are for its host (the
+          member who created it) and the organisation&apos;s admins.
+        </p>
+      )}
     </div>
   );
 }

@@ -9,13 +9,17 @@ import { AudioOut } from '../media/audio-out';
 import { readEnvelope } from '../media/envelope';
 import { presenterTile } from '../media/presenter';
 import { isKeyPayload, VideoTrackDecoder } from '../media/video-track';
+import { Backfill } from './backfill';
+import { keep, merge } from './frames';
 import { PlayClock } from './clock';
 import { pastGap } from './gaps';
+import { nameCards, Pictures } from './pictures';
 import { Posters } from './posters';
 import { WindowReader } from './reader';
+import { sameList, snapshotChanged } from './snapshot';
 import type { PlaybackSource, SourceInfo } from './source';
 import { Transcript } from './transcript';
-import type { MediaEvent, PlayerSnapshot, TileInfo, WireEvent } from './types';
+import type { MediaEvent, PlayerSnapshot, TileInfo, VideoTile, WireEvent } from './types';
 
 /** Length of one playback window (ms): small enough to start fast, large enough to need few requests. */
 export const WINDOW_MS = 2000;
@@ -23,36 +27,27 @@ export const WINDOW_MS = 2000;
 const AHEAD_MS = 2 * WINDOW_MS;
 /** Audio is handed to the decoder this long before it is due, so it is decoded in time. */
 const AUDIO_LEAD_MS = 250;
-/**
- * Frames of a tile whose canvas is not on the page yet are kept from its latest key frame on,
- * until it is (then decoded at once); a chain longer than this is dropped until the next key frame.
- */
-const MAX_WAITING_FRAMES = 300;
 const TICK_MS = 30;
-/** The page is redrawn when the playhead moved at least this much (or anything else changed). */
-const REDRAW_MS = 100;
 
 const NO_NAMES: Record<string, string> = {};
 
 /** The speeds offered. Audio is heard at 1× only: other speeds mute it (see setSpeed). */
 export const SPEEDS = [0.5, 1, 1.5, 2, 4] as const;
 
-function merge(into: MediaEvent[], more: MediaEvent[]): void {
-  if (!more.length) return;
-  const sorted = !into.length || into.at(-1)!.ts <= more[0]!.ts;
-  into.push(...more);
-  if (!sorted) into.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
-}
-
 /** Plays one recording; `destroy()` releases decoders, audio and requests. */
 export class ReplayEngine {
   private readonly clock = new PlayClock();
   private readonly reader: WindowReader;
+  /** reads the chat and director commands a seek forward skipped (made once the bounds are known) */
+  private backfill: Backfill | null = null;
   private readonly transcript = new Transcript();
   private readonly ctl = new AbortController();
   private info: SourceInfo | null = null;
   private error: string | null = null;
-  private readonly tiles = new Map<string, TileInfo>();
+  private readonly tiles = new Map<string, VideoTile>();
+  /** every participant's name card: the tiles when nobody in the recording has video */
+  private nameTiles: TileInfo[] = [];
+  private readonly pictures = new Pictures();
   private readonly decoders = new Map<string, VideoTrackDecoder>();
   private readonly canvases = new Map<string, HTMLCanvasElement>();
   private readonly waiting = new Map<string, MediaEvent[]>();
@@ -86,9 +81,16 @@ export class ReplayEngine {
         if (this.ctl.signal.aborted) return;
         this.info = info;
         for (const id of info.streams) this.track(id);
+        this.nameTiles = nameCards(info.names);
         for (const m of info.markers) this.transcript.add('events', m);
         this.clock.seek(info.start);
         this.reader.restart(info.start);
+        this.backfill = new Backfill(
+          source,
+          info.start,
+          (e) => this.receive(e),
+          () => this.tick(),
+        );
         this.tick();
       })
       .catch((err) => {
@@ -115,9 +117,13 @@ export class ReplayEngine {
     this.canvases.delete(streamId);
     if (!canvas) return;
     this.canvases.set(streamId, canvas);
-    const decoder = new VideoTrackDecoder(canvas);
+    this.pictures.blank(streamId);
+    const decoder = new VideoTrackDecoder(canvas, undefined, () => this.pictures.drew(streamId));
     this.decoders.set(streamId, decoder);
-    for (const e of this.waiting.get(streamId) ?? []) decoder.push(e.payload, true);
+    for (const e of this.waiting.get(streamId) ?? []) {
+      decoder.push(e.payload, true);
+      this.pictures.handed(streamId, e.ts);
+    }
     this.waiting.delete(streamId);
   }
 
@@ -125,7 +131,8 @@ export class ReplayEngine {
   play(): void {
     if (!this.info) return;
     if (this.clock.now() >= this.info.end) this.seek(this.info.start);
-    this.posters.takeDown(this.clock.now(), this.decoders, this.canvases);
+    for (const id of this.posters.takeDown(this.clock.now(), this.decoders, this.canvases))
+      this.pictures.blank(id);
     this.startAudio();
     this.wantPlay = true;
     this.clock.play();
@@ -152,6 +159,8 @@ export class ReplayEngine {
     const { start, end } = this.info;
     const to = pastGap(this.transcript.markers, end, Math.min(Math.max(ts, start), end));
     this.posters.stop();
+    this.pictures.clear();
+    this.backfill?.retry();
     this.clock.seek(to);
     this.reader.restart(start + Math.max(0, Math.floor((to - start) / WINDOW_MS) - 1) * WINDOW_MS);
     this.video = [];
@@ -178,6 +187,7 @@ export class ReplayEngine {
     clearInterval(this.timer);
     this.ctl.abort();
     this.reader.close();
+    this.backfill?.close();
     for (const d of this.decoders.values()) d.close();
     this.decoders.clear();
     this.canvases.clear();
@@ -205,7 +215,7 @@ export class ReplayEngine {
     if (this.audioNext < 0) this.audioNext = this.audio.length;
   }
 
-  private track(streamId: string): TileInfo | null {
+  private track(streamId: string): VideoTile | null {
     const media = parseMediaStream(streamId);
     if (!media || media.kind === 'mic') return null;
     let tile = this.tiles.get(streamId);
@@ -268,6 +278,8 @@ export class ReplayEngine {
     this.drawDue(t);
     this.scheduleAudio(t);
     this.reader.fill(t);
+    // After the playback reader: it may have restarted (a seek), leaving a hole behind it.
+    this.backfill?.update(this.reader);
     this.emit(false);
   }
 
@@ -277,7 +289,7 @@ export class ReplayEngine {
    * decoded to be painted over, and is what made a burst overrun the decoder's queue.
    */
   private drawDue(t: number): void {
-    this.posters.draw(this.video, this.decoders);
+    this.posters.draw(this.video, this.decoders, (id, ts) => this.pictures.handed(id, ts));
     let n = 0;
     while (n < this.video.length && this.video[n]!.ts <= t) n++;
     if (!n) return;
@@ -291,19 +303,11 @@ export class ReplayEngine {
     due.forEach((e, i) => {
       if (i < (from.get(e.streamId) ?? 0)) return;
       const decoder = this.decoders.get(e.streamId);
-      if (decoder) decoder.push(e.payload, burst.get(e.streamId)! > 1);
-      else this.keep(e);
+      if (decoder) {
+        decoder.push(e.payload, burst.get(e.streamId)! > 1);
+        this.pictures.handed(e.streamId, e.ts);
+      } else keep(this.waiting, e);
     });
-  }
-
-  /** Keeps a frame for a tile whose canvas is not on the page yet: its latest key frame and what follows. */
-  private keep(e: MediaEvent): void {
-    const list = this.waiting.get(e.streamId) ?? [];
-    if (e.key) list.length = 0;
-    // A delta frame with no key frame before it can never be decoded; a chain too long is let go.
-    if ((!e.key && list.length === 0) || list.length >= MAX_WAITING_FRAMES) list.length = 0;
-    else list.push(e);
-    this.waiting.set(e.streamId, list);
   }
 
   private scheduleAudio(t: number): void {
@@ -327,7 +331,7 @@ export class ReplayEngine {
   }
 
   private status(t: number): PlayerSnapshot['status'] {
-    if (this.error || this.reader.error) return 'error';
+    if (this.error || this.reader.error || this.backfill?.error) return 'error';
     if (!this.info) return 'loading';
     if (this.stalled) return 'buffering';
     if (this.wantPlay) return 'playing';
@@ -339,13 +343,14 @@ export class ReplayEngine {
     const info = this.info;
     const old = this.snap as PlayerSnapshot | undefined;
     const chatCount = this.transcript.chatCount(t);
-    const tiles = [...this.tiles.values()];
-    const direction = this.transcript.directionAt(t, (u) => tiles.some((x) => x.userId === u));
+    const video = [...this.tiles.values()];
+    const tiles = video.length ? video : this.nameTiles;
+    const direction = this.transcript.directionAt(t, (u) => video.some((x) => x.userId === u));
     // A focus who left gives way to the first participant present, as in the live room and the export.
-    const present = this.transcript.presentAt(t).filter((u) => tiles.some((x) => x.userId === u));
+    const present = this.transcript.presentAt(t).filter((u) => video.some((x) => x.userId === u));
     const main =
-      direction.layout === 'presenter' && tiles.length > 1
-        ? (presenterTile(tiles, shownFocus(direction.focus, present), (x) =>
+      direction.layout === 'presenter' && video.length > 1
+        ? (presenterTile(video, shownFocus(direction.focus, present), (x) =>
             this.transcript.screenSince(x.userId, t),
           )?.streamId ?? null)
         : null;
@@ -356,18 +361,20 @@ export class ReplayEngine {
       end: info?.end ?? 0,
       speed: this.clock.speed,
       bufferedUntil: Math.min(this.reader.bufferedUntil, info?.end ?? 0),
-      tiles: old && old.tiles.length === tiles.length ? old.tiles : tiles,
+      tiles: sameList(old?.tiles, tiles),
+      dark: sameList(old?.dark, this.pictures.dark(tiles, t, this.posters, this.transcript)),
       direction:
         old && old.direction.layout === direction.layout && old.direction.focus === direction.focus
           ? old.direction
           : direction,
       main,
       chat: old && old.chat.length === chatCount ? old.chat : this.transcript.chatUntil(t),
+      chatPending: this.backfill?.pending(Math.min(t, info?.end ?? t)) ?? true,
       markers:
         old && old.markers.length === this.transcript.markers.length
           ? old.markers
           : [...this.transcript.markers],
-      error: this.error ?? this.reader.error,
+      error: this.error ?? this.reader.error ?? this.backfill?.error ?? null,
       names: info?.names ?? NO_NAMES,
     };
   }
@@ -376,22 +383,7 @@ export class ReplayEngine {
   private emit(force: boolean): void {
     const next = this.build();
     const old = this.snap;
-    const changed =
-      force ||
-      Math.abs(next.position - old.position) >= REDRAW_MS ||
-      (next.position !== old.position && next.status !== 'playing') ||
-      next.status !== old.status ||
-      next.speed !== old.speed ||
-      next.bufferedUntil !== old.bufferedUntil ||
-      next.tiles !== old.tiles ||
-      next.direction !== old.direction ||
-      next.main !== old.main ||
-      next.chat !== old.chat ||
-      next.markers !== old.markers ||
-      next.error !== old.error ||
-      next.names !== old.names ||
-      next.start !== old.start;
-    if (!changed) return;
+    if (!force && !snapshotChanged(old, next)) return;
     this.snap = next;
     for (const fn of this.listeners) fn();
   }

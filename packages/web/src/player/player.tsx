@@ -57,7 +57,13 @@ function PlayerView(props: { engine: ReplayEngine; snap: PlayerSnapshot; board: 
     <section className="player" aria-label="Replay player">
       <div className="player-main">
         {snap.tiles.length ? (
-          <Tiles engine={engine} tiles={snap.tiles} direction={snap.direction} main={snap.main} />
+          <Tiles
+            engine={engine}
+            tiles={snap.tiles}
+            dark={snap.dark}
+            direction={snap.direction}
+            main={snap.main}
+          />
         ) : (
           <div className="player-empty">
             <p>{nothing ? 'Nothing was recorded in this session.' : 'No video at this point.'}</p>
@@ -100,7 +106,7 @@ function PlayerView(props: { engine: ReplayEngine; snap: PlayerSnapshot; board: 
         <PlayerStatus snap={snap} onRetry={() => seek(snap.position)} />
       </div>
       <div className="player-side">
-        <ChatLog chat={snap.chat} start={snap.start} names={snap.names} />
+        <ChatLog chat={snap.chat} pending={snap.chatPending} start={snap.start} names={snap.names} />
         <EventList markers={snap.markers} start={snap.start} names={snap.names} onSeek={seek} />
       </div>
     </section>

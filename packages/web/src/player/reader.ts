@@ -22,7 +22,7 @@ export class WindowReader {
   private ctl: AbortController | null = null;
   /** set by close(): the reader never reads again */
   private closed = false;
-  /** the newest timestamp read so far: everything before it has arrived */
+  /** the newest timestamp read so far: everything from `from` up to it has arrived */
   bufferedUntil = 0;
   /** true once the recording has nothing further */
   done = false;
@@ -36,6 +36,11 @@ export class WindowReader {
     /** called after every answer or failure, so the page can redraw */
     private readonly changed: () => void,
   ) {}
+
+  /** Where the current read started (the last restart). */
+  get from(): number {
+    return this.fromTs;
+  }
 
   /** Starts over at `fromTs` (the start of a window), dropping whatever is being read. */
   restart(fromTs: number): void {

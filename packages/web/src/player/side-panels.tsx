@@ -2,27 +2,38 @@ import { formatDuration } from '../ui/format';
 import { describeEvent } from './labels';
 import type { Envelope } from './types';
 
-/** The chat as it stood at the playhead: earlier messages only, newest last. */
+/**
+ * The chat as it stood at the playhead: earlier messages only, newest last. `pending`: some of
+ * the recording before the playhead is still being read (after a seek forward), so messages may
+ * still come in above the last one shown.
+ */
 export function ChatLog({
   chat,
+  pending,
   start,
   names,
 }: {
   chat: Envelope[];
+  pending: boolean;
   start: number;
   names: Record<string, string>;
 }) {
   return (
-    <section className="chat player-chat" aria-labelledby="player-chat-title">
+    <section className="chat player-chat" aria-labelledby="player-chat-title" aria-busy={pending}>
       <h2 id="player-chat-title">Chat</h2>
+      {pending ? <p className="muted">Reading the chat up to this point…</p> : null}
       {chat.length === 0 ? (
-        <p className="muted">No messages up to this point.</p>
+        pending ? null : (
+          <p className="muted">No messages up to this point.</p>
+        )
       ) : (
         <ol role="log" aria-label="Chat messages">
           {chat.map((m) => (
             <li key={m.seq}>
               <span className="muted mono">{formatDuration(m.ts - start)}</span>{' '}
-              <strong>{names[m.actor] ?? m.actor}</strong>{' '}
+              <strong>
+                <bdi>{names[m.actor] ?? m.actor}</bdi>
+              </strong>{' '}
               {typeof m.data.text === 'string' ? m.data.text : <em className="muted">(removed)</em>}
             </li>
           ))}

@@ -52,13 +52,13 @@ function streamsOf(manifest: Manifest): string[] {
   );
 }
 
-/** What a manifest alone tells (the timeline's markers are collected from the windows as they are read). */
-function infoOf(manifest: Manifest): SourceInfo {
+/** What a manifest and the whole timeline tell. */
+function infoOf(manifest: Manifest, markers: Envelope[]): SourceInfo {
   return {
     start: manifest.start_ts,
     end: manifest.end_ts,
     streams: streamsOf(manifest),
-    markers: [],
+    markers,
     names: manifestNames(manifest),
   };
 }
@@ -89,19 +89,17 @@ export function userSource(sessionId: string): PlaybackSource {
   };
 }
 
-/**
- * A public session, read with no account. The public routes have no timeline, so its markers
- * are collected from the windows as they are read.
- */
+/** A public session, read with no account: its manifest, whole timeline and playback windows. */
 export function publicSource(sessionId: string): PlaybackSource {
   const path = { sessionId };
   const notPublic = explained(404, NOT_PUBLIC);
   return {
     async info(signal) {
-      const manifest = await vss
-        .get('/v1/public/sessions/{sessionId}/manifest', { params: { path }, signal })
-        .catch(notPublic);
-      return infoOf(manifest);
+      const [manifest, timeline] = await Promise.all([
+        vss.get('/v1/public/sessions/{sessionId}/manifest', { params: { path }, signal }),
+        vss.get('/v1/public/sessions/{sessionId}/timeline', { params: { path }, signal }),
+      ]).catch(notPublic);
+      return infoOf(manifest, timeline);
     },
     window: (q, signal) =>
       vss
@@ -112,8 +110,7 @@ export function publicSource(sessionId: string): PlaybackSource {
 
 /**
  * A replay link (`?token=`), or the same route without a token for a public session. The token
- * also opens the session's manifest (bounds and tracks); timeline markers are collected from the
- * windows as they are read, as for a public session.
+ * also opens the session's manifest (bounds and tracks) and its whole timeline.
  */
 export function linkSource(sessionId: string, token: string | null): PlaybackSource {
   const path = { sessionId };
@@ -122,10 +119,12 @@ export function linkSource(sessionId: string, token: string | null): PlaybackSou
   const tokenQuery = { token: token ?? undefined };
   return {
     async info(signal) {
-      const manifest = await vss
-        .get('/v1/public/sessions/{sessionId}/manifest', { params: { path, query: tokenQuery }, signal })
-        .catch(why);
-      return infoOf(manifest);
+      const params = { path, query: tokenQuery };
+      const [manifest, timeline] = await Promise.all([
+        vss.get('/v1/public/sessions/{sessionId}/manifest', { params, signal }),
+        vss.get('/v1/public/sessions/{sessionId}/timeline', { params, signal }),
+      ]).catch(why);
+      return infoOf(manifest, timeline);
     },
     window: (q, signal) =>
       vss

@@ -60,6 +60,19 @@ export class Transcript {
     return since === undefined ? 0 : since;
   }
 
+  /**
+   * True when `userId`'s `kind` track ended (unpublished, or they left) after `from` and by `to`:
+   * a picture drawn at `from` no longer stands for them at `to`.
+   */
+  endedBetween(userId: string, kind: string, from: number, to: number): boolean {
+    return this.markers.some((e) => {
+      if (e.ts <= from || e.ts > to) return false;
+      const who = typeof e.data.user_id === 'string' ? e.data.user_id : e.actor;
+      if (who !== userId) return false;
+      return e.type === 'participant.left' || (e.type === 'track.unpublished' && e.data.kind === kind);
+    });
+  }
+
   /** Who is present at `ts`, by the timeline's joins and leaves, in the order they joined. */
   presentAt(ts: number): string[] {
     const present: string[] = [];

@@ -25,14 +25,21 @@ export interface MediaEvent {
   key: boolean;
 }
 
-/** A tile of the player: one video track (camera or screen) of one participant. */
+/**
+ * A tile of the player: one video track (camera or screen) of one participant, or (`name`, when
+ * nobody in the recording had video, as in the export) a participant's name card.
+ */
 export interface TileInfo {
+  /** the track's stream id; `name/<user_id>` for a name card */
   streamId: string;
   userId: string;
   /** the name they joined with */
   name: string;
-  kind: 'cam' | 'screen';
+  kind: 'cam' | 'screen' | 'name';
 }
+
+/** A tile of a video track. */
+export type VideoTile = TileInfo & { kind: 'cam' | 'screen' };
 
 /** The director's state at a moment: the layout and who is in focus. */
 export interface Direction {
@@ -51,11 +58,15 @@ export interface PlayerSnapshot {
   /** media read ahead of the playhead up to here (ms since 1970) */
   bufferedUntil: number;
   tiles: TileInfo[];
+  /** the tiles with no picture at the playhead, which show the participant's name card */
+  dark: string[];
   direction: Direction;
   /** the stream shown large (presenter layout with more than one tile), else null */
   main: string | null;
   /** chat messages up to the playhead */
   chat: Envelope[];
+  /** true while the chat up to the playhead is still being read (after a seek forward) */
+  chatPending: boolean;
   /** timeline events (joins, leaves, tracks) known so far, for markers */
   markers: Envelope[];
   /** the names participants joined with, by user_id */

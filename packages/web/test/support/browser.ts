@@ -213,19 +213,63 @@ export async function createSession(page: Page, name: string): Promise<{ id: str
   return { id: path.split('/').pop()!, path };
 }
 
-/** A live connection token for `userId`, asked for with the page's login cookie. */
+/**
+ * A live connection token for `userId`, asked for with an API key of the session's project, made
+ * with the page's login cookie (once per page load): the cookie itself gives a token only for its
+ * own account.
+ */
 export function liveToken(page: Page, sessionId: string, userId: string): Promise<string> {
   return page.evaluate(
     async ([id, user]) => {
-      const res = await fetch(`/v1/sessions/${id}/connection`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ user_id: user }),
-      });
+      const w = window as unknown as { testApiKey?: string };
+      const post = (path: string, body: unknown, key?: string) =>
+        fetch(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+          body: JSON.stringify(body),
+        });
+      if (!w.testApiKey) {
+        const session = (await (await fetch(`/v1/sessions/${id}`)).json()) as {
+          data: { project_id: string };
+        };
+        const key = await post(`/v1/projects/${session.data.project_id}/api-keys`, {});
+        w.testApiKey = ((await key.json()) as { data: { secret: string } }).data.secret;
+      }
+      const res = await post(`/v1/sessions/${id}/connection`, { user_id: user }, w.testApiKey);
       return ((await res.json()) as { data: { access_token: string } }).data.access_token;
     },
     [sessionId, userId] as const,
   );
+}
+
+/** The account id of the member signed in on `page`: their participant id in live sessions. */
+export async function accountId(page: Page): Promise<string> {
+  const res = await page.request.get('/v1/auth/session');
+  return ((await res.json()) as { data: { id: string } }).data.id;
+}
+
+/**
+ * Signs `page` up as a new member of the organisation of the owner signed in on `owner`, through
+ * an invitation; lands on the sessions page. Returns the new member's email.
+ */
+export async function signUpMember(owner: Page, page: Page): Promise<string> {
+  const base = new URL(owner.url()).origin;
+  const projects = (await (await owner.request.get(`${base}/v1/projects`)).json()) as {
+    data: Array<{ id: string }>;
+  };
+  const email = `member${++accounts}-${Date.now()}@example.com`;
+  const invitation = await dashboardPost(
+    owner.request,
+    base,
+    `/v1/projects/${projects.data[0]!.id}/invitations`,
+    {
+      email,
+      role: 'member',
+    },
+  );
+  await signUp(page, email);
+  await dashboardPost(page.request, base, '/v1/invitations/redeem', { token: invitation.token });
+  return email;
 }
 
 /**

@@ -14,6 +14,7 @@ import { recordingControlsMigration } from './011-recording-controls.js';
 import { webhookRedeliveryMigration } from './012-webhook-redelivery.js';
 import { exportKeepGapsMigration } from './013-export-keep-gaps.js';
 import { exportOptionsMigration } from './014-export-options.js';
+import { liveCredentialsMigration } from './015-live-credentials.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): Record<string, Migration> {
@@ -32,5 +33,6 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '012-webhook-redelivery': webhookRedeliveryMigration(),
     '013-export-keep-gaps': exportKeepGapsMigration(),
     '014-export-options': exportOptionsMigration(),
+    '015-live-credentials': liveCredentialsMigration(),
   };
 }

@@ -7,8 +7,8 @@ import type { DefineTool, McpDeps } from './mcp-deps.js';
 const sessionId = z.string().uuid().describe('the session id (a UUID)');
 
 /**
- * One recording rule, by the REST API's rules: `all: true`, or a user_id and/or a kind, never both
- * at once; nothing else. A refusal names the rule and its field (`rules[2].kind`).
+ * One recording rule, by the REST API's rules: `all: true`, or a user_id (or `host: true`) and/or a
+ * kind, never both at once; nothing else. A refusal names the rule and its field (`rules[2].kind`).
  */
 const rule = z
   .object({
@@ -23,22 +23,34 @@ const rule = z
       .regex(USER_ID, 'must have no "/", white space or control character, and not be "." or ".."')
       .optional()
       .describe('only this participant (who need not have joined yet)'),
+    host: z
+      .literal(true)
+      .optional()
+      .describe(
+        "only the session's hosts: the dashboard member who created it; a session created with a key has none",
+      ),
     kind: z.enum(RULE_KINDS).optional().describe('only this kind of stream'),
   })
   .strict()
   .superRefine((r, ctx) => {
-    const narrowed = r.user_id !== undefined || r.kind !== undefined;
+    const narrowed = r.user_id !== undefined || r.host !== undefined || r.kind !== undefined;
     if (r.all && narrowed)
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
         path: ['all'],
-        message: '"all" matches every stream; leave out user_id and kind, or "all"',
+        message: '"all" matches every stream; leave out user_id, host and kind, or "all"',
+      });
+    if (r.host && r.user_id !== undefined)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['host'],
+        message: '"host" names the session\'s hosts and user_id one participant; give one of them',
       });
     if (!r.all && !narrowed)
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
         path: ['user_id'],
-        message: 'a rule names user_id, kind, or both, or is "all": true',
+        message: 'a rule names user_id or host, kind, or both, or is "all": true',
       });
   });
 
@@ -50,13 +62,15 @@ export function registerRecordingTools(tool: DefineTool, deps: McpDeps, principa
     'mcp:write',
     {
       title: 'Set what a session records',
-      description: `Replaces the session's recording rules, which decide which streams (cam, mic, screen, chat) are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded, so [] records everything. [{"type":"exclude","all":true},{"type":"include","user_id":"host"}] records the host alone. Applies to what is published from now on; what is not recorded is still relayed live, and every participant is told. At most ${MAX_RULES} rules. Returns the rules and whether the recording is paused.`,
+      description: `Replaces the session's recording rules, which decide which streams (cam, mic, screen, chat) are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded, so [] records everything. [{"type":"exclude","all":true},{"type":"include","host":true}] records the host alone (the dashboard member who created the session; a session created with a key has no host, so name its participants by user_id). Applies to what is published from now on; what is not recorded is still relayed live, and every participant is told. At most ${MAX_RULES} rules. Returns the rules and whether the recording is paused.`,
       input: {
         session_id: sessionId,
         rules: z
           .array(rule)
           .max(MAX_RULES)
-          .describe('in the order they apply; each is {"type","all":true} or names user_id and/or kind'),
+          .describe(
+            'in the order they apply; each is {"type","all":true} or names user_id (or "host":true) and/or kind',
+          ),
       },
     },
     async ({ session_id, rules }) =>

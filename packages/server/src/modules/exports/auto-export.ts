@@ -3,7 +3,7 @@ import type { DomainEvent, EventBus } from '../../bus/events.js';
 import { isUniqueViolation } from '../../db/open.js';
 import { transaction } from '../../db/transaction.js';
 import type { AutoExportsTable, Db, Trx } from '../../db/types.js';
-import { BadRequest, Conflict, UsageLimitsExceeded } from '../../http/errors.js';
+import { BadRequest, Conflict, RateLimited, UsageLimitsExceeded } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import { iso, now } from '../../lib/time.js';
 import type { UsageGate } from '../billing/service.js';
@@ -90,6 +90,14 @@ export function autoExportService(deps: {
       // Nothing (or, for the sound alone, no microphone) recorded: nothing to export.
       if (err instanceof Conflict) {
         log.info({ session: sessionId, reason: err.message }, 'auto-export skipped');
+        return;
+      }
+      // The organisation has as many exports queued as it may: an auto-export counts like any other.
+      if (err instanceof RateLimited) {
+        log.warn(
+          { session: sessionId, reason: err.message },
+          'auto-export skipped: the export queue is full',
+        );
         return;
       }
       if (err instanceof UsageLimitsExceeded) {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type { StreamStore } from '../../streams/store.js';
 import type { Cuts } from './cuts.js';
@@ -101,6 +101,53 @@ export async function feedTrack(
   }
 }
 
+/**
+ * Starts ffmpeg so that it cannot outlive this process. Killed outright (SIGKILL, the OOM killer),
+ * this process would otherwise leave its ffmpeg rendering for minutes: its inputs end, but the
+ * graph pads every output frame up to the count it was given, while another process renders the
+ * job again. Linux's PR_SET_PDEATHSIG is out of Node's reach, ffmpeg does not stop at the end of
+ * its stdin, and it ignores SIGPIPE on its progress pipe. So ffmpeg runs under `sh`, which also
+ * starts a watcher reading a pipe from this process (the child's stdin) that nothing is ever
+ * written to: the read ends only when this process closes the pipe (`stop`) or dies, when the
+ * kernel closes it, and the watcher then kills ffmpeg. The watcher holds none of ffmpeg's other
+ * pipes; `sh` waits for ffmpeg and exits with its status, so this process sees ffmpeg's exit as
+ * before. On Windows, which has no `sh`, ffmpeg runs directly and `stop` kills it.
+ *
+ * `stdio`: ffmpeg's stdout, stderr and its extra pipes (fd 3 on), as `spawn` takes them.
+ */
+export function spawnTied(
+  command: string,
+  args: string[],
+  opts: { cwd?: string; stdio: Array<'pipe' | 'ignore'> },
+): ChildProcess & { stop(): void } {
+  if (process.platform === 'win32') {
+    const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', ...opts.stdio] });
+    return Object.assign(child, { stop: () => void child.kill('SIGKILL') });
+  }
+  const extra = opts.stdio.length - 2;
+  const closeExtra = Array.from({ length: extra }, (_, k) => `${3 + k}>&-`).join(' ');
+  const script = [
+    // fd 9: the pipe from this process; ffmpeg itself reads nothing from stdin (-nostdin or not).
+    'exec 9<&0 0</dev/null',
+    '"$0" "$@" 9<&- &',
+    'ffmpeg=$!',
+    `{ while read -r _; do :; done; kill -KILL "$ffmpeg"; } <&9 >/dev/null 2>&1 ${closeExtra} &`,
+    'watcher=$!',
+    'exec 9<&-',
+    'wait "$ffmpeg"',
+    'code=$?',
+    'kill "$watcher" 2>/dev/null',
+    'exit "$code"',
+  ].join('\n');
+  const child = spawn('/bin/sh', ['-c', script, command, ...args], {
+    cwd: opts.cwd,
+    stdio: ['pipe', ...opts.stdio],
+  });
+  child.stdin!.on('error', () => {}); // closed by the watcher's end once ffmpeg is gone
+  child.once('exit', () => child.stdin!.destroy());
+  return Object.assign(child, { stop: () => void child.stdin!.destroy() });
+}
+
 /** The end of ffmpeg's log kept for an error. */
 const LOG_TAIL = 4000;
 
@@ -129,9 +176,9 @@ export interface FfmpegRun {
  */
 export async function runFfmpeg(run: FfmpegRun): Promise<void> {
   if (run.signal.aborted) throw run.signal.reason;
-  const child = spawn(run.ffmpeg, run.args, {
+  const child = spawnTied(run.ffmpeg, run.args, {
     cwd: run.cwd,
-    stdio: ['ignore', run.onStdout ? 'pipe' : 'ignore', 'pipe', ...run.feeds.map(() => 'pipe' as const)],
+    stdio: [run.onStdout ? 'pipe' : 'ignore', 'pipe', ...run.feeds.map(() => 'pipe' as const)],
   });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString('utf8')).slice(-LOG_TAIL)));
@@ -140,7 +187,7 @@ export async function runFfmpeg(run: FfmpegRun): Promise<void> {
     child.once('error', (error) => resolve({ code: null, error }));
     child.once('close', (code) => resolve({ code }));
   });
-  const kill = () => child.kill('SIGKILL');
+  const kill = () => child.stop();
   run.signal.addEventListener('abort', kill, { once: true });
   let overtime = false;
   const timer = run.deadline
@@ -162,6 +209,12 @@ export async function runFfmpeg(run: FfmpegRun): Promise<void> {
   if (run.signal.aborted) throw run.signal.reason;
   if (overtime) throw new RenderError(run.deadline!.message, log.trim());
   if (error) throw new RenderError(`ffmpeg could not be started (${run.ffmpeg}): ${error.message}`, '');
+  // 127: `sh` found no such executable (ffmpeg itself never exits with it).
+  if (code === 127 && process.platform !== 'win32')
+    throw new RenderError(
+      `ffmpeg could not be started (${run.ffmpeg}): not found or not executable`,
+      log.trim(),
+    );
   if (feedError) throw new RenderError(`reading the recording failed: ${feedError.message}`, log.trim());
   if (code !== 0) {
     const last = log.trim().split('\n').pop() ?? '';

@@ -44,6 +44,26 @@ export function exportFiles(dataDir: string, blobs: BlobStore) {
     /** A short-lived URL of the stored MP4 in the bucket; null on local disk. */
     presign: (id: string, ttlSeconds: number, filename: string): Promise<string | null> =>
       blobs.presign(key(id), ttlSeconds, filename),
+    /**
+     * What attempts left on this disk: each partial output (`<id>.<attempt>.part`) and scratch
+     * folder (`<id>.<attempt>.work`), by export and attempt.
+     */
+    attemptFiles(): Array<{ id: string; attempt: number; name: string }> {
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return [];
+      }
+      return names.flatMap((name) => {
+        const m = /^(.+)\.(\d+)\.(part|work)$/.exec(name);
+        return m ? [{ id: m[1]!, attempt: Number(m[2]), name }] : [];
+      });
+    },
+    /** Removes one file or folder that `attemptFiles` listed. */
+    removeAttemptFile(name: string): void {
+      rmSync(join(dir, name), { recursive: true, force: true });
+    },
     /** Removes what an attempt left on this disk, keeping a stored MP4 (a new attempt starts). */
     clean(id: string): void {
       removeLocal(id, true);

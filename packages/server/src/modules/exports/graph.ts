@@ -1,19 +1,11 @@
+import { NAME_CARD_COLOURS } from '@vss/protocol';
 import { estimate, type Measure } from './font-metrics.js';
 import type { Composition, TileGroup } from './layout.js';
 import { barPicture, cleanLabel, nameBar, truncateLabel } from './name-bar.js';
 import type { Interval, Scan } from './scan.js';
 
-/** Name tiles: one muted colour per participant, so that a gap never looks like video. */
-export const TILE_COLOURS = [
-  '0x34495e',
-  '0x5b4a7a',
-  '0x2e6b5e',
-  '0x7a5b3a',
-  '0x6b3a4f',
-  '0x3a5f7a',
-  '0x55703a',
-  '0x7a4a3a',
-];
+/** Name tiles: the participants' name card colours, as ffmpeg writes them. */
+export const TILE_COLOURS = NAME_CARD_COLOURS.map((c) => `0x${c.slice(1)}`);
 export const BACKGROUND = '0x111318';
 
 /** The x264 settings of every export (and of the benchmark's bare command). */

@@ -5,7 +5,7 @@ import type { EventBus } from '../../bus/events.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { Config } from '../../config.js';
 import type { Db, Trx } from '../../db/types.js';
-import type { ClaimedJob, JobKind, Outcome } from '../../jobs/queue.js';
+import type { ClaimedJob, JobKind, JobQueue, Outcome } from '../../jobs/queue.js';
 import { now } from '../../lib/time.js';
 import type { StreamStore } from '../../streams/store.js';
 import { MediaError } from './codecs.js';
@@ -61,6 +61,8 @@ export function renderJob(deps: {
   streams: StreamStore;
   files: ExportFiles;
   bus: EventBus;
+  /** the queue, to tell which renders a live process holds */
+  jobs: Pick<JobQueue, 'leased'>;
   log: FastifyBaseLogger;
   /** counts renders by outcome, their time and speed */
   metrics?: Metrics | null;
@@ -184,9 +186,35 @@ export function renderJob(deps: {
     });
   }
 
+  /**
+   * At start: removes the partial outputs and scratch folders of attempts no live process runs
+   * (a process killed outright leaves them; so does one whose job another process finished). The
+   * files of an attempt still under its lease stay, since several processes may share DATA_DIR:
+   * a lease that outlived its process runs out, and the attempt that takes the job over clears
+   * the export's files when it starts.
+   */
+  async function starting(): Promise<void> {
+    const left = files.attemptFiles();
+    if (left.length === 0) return;
+    const ids = [...new Set(left.map((f) => f.id))];
+    const live = new Map<string, number>();
+    for (let k = 0; k < ids.length; k += 500)
+      for (const [id, n] of await deps.jobs.leased(RENDER_JOB, ids.slice(k, k + 500))) live.set(id, n);
+    const orphans = left.filter((f) => live.get(f.id) !== f.attempt);
+    for (const f of orphans) files.removeAttemptFile(f.name);
+    if (orphans.length)
+      deps.log.info(
+        { files: orphans.length },
+        'removed what interrupted export renders left in DATA_DIR/exports',
+      );
+  }
+
   return {
     kind: RENDER_JOB,
+    starting,
     concurrency: config.exportConcurrency,
+    // Jobs are grouped by organisation: none holds every worker, whatever its backlog.
+    fair: { running: config.exportPerOrg.running },
     leaseMs: config.exportLeaseS * 1000,
     retryDelayMs: (n) => (n < MAX_ATTEMPTS ? 10_000 * n : undefined),
     run: attempt,

@@ -23,11 +23,15 @@ const even = (n: number) => Math.floor(n / 2) * 2;
 
 /**
  * A label as drawtext may show it: one line (control characters, line and paragraph separators
- * become spaces, runs of spaces one), trimmed. drawtext reads it from a file without expansion,
- * so nothing else in it needs escaping.
+ * become spaces, runs of spaces one), trimmed, without direction controls. A name's embeddings,
+ * overrides, isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) are
+ * dropped rather than wrapped in an isolate: drawtext draws U+2068/U+2069 as blanks, and without
+ * them a name cannot reverse what follows it (" (screen)") while its letters keep their own
+ * direction. drawtext reads it from a file without expansion, so nothing else needs escaping.
  */
 export function cleanLabel(label: string): string {
   return label
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();

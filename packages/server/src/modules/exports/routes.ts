@@ -10,6 +10,7 @@ import type { ExportsService } from './service.js';
 import type { Idempotency } from '../../http/idempotency.js';
 import { ExportJob, ExportOptions, ExportQuery, ExportQueued, JobParams } from './schemas.js';
 import { SessionParams } from '../../http/shared-schemas.js';
+import { attachment } from '../../lib/content-disposition.js';
 
 /**
  * The byte range a `Range` header asks for: null to send the whole file (no header, one that is not
@@ -34,11 +35,11 @@ export function byteRange(header: string | undefined, size: number): { start: nu
 
 const ENQUEUE_RULES = `
 
-Renders the recording to one MP4 (H.264 + AAC, \`+faststart\`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (\`landscape\`) or 720x1280 (\`vertical\`), or 1920x1080 and 1080x1920 with \`resolution=1080p\`; or with \`format=m4a\` to the sound alone. A clip (\`from_ts\`, \`to_ts\`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 2 s) or before they joined, their tile shows their name on a coloured background, never a frozen picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with \`keep_gaps=true\` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (\`error\`, \`error_log\`); it is not left out silently. A render that takes longer than \`EXPORT_DEADLINE_BASE_S\` (120 s) plus \`EXPORT_DEADLINE_FACTOR\` (3) times the recorded span is stopped and fails with an \`error\` that says so, so that no recording holds the export queue; message timestamps are bounded too (\`LIVE_CLOCK_SKEW_S\`), so that no participant's clock stretches the span.
+Renders the recording to one MP4 (H.264 + AAC, \`+faststart\`, constant 15 fps, or 30 fps when a camera was recorded faster than 20 fps): 1280x720 (\`landscape\`) or 720x1280 (\`vertical\`), or 1920x1080 and 1080x1920 with \`resolution=1080p\`; or with \`format=m4a\` to the sound alone. A clip (\`from_ts\`, \`to_ts\`) covers that span of the session's clock; each video in it starts from the key frame before its start, read from up to 3 s earlier (a camera whose key frames are further apart shows its name until its next one). Every camera and screen share is a tile; every microphone is mixed into the one audio track, mono when every microphone was recorded in mono and stereo when any was recorded with two or more channels (a mono voice is then heard in both). Each frame is placed at its recorded time from the first media frame of the session, so late joiners and gaps are where they happened; while a participant's camera is off (unpublished, or nothing sent for 10 s) or before they joined, their tile shows their name on a coloured background; a shorter gap in a camera holds its last picture. The MP4 lasts from the first to the last recorded media frame, less the spans in which recording was paused: those are cut out, every track at once, so that sound and pictures stay in sync across each cut (a camera recorded on both sides of one is not taken for off), and a join, leave or focus change made while paused shows from the cut on; with \`keep_gaps=true\` they are kept, showing names and silence. A track that ffmpeg cannot decode at all fails the job (\`error\`, \`error_log\`); it is not left out silently. A render that takes longer than \`EXPORT_DEADLINE_BASE_S\` (120 s) plus \`EXPORT_DEADLINE_FACTOR\` (3) times the recorded span is stopped and fails with an \`error\` that says so, so that no recording holds the export queue; message timestamps are bounded too (\`LIVE_CLOCK_SKEW_S\`), so that no participant's clock stretches the span.
 
 \`presenter\`: the large tile shows a screen share while one is on (the latest started), else the \`focus\` participant, or, without \`focus\`, the participant named by the recording's latest \`director.focus\` command (commands naming someone without video are ignored), starting with the first participant with video; the strip shows everyone else.
 
-Answers 202 with the job id at once; the job runs in a worker (the server by default, or \`npm run worker\`), \`EXPORT_CONCURRENCY\` at a time per process. 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad \`layout\`, \`orientation\`, \`resolution\`, \`format\`, \`names\`, \`focus\`, \`from_ts\`, \`to_ts\` or \`keep_gaps\` (\`focus\` must be a participant with video, and is accepted with \`layout=presenter\` only; \`to_ts\` must be after \`from_ts\`; a clip wholly before or after the recording is refused); 503 \`USAGE_LIMITS_EXCEEDED\` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours \`Idempotency-Key\`.`;
+Answers 202 with the job id at once; the job runs in a worker (the server by default, or \`npm run worker\`), \`EXPORT_CONCURRENCY\` at a time per process. Workers take turns between organisations: one organisation runs at most \`EXPORT_RUNNING_PER_ORG\` (2) renders at once, and a free worker takes the organisation with the fewest running, then the one served longest ago. At most \`EXPORT_QUEUE_PER_ORG\` (20) exports of an organisation are queued or rendering at once, auto-exports included: past it, 429 \`RATE_LIMITED\` with \`Retry-After\` (nothing is queued). 404 for a session that is missing or in another project; 409 while the session is live (export it once it has ended) or when nothing was recorded; 400 naming the parameter for a bad \`layout\`, \`orientation\`, \`resolution\`, \`format\`, \`names\`, \`focus\`, \`from_ts\`, \`to_ts\` or \`keep_gaps\` (\`focus\` must be a participant with video, and is accepted with \`layout=presenter\` only; \`to_ts\` must be after \`from_ts\`; a clip wholly before or after the recording is refused); 503 \`USAGE_LIMITS_EXCEEDED\` when the organisation is over its free tier without a subscription. A dashboard user's request must come from the dashboard's origin (it creates a job although it is a GET). Honours \`Idempotency-Key\`.`;
 
 /** The download's body: bytes, streamed from the file. */
 const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
@@ -47,7 +48,7 @@ const Mp4 = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 const DOWNLOAD_HEADERS = {
   'Content-Disposition': Type.String({
     description:
-      '`attachment; filename="{session id}-{layout}-{orientation}.mp4"` (`…-1080p.mp4` at 1080p; `{session id}-audio.m4a` for `format=m4a`)',
+      "The file named after the session: `attachment; filename=\"{ASCII name}\"; filename*=UTF-8''{name, percent-encoded}`. The name is the session's (characters no file name may hold, such as `/` or `:`, as spaces; `Untitled session` when it has none), then for the whole recording the day it started (UTC), e.g. `Weekly sync 2026-11-28.mp4`, and for a clip (`from_ts`, `to_ts`) its span as hours, minutes and seconds from the recording's start, e.g. `Weekly sync 00-01-05–00-02-10.mp4`; `.m4a` for `format=m4a`. `filename` spells it in ASCII (accents dropped, other characters as `_`, the dash as `-`).",
   }),
   ETag: Type.String({ description: 'names this rendering: send it back in `If-Range`' }),
   'Accept-Ranges': Type.String({ enum: ['bytes'] }),
@@ -199,11 +200,8 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       },
     },
     async (request, reply) => {
-      const { job, size } = await exports.file(request.principal!, request.params.jobId);
+      const { job, size, filename } = await exports.file(request.principal!, request.params.jobId);
       const audio = job.format === 'm4a';
-      const filename = audio
-        ? `${job.room_id}-audio.m4a`
-        : `${job.room_id}-${job.layout}-${job.orientation}${job.resolution === '1080p' ? '-1080p' : ''}.mp4`;
       if (request.query.redirect) {
         const url = await exports.downloadUrl(job.job_id, PRESIGNED_TTL_S, filename);
         if (url)
@@ -214,7 +212,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRoutesOptions> = as
       const range = ifRange === undefined || ifRange === etag ? byteRange(request.headers.range, size) : null;
       reply
         .header('content-type', audio ? 'audio/mp4' : 'video/mp4')
-        .header('content-disposition', `attachment; filename="${filename}"`)
+        .header('content-disposition', attachment(filename))
         .header('accept-ranges', 'bytes')
         .header('etag', etag)
         .header('cache-control', 'private, no-cache');

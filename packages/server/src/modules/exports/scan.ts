@@ -56,8 +56,13 @@ export interface Extent {
   toSeq?: number;
 }
 
-/** A camera that sends nothing for this long is off (its tile shows the name, not a frozen frame). */
-export const CAM_GAP_US = 2_000_000;
+/**
+ * A camera that sends nothing for this long is off (its tile shows the name, not a frozen frame).
+ * A shorter gap holds its last picture: a publisher whose uplink is slow sends its camera at a
+ * floor of a picture or two a second, a busy machine stalls for a second or two, and a name card
+ * flickering in there reads as the person leaving (the live call showed the last picture).
+ */
+export const CAM_GAP_US = 10_000_000;
 /** How long the last frame before a gap (or the end of a track) stays on screen. */
 export const HOLD_US = 200_000;
 /** The scan lets the event loop turn at least this often (ms). */

@@ -3,8 +3,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../../bus/events.js';
 import type { Config } from '../../config.js';
 import { transaction } from '../../db/transaction.js';
-import type { Db, ExportsTable, SessionsTable, Trx } from '../../db/types.js';
-import { BadRequest, Conflict, NotFound } from '../../http/errors.js';
+import type { Db, Engine, ExportsTable, SessionsTable, Trx } from '../../db/types.js';
+import { BadRequest, Conflict, NotFound, RateLimited } from '../../http/errors.js';
+import { lockOrg } from '../../db/locks.js';
 import type { Principal } from '../../http/principal.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
@@ -20,6 +21,7 @@ import type { ExportFiles } from './files.js';
 import { RENDER_JOB, type RenderPayload } from './jobs.js';
 import { cutsOf, readPausedSpans } from './cuts.js';
 import { presentExport, type ExportJob } from './present.js';
+import { downloadName } from './download-name.js';
 
 /** The options of an export, as the API takes them (defaults filled in where it has them). */
 export interface ExportInput {
@@ -36,6 +38,8 @@ export interface ExportInput {
 
 /** How the error of an export withdrawn after a redaction begins: its file is gone for good. */
 const WITHDRAWN = 'removed:';
+/** Seconds an organisation at its cap of exports is told to wait (a short render's time). */
+const QUEUE_FULL_RETRY_S = 30;
 
 /**
  * MP4 exports: enqueue (billing-gated, one `exports` row and one durable job in the same
@@ -46,6 +50,7 @@ export function exportsService(deps: {
   config: Config;
   files: ExportFiles;
   db: Db;
+  engine: Engine;
   store: ExportsStore;
   streams: StreamStore;
   sessions: SessionsService;
@@ -170,9 +175,19 @@ export function exportsService(deps: {
         completed_at: null,
       };
       await transaction(q, async (trx) => {
+        // Counted and queued under the organisation's lock: two requests at once cannot both pass.
+        await lockOrg(trx, deps.engine, session.org_id);
+        const pending = await store.pendingOfOrg(trx, session.org_id);
+        if (pending >= config.exportPerOrg.queued)
+          throw new RateLimited(
+            `the organisation has ${pending} exports queued or rendering, the most it may have at once: queue more once some have finished`,
+            QUEUE_FULL_RETRY_S,
+          );
         await store.insert(trx, row);
+        // Grouped by organisation: the queue takes turns between organisations (fair claims).
         await deps.jobs.enqueue(trx, RENDER_JOB, { export_id: row.id } satisfies RenderPayload, {
           id: row.id,
+          groupKey: session.org_id,
         });
       });
       return { job_id: row.id };
@@ -185,8 +200,14 @@ export function exportsService(deps: {
       return present(row);
     },
 
-    /** The finished file of an export: 409 until the job has completed. */
-    async file(principal: Principal, id: string): Promise<{ job: ExportJob; size: number }> {
+    /**
+     * The finished file of an export, and the name it is saved under: 409 until the job has
+     * completed.
+     */
+    async file(
+      principal: Principal,
+      id: string,
+    ): Promise<{ job: ExportJob; size: number; filename: string }> {
       const job = await this.get(principal, id);
       // A withdrawn export's file was deleted on purpose: 404. Any other not completed: 409.
       if (job.status === 'failed' && job.error?.startsWith(WITHDRAWN))
@@ -195,7 +216,13 @@ export function exportsService(deps: {
         throw new Conflict(`the export is ${job.status}: the file can be downloaded once it is completed`);
       const size = await files.size(id);
       if (size === undefined) throw new NotFound('the export file is no longer stored');
-      return { job, size };
+      const session = await deps.sessions.get(principal, job.room_id);
+      // The recording's start, as the manifest's start_ts: where a clip's offsets count from.
+      const stats = await deps.streams.stats(session.id);
+      const start = stats.length
+        ? Math.min(...stats.map((s) => s.minTs))
+        : (session.started_at ?? session.created_at);
+      return { job, size, filename: downloadName(session.name, start, job) };
     },
 
     /** The stored MP4 of a completed export (after `file` allowed it), or a byte range of it. */

@@ -144,6 +144,17 @@ export function exportsStore(db: Db) {
       return rows.map((r) => r.id);
     },
 
+    /** Exports of an organisation queued or rendering (its cap counts them). */
+    async pendingOfOrg(q: Db | Trx, orgId: string): Promise<number> {
+      const r = await q
+        .selectFrom('exports')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('org_id', '=', orgId)
+        .where('status', 'in', ['queued', 'processing'])
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+
     /** Bytes of the session's completed export files (counted as stored bytes). */
     async completedBytes(q: Db | Trx, sessionId: string): Promise<number> {
       const r = await q

@@ -68,6 +68,10 @@ export const JoinLinkInfo = Type.Object(
     }),
     can_publish: Type.Boolean(),
     expires_at: Type.String({ format: 'date-time' }),
+    used_up: Type.Boolean({
+      description:
+        'true: as many guests have joined with it as it allows, so it lets in only a guest coming back with its `rejoin_token`',
+    }),
   },
   { title: 'JoinLinkInfo' },
 );

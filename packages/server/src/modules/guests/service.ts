@@ -79,7 +79,7 @@ export function guestsService(deps: {
       sessionId: string,
       input: { expires_in_minutes?: number; max_uses?: number; can_publish?: boolean },
     ) {
-      const session = await deps.sessions.get(principal, sessionId, { q });
+      const session = await deps.sessions.hosted(principal, sessionId, 'invite guests to it', { q });
       if (session.ended_at !== null) throw new Conflict('the session has ended: nobody can join it any more');
       const token = randomToken(32);
       const now = Date.now();
@@ -108,9 +108,12 @@ export function guestsService(deps: {
       return store.list(session.id, limit + 1, decodeCursor(cursor));
     },
 
-    /** Revokes a link at once: its token answers 404 from now on. Guests already in stay. */
+    /**
+     * Revokes a link at once: its token answers 404 from now on, and the live tokens it gave that
+     * are not spent yet are refused (403). Guests already in stay (the host may remove them).
+     */
     async revoke(principal: Principal, sessionId: string, linkId: string) {
-      const session = await deps.sessions.get(principal, sessionId);
+      const session = await deps.sessions.hosted(principal, sessionId, 'revoke its join links');
       if (!(await store.delete(session.id, linkId))) throw new NotFound('join link not found');
       return { id: linkId, deleted: true as const };
     },
@@ -127,6 +130,7 @@ export function guestsService(deps: {
         },
         can_publish: link.can_publish === 1,
         expires_at: iso(link.expires_at),
+        used_up: link.max_uses !== null && link.uses >= link.max_uses,
       };
     },
 
@@ -151,7 +155,7 @@ export function guestsService(deps: {
         display_name: name,
         can_publish: link.can_publish === 1,
       };
-      const admitted = await deps.live.connectGuest(session, orgId, guest, async () => {
+      const admitted = await deps.live.connectGuest(session, orgId, guest, link.id, async () => {
         // A guest coming back (a reconnect, a reload) is the same guest: no use is taken.
         if (!back && !(await store.takeUse(link.id)))
           throw new Conflict(`this join link has been used its ${link.max_uses} times`);

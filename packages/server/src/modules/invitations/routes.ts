@@ -10,6 +10,8 @@ import {
   CreateInvitation,
   CreatedInvitation,
   Invitation,
+  InvitationDescription,
+  InvitationLookupQuery,
   InvitationParams,
   Membership,
   Redeem,
@@ -97,6 +99,23 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRoutesOptio
       },
     },
     async (request) => ok(await invitations.revoke(request.principal!, request.params.invitationId)),
+  );
+
+  app.get(
+    '/v1/invitations/lookup',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        operationId: 'describeInvitation',
+        summary: 'What an invitation link offers',
+        description:
+          "No credential: the token is the credential. The inviting organisation's name, the role offered, the invited address and who invited (their email; null when an API key invited), for the page of the invitation link (`accept_url`) to show before anyone signs in; takes nothing. Unknown token: 404. Used or expired: 409, as redeeming it would answer.",
+        querystring: InvitationLookupQuery,
+        response: { 200: okResponse('What the invitation offers.', InvitationDescription) },
+      },
+    },
+    async (request) => ok(await invitations.describe(request.query.token)),
   );
 
   app.post(

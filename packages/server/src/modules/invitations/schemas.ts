@@ -42,3 +42,26 @@ export const Membership = Type.Object(
   { title: 'Membership' },
 );
 export const InvitationParams = Type.Object({ invitationId: Type.String({ format: 'uuid' }) });
+
+export const InvitationLookupQuery = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200, description: 'the token of the invitation link' }) },
+  { additionalProperties: false },
+);
+export const InvitationDescription = Type.Object(
+  {
+    organisation: Type.Object(
+      {
+        id: Type.String(),
+        name: Type.String({ description: 'the organisation as its members see it named' }),
+      },
+      { description: 'the organisation the invitation is into' },
+    ),
+    role: StringEnum(['admin', 'member'], { description: 'the role the invitee gets' }),
+    email: Type.String({ description: 'the address invited: the account that redeems must have it' }),
+    invited_by: Nullable(Type.Object({ email: Type.String({ description: "the inviting user's email" }) }), {
+      description: 'who invited; null when an API key did, or the inviting user is gone',
+    }),
+    expires_at: Timestamp,
+  },
+  { title: 'InvitationDescription' },
+);

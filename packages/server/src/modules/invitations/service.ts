@@ -79,6 +79,25 @@ export function invitationsService(deps: {
       return { id, deleted: true as const };
     },
 
+    /**
+     * What an invitation link's page shows before it is redeemed: into which organisation, with
+     * which role, from whom. The token is the credential: whoever holds it was meant to read this.
+     * Used or expired, it is refused as redeeming would refuse it.
+     */
+    async describe(token: string) {
+      const found = await store.describeByTokenHash(tokenHash(token));
+      if (!found) throw new NotFound('invitation not found');
+      if (found.accepted_at !== null) throw new Conflict('this invitation was already redeemed');
+      if (found.expires_at <= now()) throw new Conflict('this invitation has expired');
+      return {
+        organisation: { id: found.org_id, name: found.org_name },
+        role: found.role as 'admin' | 'member',
+        email: found.email,
+        invited_by: found.inviter_email === null ? null : { email: found.inviter_email },
+        expires_at: iso(found.expires_at),
+      };
+    },
+
     /** Moves the signed-in user into the inviting organisation with the invited role. */
     async redeem(principal: Principal, token: string) {
       const invitation = await store.byTokenHash(tokenHash(token));

@@ -11,6 +11,27 @@ export function invitationsStore(db: Db) {
     byTokenHash(hash: string): Promise<InvitationsTable | undefined> {
       return db.selectFrom('invitations').selectAll().where('token_hash', '=', hash).executeTakeFirst();
     },
+    /** The invitation of a token with what its page shows: the organisation's name, the inviter's email. */
+    describeByTokenHash(hash: string) {
+      return (
+        db
+          .selectFrom('invitations as i')
+          .innerJoin('orgs as o', 'o.id', 'i.org_id')
+          // created_by is a user id, or the kind of credential (an API key) that matches no user.
+          .leftJoin('users as u', 'u.id', 'i.created_by')
+          .select([
+            'i.email',
+            'i.role',
+            'i.expires_at',
+            'i.accepted_at',
+            'o.id as org_id',
+            'o.name as org_name',
+            'u.email as inviter_email',
+          ])
+          .where('i.token_hash', '=', hash)
+          .executeTakeFirst()
+      );
+    },
     list(orgId: string, limit: number, after: Cursor | null): Promise<InvitationsTable[]> {
       const q = db.selectFrom('invitations').selectAll().where('org_id', '=', orgId);
       return keysetPage(q, after, 'desc', limit).execute();

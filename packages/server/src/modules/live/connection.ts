@@ -3,6 +3,8 @@ import type { ControlEvent, TrackKind } from '@vss/protocol';
 import type { SessionsTable } from '../../db/types.js';
 import type { LayerRates, MediaInfo } from './layers.js';
 import type { ReceiverPacer } from './pacer.js';
+import type { SessionText, TextRate } from './text-budget.js';
+import type { Credential } from './token.js';
 
 /** The transport side of one live connection, as the hub sees it (the gateway implements it). */
 export interface LiveConnection {
@@ -14,6 +16,10 @@ export interface LiveConnection {
   canPublish: boolean;
   /** media goes out as binary frames */
   binary: boolean;
+  /** what issued its token (none: the API's own, as strong as an API key) */
+  credential?: Credential;
+  /** when its token was issued (ms since 1970): a removal at or after it sends the connection away */
+  issuedAt?: number;
   /**
    * Sends a JSON text frame (a string, or its UTF-8 bytes when shared by many receivers): control,
    * chat, or a replay's message; never dropped.
@@ -31,10 +37,11 @@ export interface LiveConnection {
   close(code: number, reason: string): void;
 }
 
-/** A connection as a member of its live session: the tracks it publishes. */
+/** A connection as a member of its live session: the tracks it publishes, its rate of chat and director commands. */
 export interface Member {
   conn: LiveConnection;
   tracks: Set<TrackKind>;
+  text: TextRate;
 }
 
 /** A session live in this process: its members here, and what orders their messages. */
@@ -51,6 +58,8 @@ export interface LiveSession {
   chain: Promise<unknown>;
   /** what is stored of its messages: paused or not, and its recording rules */
   recording: RecordingState;
+  /** the bytes of chat and director commands this process records of it */
+  text: SessionText;
 }
 
 /** Sends a control signal to every other member of a session, here and in other processes. */

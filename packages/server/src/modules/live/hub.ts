@@ -15,15 +15,16 @@ import { relayLayer } from './relay.js';
 import { SessionRegistry } from './registry.js';
 import { InFlight, sendAway } from './drain.js';
 import { liveStats, type LiveStats } from './stats.js';
-import { acceptPublish, Refusal, type IncomingPublish } from './publish-rules.js';
+import { acceptPublish, mustBeInSession, Refusal, type IncomingPublish } from './publish-rules.js';
 import { liveStore, type LiveStore } from './store.js';
 import { SessionEnding } from './ending.js';
 import { OneConnectionPerUser } from './identity.js';
 import { StorageBudget, type Allowance } from './storage-budget.js';
 import { SessionLifecycle } from './lifecycle.js';
+import { isRemovedSince } from './removal.js';
 import type { ConnectionMeter } from './service.js';
 import { sequence, recordingData, fromRecordingData, type Pipeline } from './recording.js';
-import { recordingStore, stores, type RecordingState } from './recording-control.js';
+import { hostsOf, recordingStore, stores, type RecordingState } from './recording-control.js';
 import { endTrack, unpublish } from './tracks.js';
 import { announceJoin, publishParticipant, shownName, type Announcing } from './participants.js';
 
@@ -68,6 +69,8 @@ export class SessionHub {
       ingestLimitBytes?: number;
       /** how far a publish's timestamp may be from this server's clock, either way */
       clockSkewMs: number;
+      /** bytes of chat and director commands recorded of one session in this process */
+      textLimitBytes: number;
       /** what an organisation may store (billing); none: no limit */
       storageAllowance?: Allowance;
       /** told of every live connection's join and leave (streaming minutes) */
@@ -154,8 +157,15 @@ export class SessionHub {
     return this.identity.oneAtATime(session.id, conn.userId, async () => {
       this.ending.cancel(session.id);
       const live = await this.registry.load(session, orgId);
-      await this.identity.replaceOlder(live, conn);
-      live.members.set(conn.id, { conn, tracks: new Set() });
+      // Held while the older connection leaves: its leave may empty the room for a moment, and the
+      // room must stay the one everyone after joins (a dropped one would split the session in two).
+      const release = this.registry.hold(live);
+      try {
+        await this.identity.replaceOlder(live, conn);
+      } finally {
+        release();
+      }
+      live.members.set(conn.id, { conn, tracks: new Set(), text: live.text.rate() });
       this.byConn.set(conn.id, live);
       try {
         await announceJoin(this.announcing, live, conn, session, orgId);
@@ -168,6 +178,10 @@ export class SessionHub {
         if (live.members.size === 0) this.registry.drop(live);
         throw err;
       }
+      // A removal that came while this connection was joining (after its token was checked, before
+      // it was a member here) missed it: checked again now that any removal from here on reaches it.
+      if (await isRemovedSince(this.deps.db, session.id, conn.userId, conn.issuedAt ?? 0))
+        await this.identity.sendAwayHere(live, conn.userId, 'removed');
     });
   }
 
@@ -187,7 +201,7 @@ export class SessionHub {
     this.control(live, conn.id, 'leave', conn.userId, {}, now);
     await this.store.markLeft(conn.id, now);
 
-    if (live.members.size === 0) {
+    if (live.members.size === 0 && !this.registry.held(live)) {
       this.registry.drop(live);
       this.ending.schedule(live.session.id);
       if (![...this.sessions.values()].some((s) => s.orgId === live.orgId)) this.storage.forget(live.orgId);
@@ -213,20 +227,28 @@ export class SessionHub {
     const release = this.ingest.hold(msg.payload.length);
     try {
       // What the recording rules and a pause leave out is relayed, not stored: it takes no storage.
-      const stored = stores(live.recording, conn.userId, msg.streamType);
+      const stored = stores(live.recording, conn.userId, msg.streamType, hostsOf(live));
       const may = {
         now: Date.now(),
         skewMs: this.deps.clockSkewMs,
         store: (n: number) => !stored || this.storage.take(live.orgId, n),
+        relay: () => !stored || this.storage.open(live.orgId),
+        textRate: (n: number) => member.text.take(n),
+        storeText: (n: number) => !stored || (live.text.take(n) && this.storage.take(live.orgId, n)),
       };
       const accepted = acceptPublish(conn, live.redacted, msg, may);
+      if (accepted.focus !== undefined) await mustBeInSession(this.store, live, accepted.focus);
+      const tooLarge =
+        accepted.isMedia && live.rates.sizeProblem(accepted.streamId, msg.layer ?? 0, msg.payload);
+      if (tooLarge) throw new Refusal(LIVE_ERRORS.BAD_LAYER, tooLarge);
       if (msg.layer)
         return await relayLayer(live, conn, { ...msg, ...accepted }, this.deps.fanout, this.stats);
-      const { seq, durable } = await sequence(this.pipeline, live, conn, member, accepted, stored);
+      const recorded = stored && !accepted.unrecorded;
+      const { seq, durable } = await sequence(this.pipeline, live, conn, member, accepted, recorded);
       durable.then(release, release);
       if (msg.id !== undefined) {
         await durable;
-        sendControl(conn, 'ack', conn.userId, { id: msg.id, seq, ...(stored ? {} : { recorded: false }) });
+        sendControl(conn, 'ack', conn.userId, { id: msg.id, seq, ...(recorded ? {} : { recorded: false }) });
         this.deps.metrics?.ackLatency.observe((performance.now() - received) / 1000);
       }
     } catch (err) {
@@ -288,7 +310,7 @@ export class SessionHub {
    * What a session records changed: applied here at once (to what is published from now on), and
    * told to its participants (`control` `recording`) here and, through the fan-out, everywhere.
    */
-  recordingChanged(sessionId: string, state: RecordingState, ts: number): void {
+  recordingChanged(sessionId: string, state: RecordingState, ts: number, hosts: readonly string[]): void {
     const live = this.sessions.get(sessionId);
     if (live) live.recording = state;
     const m: FanoutControl = {
@@ -296,7 +318,7 @@ export class SessionHub {
       fromConn: '',
       event: 'recording',
       userId: 'system',
-      data: recordingData(state),
+      data: recordingData(state, hosts),
       timestampMs: ts,
     };
     if (live) deliver(live.members.values(), m);

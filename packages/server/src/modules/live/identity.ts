@@ -4,6 +4,7 @@ import type { Fanout } from '../../bus/fanout.js';
 import type { LiveConnection, LiveSession } from './connection.js';
 import { sendControl, sendError } from './delivery.js';
 import type { LiveStore } from './store.js';
+import { mayReplace } from './token.js';
 
 /** Why a connection is sent away: the control event it gets, its close code, what it is told. */
 const AWAY = {
@@ -21,6 +22,18 @@ const AWAY = {
   },
 } as const;
 type Away = keyof typeof AWAY;
+
+/**
+ * A restricted key's connection refused because the user's connection was made with a stronger
+ * credential (an API key, a dashboard member, a join link's guest): that one stays.
+ */
+export class Outranked extends Error {
+  constructor() {
+    super(
+      'this user_id is connected with a stronger credential than a restricted key, which never replaces it',
+    );
+  }
+}
 
 /** How long a join waits for a replaced connection in another process to leave. */
 const REPLACE_WAIT_MS = 3_000;
@@ -65,12 +78,21 @@ export class OneConnectionPerUser {
     }
   }
 
-  /** Before `conn` joins: its user's older connections, here and in other processes, go. */
+  /**
+   * Before `conn` joins: its user's older connections, here and in other processes, go; unless
+   * `conn` comes from a restricted key and one of them from a stronger credential (Outranked).
+   */
   async replaceOlder(live: LiveSession, conn: LiveConnection): Promise<void> {
-    for (const m of [...live.members.values()])
-      if (m.conn.userId === conn.userId && m.conn !== conn) await this.sendAway(m.conn, 'replaced');
+    const newer = conn.credential ?? 'api_key';
     const sessionId = live.session.id;
     const open = () => this.deps.store.openConnections(sessionId, conn.userId, Date.now());
+    const local = [...live.members.values()].filter((m) => m.conn.userId === conn.userId && m.conn !== conn);
+    if (
+      local.some((m) => !mayReplace(newer, m.conn.credential)) ||
+      (await open()).some((c) => !mayReplace(newer, c.credential))
+    )
+      throw new Outranked();
+    for (const m of local) await this.sendAway(m.conn, 'replaced');
     if ((await open()).length === 0) return;
     this.deps.fanout.publish(sessionId, {
       kind: 'internal',

@@ -12,6 +12,7 @@ import { sendControl } from './delivery.js';
 import { controlText } from './frames.js';
 import { LayerRates } from './layers.js';
 import type { PacerHooks } from './pacer.js';
+import { loopLag } from '../../lib/loop-lag.js';
 import type { SessionRegistry } from './registry.js';
 
 /** Key-frame requests, counted as they happen (the metrics read them when scraped). */
@@ -41,7 +42,11 @@ export class KeyframeRouter {
   private readonly asked = new Map<string, number>();
   private readonly receivers = new Map<string, number>();
 
-  constructor(private readonly fanout: Fanout) {}
+  constructor(private readonly fanout: Fanout) {
+    // Watched from the start: the hold-up that makes a receiver's queue grow comes before the
+    // `layer` control that says why it gets less.
+    loopLag();
+  }
 
   /** Asks `publisher` for a key frame of its `kind` track on `layer`, wherever it is connected. */
   ask(live: LiveSession, publisher: string, kind: TrackKind, layer: Layer): void {
@@ -140,7 +145,14 @@ export function receiverHooks(
         if (live) keyframes.ask(live, publisher, kind, layer);
       },
       layerControl: (publisher, kind, layer, state) =>
-        controlText('layer', publisher, Date.now(), { track: kind, layer, state }),
+        controlText('layer', publisher, Date.now(), {
+          track: kind,
+          layer,
+          state,
+          // Why less than full: what the server knows. A busy server (on a busy machine) also makes
+          // a receiver's queue grow, and the receiver must not blame its connection for it.
+          ...(state === 'full' ? {} : { cause: loopLag().busy() ? 'server' : 'link' }),
+        }),
     },
   };
 }

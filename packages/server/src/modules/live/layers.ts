@@ -1,4 +1,4 @@
-import { LAYER_COUNT, type Layer, type LayerState, type TrackKind } from '@vss/protocol';
+import { LAYER_COUNT, pictureSize, type Layer, type LayerState, type TrackKind } from '@vss/protocol';
 
 /** A media message as the receivers' side sees it, worked out once per message. */
 export interface MediaInfo {
@@ -19,10 +19,29 @@ const LAYER_GONE_MS = 2000;
 
 /** Which layers of each video track a session's publishers are sending, and at what rate. */
 export class LayerRates {
+  /** each video track's last recorded (layer 0) picture size, where its header tells it */
+  private readonly baseSizes = new Map<string, { width: number; height: number }>();
   private readonly tracks = new Map<
     string,
     { bytes: number; since: number; bps: number; seen: number; keyBytes: number }[]
   >();
+
+  /**
+   * Checks a video picture's size against its track's recorded layer: layer 0 sets the size; a
+   * reduced layer (1, 2) larger than it in either dimension is refused, with the reason, since it
+   * would be shown live and never recorded. Null when it passes (or a size is not known).
+   */
+  sizeProblem(stream: string, layer: number, payload: Uint8Array): string | null {
+    const size = pictureSize(payload);
+    if (!size) return null;
+    if (layer === 0) {
+      this.baseSizes.set(stream, size);
+      return null;
+    }
+    const base = this.baseSizes.get(stream);
+    if (!base || (size.width <= base.width && size.height <= base.height)) return null;
+    return `layer ${layer} is ${size.width}x${size.height}, larger than the recorded layer 0 (${base.width}x${base.height}): a reduced layer must not be larger than layer 0`;
+  }
 
   /** Counts a message of `track`'s `layer`. */
   saw(track: string, layer: Layer, bytes: number, now: number, key = false): void {

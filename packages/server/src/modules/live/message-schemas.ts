@@ -80,7 +80,11 @@ export const LiveClientMessage = Type.Union([LivePublish, LiveUnpublish, LiveKey
 
 export const LiveChatPayload = Type.Object(
   { text: Type.String({ minLength: 1, maxLength: 4000 }) },
-  { title: 'LiveChatPayload', description: 'What a `chat` publish carries in `body` (UTF-8 JSON).' },
+  {
+    title: 'LiveChatPayload',
+    description:
+      'What a `chat` publish carries in `body` (UTF-8 JSON). Chat and director commands together: 10 messages a second per connection (50 at once) and 16 KiB a second of what they record (64 KiB at once), for everyone, a watch-only guest too; past either, `RATE_LIMITED`.',
+  },
 );
 
 export const LiveDirectorCommand = Type.Union(
@@ -91,7 +95,14 @@ export const LiveDirectorCommand = Type.Union(
     }),
     Type.Object({
       type: Type.Literal('director.focus'),
-      data: Type.Object({ user_id: Type.String({ minLength: 1 }) }),
+      data: Type.Object({
+        user_id: Type.String({
+          minLength: 1,
+          maxLength: 128,
+          description:
+            'someone who has joined the session (now or earlier); any other is refused with `BAD_MESSAGE`',
+        }),
+      }),
     }),
   ],
   { title: 'LiveDirectorCommand', description: 'What a `director` publish carries in `body` (UTF-8 JSON).' },
@@ -162,6 +173,10 @@ const RecordingData = Type.Object(
     rules: Type.Array(RecordingRuleSchema, {
       description:
         'the recording rules in force (`setRecordingRules`): what they leave out is relayed live, not stored',
+    }),
+    hosts: Type.Array(Type.String(), {
+      description:
+        "the session's hosts, whom a `host` rule matches: the user id of the dashboard member who created it; empty for a session created with a key",
     }),
   },
   { description: 'live: what the session records now' },
@@ -239,7 +254,7 @@ export const LiveAck = control(
     recorded: Type.Optional(
       Type.Literal(false, {
         description:
-          'relayed live but not stored: the recording is paused, or its rules leave this stream out',
+          "relayed live but not stored: the recording is paused, or its rules leave this stream out; for chat and director commands also when the organisation's free-tier storage is used up or the session's text is over `LIVE_TEXT_MB_PER_SESSION`",
       }),
     ),
   }),
@@ -321,8 +336,14 @@ export const LiveLayer = control(
     layer: Type.Integer({ minimum: 0, maximum: 2 }),
     state: StringEnum(['full', 'reduced', 'stalled'], {
       description:
-        '`full`: layer 0; `reduced`: a reduced layer, because your link carries no more; `stalled`: nothing of this track until its next key frame (your link fell behind)',
+        '`full`: layer 0; `reduced`: a reduced layer, because what was sent to you queued up; `stalled`: nothing of this track until its next key frame (what was sent to you fell behind)',
     }),
+    cause: Type.Optional(
+      StringEnum(['link', 'server'], {
+        description:
+          'why it is not `full` (absent when it is): `server`, the server was busy (its event loop held up 300 ms or more in the last 3 s, as on a busy machine), so the queue need not be your connection\'s doing; `link`, the server was not busy: your connection, or your device reading slowly. Say "slow connection" only for `link`, and only when your own device is not busy either.',
+      }),
+    ),
   }),
   "What this receiver now gets of a publisher's video track; sent to that receiver alone, when it changes.",
   'the publisher',

@@ -23,13 +23,16 @@ export function liveModule(
   peers: { sessions: SessionsService; billing: BillingService },
 ): LiveModule {
   const { config, streams, billing } = { ...core, ...peers };
-  const sequencer = config.redisUrl ? redisSequencer(config.redisUrl, streams) : memorySequencer(streams);
+  const sequencer = config.redisUrl
+    ? redisSequencer(config.redisUrl, config.redisKeyPrefix, streams)
+    : memorySequencer(streams);
   const hub = new SessionHub({
     ...core,
     sequencer,
     departureTimeoutMs: config.sessionDepartureTimeoutS * 1000,
     ingestLimitBytes: config.liveIngestBufferBytes,
     clockSkewMs: config.liveClockSkewMs,
+    textLimitBytes: config.liveTextBytesPerSession,
     storageAllowance: (orgId) => billing.gate.storageAllowance(orgId),
     meter: billing.meter,
   });
@@ -39,6 +42,7 @@ export function liveModule(
     tokens: connectionTokens(config.keys.jwt),
     gate: billing.gate,
     hub,
+    sequencer,
   });
   return { hub, live, close: () => sequencer.close() };
 }

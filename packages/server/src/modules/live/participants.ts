@@ -1,4 +1,5 @@
 import { recordStartState, recordingData } from './recording.js';
+import { sessionHosts } from '../../lib/recording.js';
 import type { EventBus } from '../../bus/events.js';
 import type { Db, SessionsTable } from '../../db/types.js';
 import type { LiveConnection, LiveSession, SendControl } from './connection.js';
@@ -75,6 +76,7 @@ export async function announceJoin(
     sessionId: session.id,
     userId: conn.userId,
     displayName: conn.displayName,
+    credential: conn.credential ?? null,
     nodeId: a.nodeId,
     at: now,
   });
@@ -95,7 +97,7 @@ export async function announceJoin(
     mode: 'live',
     participants: present.map((p) => p.user_id),
     names: Object.fromEntries(present.map((p) => [p.user_id, p.display_name ?? p.user_id])),
-    recording: recordingData(live.recording),
+    recording: recordingData(live.recording, sessionHosts(session.created_by)),
   });
   a.control(live, conn.id, 'join', conn.userId, { display_name }, now);
   a.meter?.joined(conn.id, session, orgId, now);

@@ -1,4 +1,13 @@
 import { LIVE_ERRORS, isLayerOf, mediaProblem, parseMediaStream } from '@vss/protocol';
+import type { LiveSession } from './connection.js';
+import { isUserId } from './schemas.js';
+import type { LiveStore } from './store.js';
+import {
+  TEXT_BYTES_BURST,
+  TEXT_BYTES_PER_S,
+  TEXT_MESSAGES_BURST,
+  TEXT_MESSAGES_PER_S,
+} from './text-budget.js';
 import { envelopeBytes } from './timeline-envelope.js';
 
 /** Chat texts are at most 4000 characters. */
@@ -22,6 +31,13 @@ export interface Accepted {
   body: Buffer;
   ts: number;
   isMedia: boolean;
+  /**
+   * chat or a director command that is delivered live but not recorded: the organisation's storage
+   * is used up, or the session's text is over its budget
+   */
+  unrecorded?: boolean;
+  /** the participant a `director.focus` names: the caller checks that they are of the session */
+  focus?: string;
 }
 
 /** A refusal sent to the publisher as a `control`/`error` message. */
@@ -49,6 +65,15 @@ export function acceptPublish(
     skewMs: number;
     /** whether the organisation may store this many more bytes of media (counted when so) */
     store: (bytes: number) => boolean;
+    /** whether media that is relayed only (a reduced layer) may pass the storage gate */
+    relay: () => boolean;
+    /** whether the connection may send one more chat or director message of this many bytes (counted when so) */
+    textRate: (bytes: number) => boolean;
+    /**
+     * whether this many more bytes of chat or director commands are recorded: within the session's
+     * budget and the organisation's storage (counted when so)
+     */
+    storeText: (bytes: number) => boolean;
   },
 ): Accepted {
   const { now, skewMs } = may;
@@ -84,12 +109,12 @@ export function acceptPublish(
       );
     const problem = mediaProblem(media.kind, msg.payload);
     if (problem) throw new Refusal(LIVE_ERRORS.BAD_CODEC, problem);
-    // A reduced layer is relayed, not recorded: it takes no storage.
-    if (msg.layer) return { streamId: msg.streamType, body: msg.payload, ts, isMedia: true };
-    if (!may.store(msg.payload.length))
+    // A reduced layer is relayed, not recorded: it takes no storage, but stops with the media
+    // that does.
+    if (msg.layer ? !may.relay() : !may.store(msg.payload.length))
       throw new Refusal(
         LIVE_ERRORS.USAGE_LIMITS_EXCEEDED,
-        "the organisation's free-tier storage is used up: media is not recorded (nor relayed) until it subscribes; chat still is",
+        "the organisation's free-tier storage is used up: media is not recorded (nor relayed, in any layer) until it subscribes; chat and director commands are still delivered live, not recorded",
       );
     return { streamId: msg.streamType, body: msg.payload, ts, isMedia: true };
   }
@@ -99,30 +124,41 @@ export function acceptPublish(
       throw new Refusal(LIVE_ERRORS.BAD_MESSAGE, 'a chat payload is JSON { "text": "…" }');
     if (data.text.length > MAX_CHAT_CHARS)
       throw new Refusal(LIVE_ERRORS.TOO_LARGE, `chat text is limited to ${MAX_CHAT_CHARS} characters`);
-    return {
+    return text(may, {
       streamId: 'chat',
       body: envelopeBytes('chat.message', ts, userId, { text: data.text }),
       ts,
       isMedia: false,
-    };
+    });
   }
   if (msg.streamType === 'director') {
     const cmd = parseJson(msg.payload);
     const data = cmd?.data as Record<string, unknown> | undefined;
     if (cmd?.type === 'director.layout' && (data?.layout === 'grid' || data?.layout === 'presenter'))
-      return {
+      return text(may, {
         streamId: 'director',
         body: envelopeBytes('director.layout', ts, userId, { layout: data.layout }),
         ts,
         isMedia: false,
-      };
-    if (cmd?.type === 'director.focus' && typeof data?.user_id === 'string' && data.user_id.length > 0)
+      });
+    if (cmd?.type === 'director.focus' && typeof data?.user_id === 'string') {
+      // Why: the focus is written into the recording; any string would make the director stream a
+      // channel for arbitrary text.
+      if (!isUserId(data.user_id))
+        throw new Refusal(
+          LIVE_ERRORS.BAD_MESSAGE,
+          'data.user_id of director.focus must be the user_id of a participant of this session',
+        );
       return {
-        streamId: 'director',
-        body: envelopeBytes('director.focus', ts, userId, { user_id: data.user_id }),
-        ts,
-        isMedia: false,
+        ...text(may, {
+          streamId: 'director',
+          body: envelopeBytes('director.focus', ts, userId, { user_id: data.user_id }),
+          ts,
+          isMedia: false,
+        }),
+        focus: data.user_id,
       };
+    }
     throw new Refusal(
       LIVE_ERRORS.BAD_MESSAGE,
       'a director payload is { "type": "director.layout", "data": { "layout": "grid"|"presenter" } } or { "type": "director.focus", "data": { "user_id" } }',
@@ -131,6 +167,41 @@ export function acceptPublish(
   throw new Refusal(
     LIVE_ERRORS.FORBIDDEN_STREAM,
     `cannot publish to "${msg.streamType}": use media/<your user_id>/cam|mic|screen, chat or director`,
+  );
+}
+
+/**
+ * Chat and director commands: within the connection's rate, and recorded while the session's
+ * budget and the organisation's storage allow (delivered live either way).
+ */
+function text(
+  may: { textRate: (n: number) => boolean; storeText: (n: number) => boolean },
+  a: Accepted,
+): Accepted {
+  if (!may.textRate(a.body.length))
+    throw new Refusal(
+      LIVE_ERRORS.RATE_LIMITED,
+      `chat and director commands are limited to ${TEXT_MESSAGES_PER_S} messages and ${TEXT_BYTES_PER_S / 1024} KiB a second per connection (${TEXT_MESSAGES_BURST} messages and ${TEXT_BYTES_BURST / 1024} KiB at once): send it again in a moment`,
+    );
+  return may.storeText(a.body.length) ? a : { ...a, unrecorded: true };
+}
+
+/**
+ * Refuses unless `userId` is a participant of the session: connected here, or joined it at some time in
+ * any process. The second is a read of the presence rows, so a `director.focus` on someone
+ * elsewhere may be ordered after its sender's next messages; director commands are rare, and that
+ * is harmless.
+ */
+export async function mustBeInSession(
+  store: Pick<LiveStore, 'participated'>,
+  live: LiveSession,
+  userId: string,
+): Promise<void> {
+  for (const m of live.members.values()) if (m.conn.userId === userId) return;
+  if (await store.participated(live.session.id, userId)) return;
+  throw new Refusal(
+    LIVE_ERRORS.BAD_MESSAGE,
+    `data.user_id of director.focus must be the user_id of a participant of this session ("${userId}" never joined it)`,
   );
 }
 

@@ -2,8 +2,11 @@ import { parseMediaStream } from '@vss/protocol';
 import type { Db, SessionsTable } from '../../db/types.js';
 import { Conflict } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import { hostedBy } from './removal.js';
-import { isRecorded, type RecordingRule, type RuleKind } from '../../lib/recording.js';
+import { isRecorded, sessionHosts, type RecordingRule, type RuleKind } from '../../lib/recording.js';
+
+/** The hosts of a live session, whom a `host` rule matches. */
+export const hostsOf = (live: { session: Pick<SessionsTable, 'created_by'> }): string[] =>
+  sessionHosts(live.session.created_by);
 import type { SessionsService } from '../sessions/service.js';
 
 /** What a session records right now. */
@@ -20,15 +23,29 @@ export const stateName = (s: RecordingState): 'paused' | 'recording' => (s.pause
 
 /**
  * Whether a message on `streamId` from `userId` is stored under `state`: nothing while paused but
- * the timeline (written by the server, not through here); media and chat as the rules say; the
- * director and captions streams whenever recording is on.
+ * the timeline (written by the server, not through here); media and chat as the rules say (`hosts`:
+ * the session's, whom a `host` rule matches); the director commands a participant sends as the
+ * rules that name no kind say (a rule that leaves a participant out, or everyone, leaves out their
+ * director commands too).
  */
-export function stores(state: RecordingState, userId: string, streamId: string): boolean {
+export function stores(
+  state: RecordingState,
+  userId: string,
+  streamId: string,
+  hosts: readonly string[],
+): boolean {
   if (state.paused) return false;
   if (state.rules.length === 0) return true;
   const media = parseMediaStream(streamId);
   const kind: RuleKind | null = media ? media.kind : streamId === 'chat' ? 'chat' : null;
-  return kind === null || isRecorded(state.rules, userId, kind);
+  if (kind !== null) return isRecorded(state.rules, userId, kind, hosts);
+  // No kind names the director stream: only the rules for all of a participant's streams apply.
+  return isRecorded(
+    state.rules.filter((r) => r.kind === undefined),
+    userId,
+    'chat',
+    hosts,
+  );
 }
 
 /** The table of the sessions whose state was changed (a session without a row records all). */
@@ -84,7 +101,7 @@ export type RecordingStore = ReturnType<typeof recordingStore>;
 
 /** The hub's side of a change: its live members and those of other processes are told. */
 export interface RecordingSwitch {
-  recordingChanged(sessionId: string, state: RecordingState, ts: number): void;
+  recordingChanged(sessionId: string, state: RecordingState, ts: number, hosts: readonly string[]): void;
   appendTimeline(
     sessionId: string,
     type: string,
@@ -98,11 +115,20 @@ interface Deps {
   store: RecordingStore;
   sessions: SessionsService;
   hub: RecordingSwitch;
+  /** where a started session's timeline takes its sequence: refuses (503) while it cannot */
+  sequence: { assertAvailable(): Promise<void> };
 }
 
-/** Who may change what a session records: those who may run it for everyone (see hostedBy). */
-const changeable = (deps: Deps, principal: Principal, sessionId: string) =>
-  hostedBy(deps.sessions, principal, sessionId, 'change what it records');
+/**
+ * Who may change what a session records: those who may run it for everyone (SessionsService.hosted). A
+ * started session's change is written to its timeline: refused before anything is changed while
+ * that cannot be (Redis away).
+ */
+async function changeable(deps: Deps, principal: Principal, sessionId: string) {
+  const session = await deps.sessions.hosted(principal, sessionId, 'change what it records');
+  if (session.started_at !== null) await deps.sequence.assertAvailable();
+  return session;
+}
 
 const actorOf = (p: Principal) => p.userId ?? p.kind;
 
@@ -122,7 +148,7 @@ function present(sessionId: string, s: RecordingState & { pausedAt: number | nul
  * the state in force (see `atStart`), so a rule set the day before does not stretch the recording.
  */
 async function told(deps: Deps, session: SessionsTable, state: RecordingState, at: number, event?: Event) {
-  deps.hub.recordingChanged(session.id, state, at);
+  deps.hub.recordingChanged(session.id, state, at, sessionHosts(session.created_by));
   if (event && session.started_at !== null)
     await deps.hub.appendTimeline(session.id, event.type, event.actor, event.data, at);
 }

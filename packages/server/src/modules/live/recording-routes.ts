@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { okResponse } from '../../http/openapi-docs.js';
 import { KEY_OR_USER } from '../../http/principal.js';
-import { SessionParams } from '../../http/shared-schemas.js';
+import { HOSTS_ONLY, SessionParams } from '../../http/shared-schemas.js';
 import { checkedRules, RecordingControlAnswer, RecordingRulesBody } from './recording-schemas.js';
 import type { LiveService } from './service.js';
 
-const WHO =
-  "API keys, the session's creator, and the organisation's admins and owner may change it (others: 403).";
+const WHO = HOSTS_ONLY.trim();
 const TOLD =
   'Every participant is told at once with `control` `recording` `{ state, rules }` (and finds the same in its `welcome`), in every server process.';
 
@@ -38,7 +37,7 @@ export const recordingRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> =
         tags: ['Recording'],
         operationId: 'setRecordingRules',
         summary: "Replace a session's recording rules",
-        description: `Decides which streams are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded. \`{ "rules": [{ "type": "exclude", "all": true }, { "type": "include", "user_id": "host" }] }\` records the host alone. A change applies to the messages published after it, before or during the session (a rule may name a participant before they join); what is not recorded is still relayed live (its publisher's \`ack\` then says \`recorded: false\`). The timeline records \`recording.rules_changed\` with the rules (at the session's start for rules set before it). Rules govern \`cam\`, \`mic\`, \`screen\` and \`chat\`; the director and captions streams are recorded whenever recording is not paused. After the session has ended the rules are kept and change nothing. ${WHO} ${TOLD}`,
+        description: `Decides which streams are stored. For each stream every matching rule applies in order, the later winning; a stream no rule matches is recorded. \`{ "rules": [{ "type": "exclude", "all": true }, { "type": "include", "host": true }] }\` records the host alone: the dashboard member who created the session (a session created with an API key has no host; name its participants by \`user_id\`). A change applies to the messages published after it, before or during the session (a rule may name a participant before they join); what is not recorded is still relayed live (its publisher's \`ack\` then says \`recorded: false\`). The timeline records \`recording.rules_changed\` with the rules (at the session's start for rules set before it). Rules govern \`cam\`, \`mic\`, \`screen\` and \`chat\`; the director and captions streams are recorded whenever recording is not paused. After the session has ended the rules are kept and change nothing. ${WHO} ${TOLD}`,
         params: SessionParams,
         body: RecordingRulesBody,
         response: answer('The rules now in force.'),

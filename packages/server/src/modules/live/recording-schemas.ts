@@ -18,6 +18,12 @@ export const RecordingRuleSchema = Type.Object(
           'only this participant (who need not have joined yet: rules may name someone before they join)',
       }),
     ),
+    host: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "only the session's hosts: the dashboard member who created it (who joins with their account id as `user_id`). A session created with an API key or a restricted key has no host, and the rule then matches nobody: name its participants by `user_id`. Not with `all` or `user_id`.",
+      }),
+    ),
     kind: Type.Optional(
       Type.Union(
         RULE_KINDS.map((k) => Type.Literal(k)),
@@ -28,7 +34,7 @@ export const RecordingRuleSchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      "Matches every stream (`all: true`), or those of `user_id` and/or of `kind` (a rule with both matches that participant's streams of that kind).",
+      "Matches every stream (`all: true`), or those of `user_id` (or of the session's hosts, `host: true`) and/or of `kind` (a rule with both matches that participant's streams of that kind).",
   },
 );
 
@@ -59,13 +65,19 @@ export const RecordingControlAnswer = Type.Object({
  */
 export function checkedRules(rules: Static<typeof RecordingRulesBody>['rules']): RecordingRule[] {
   rules.forEach((r, i) => {
-    const narrowed = r.user_id !== undefined || r.kind !== undefined;
+    const narrowed = r.user_id !== undefined || r.host !== undefined || r.kind !== undefined;
     if (r.all && narrowed)
       throw new BadRequest(
-        `body.rules[${i}]: "all" matches every stream; leave out user_id and kind, or "all"`,
+        `body.rules[${i}]: "all" matches every stream; leave out user_id, host and kind, or "all"`,
+      );
+    if (r.host && r.user_id !== undefined)
+      throw new BadRequest(
+        `body.rules[${i}]: "host" names the session's hosts and user_id one participant; give one of them`,
       );
     if (!r.all && !narrowed)
-      throw new BadRequest(`body.rules[${i}]: a rule names user_id, kind, or both, or is "all": true`);
+      throw new BadRequest(
+        `body.rules[${i}]: a rule names user_id or host, kind, or both, or is "all": true`,
+      );
   });
   return rules.map((r) => ({ ...r }));
 }

@@ -66,8 +66,15 @@ export function sequence(
   return run;
 }
 
-/** What participants are told of a recording state: `{ state, rules }`. */
-export const recordingData = (s: RecordingState) => ({ state: stateName(s), rules: s.rules });
+/**
+ * What participants are told of a recording state: `{ state, rules, hosts }`, `hosts` being the
+ * session's (whom a `host` rule matches), so that every client reads the rules as the server does.
+ */
+export const recordingData = (s: RecordingState, hosts: readonly string[]) => ({
+  state: stateName(s),
+  rules: s.rules,
+  hosts: [...hosts],
+});
 
 /** A recording state from what `recordingData` told, as another process sent it. */
 export const fromRecordingData = (d: Record<string, unknown>): RecordingState => ({

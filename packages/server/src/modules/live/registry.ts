@@ -4,6 +4,7 @@ import type { LiveSession } from './connection.js';
 import { LayerRates } from './layers.js';
 import type { StorageBudget } from './storage-budget.js';
 import type { LiveStore } from './store.js';
+import { SessionText } from './text-budget.js';
 import { RECORD_ALL, type RecordingStore } from './recording-control.js';
 
 /**
@@ -27,6 +28,8 @@ export class SessionRegistry {
       store: LiveStore;
       recordings: RecordingStore;
       storage: StorageBudget;
+      /** bytes of chat and director commands recorded of one session here */
+      textLimitBytes: number;
       onRemote: (live: LiveSession, m: FanoutMessage) => void;
     },
   ) {}
@@ -57,6 +60,7 @@ export class SessionRegistry {
           unsubscribe: () => {},
           chain: Promise.resolve(),
           recording: RECORD_ALL,
+          text: new SessionText(this.deps.textLimitBytes),
         };
         live.unsubscribe = await this.deps.fanout.subscribe(session.id, (m) => this.deps.onRemote(live, m));
         // Read once subscribed: a change written before is read here, one after arrives as a message.
@@ -69,6 +73,25 @@ export class SessionRegistry {
     }
     return pending;
   }
+
+  /** the joins under way in each session, which keep it while its room is empty for a moment */
+  private readonly holds = new Map<LiveSession, number>();
+
+  /** Keeps `live` from being dropped until the returned release is called. */
+  hold(live: LiveSession): () => void {
+    this.holds.set(live, (this.holds.get(live) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = this.holds.get(live)! - 1;
+      if (n === 0) this.holds.delete(live);
+      else this.holds.set(live, n);
+    };
+  }
+
+  /** Whether a join under way holds `live`. */
+  held = (live: LiveSession): boolean => this.holds.has(live);
 
   /** Forgets a session that has no member left here. */
   drop(live: LiveSession): void {

@@ -1,6 +1,6 @@
-import type { Db, SessionsTable } from '../../db/types.js';
-import { Forbidden, NotFound } from '../../http/errors.js';
-import { roleAtLeast, type Principal } from '../../http/principal.js';
+import type { Db } from '../../db/types.js';
+import { NotFound } from '../../http/errors.js';
+import type { Principal } from '../../http/principal.js';
 import type { SessionsService } from '../sessions/service.js';
 import type { LiveStore } from './store.js';
 
@@ -20,27 +20,6 @@ export async function isRemovedSince(
   return row !== undefined && row.removed_at >= since;
 }
 
-/**
- * The session, when `principal` may run it for everyone (remove a participant, decide what is
- * recorded): API keys, the session's creator, and the organisation's admins and owner; 403 for
- * other members, saying what they may not `do`.
- */
-export async function hostedBy(
-  sessions: SessionsService,
-  principal: Principal,
-  sessionId: string,
-  doing: string,
-): Promise<SessionsTable> {
-  const session = await sessions.get(principal, sessionId);
-  if (
-    principal.kind === 'user' &&
-    principal.userId !== session.created_by &&
-    !roleAtLeast(principal.role, 'admin')
-  )
-    throw new Forbidden(`only the session's creator or an admin of the organisation may ${doing}`);
-  return session;
-}
-
 /** What a removal closes: the hub's side of it. */
 export interface Removing {
   /** closes the participant's connections in every process (`removed`, then 4403) */
@@ -56,9 +35,12 @@ export interface Removing {
 /**
  * Removes a participant from a live session: its connections close with 4403 in every process,
  * and its live tokens issued before now are refused (a token issued later, by whoever may issue
- * one, lets it in again: a removal is not a ban of the user_id). Allowed to API keys, to the
- * session's creator and to the organisation's admins and owner; 404 when the participant is not
- * present.
+ * one, lets it in again: a removal is not a ban of the user_id). The tokens are revoked first and
+ * whether or not a connection is present at this instant: a participant reconnecting meanwhile
+ * (its older connection gone, its newer one not yet announced) is refused or sent away as it joins
+ * (SessionHub.join checks again once it is a member). Allowed to API keys, to the session's creator
+ * and to the organisation's admins and owner; 404 when the participant is not present (revoked all
+ * the same).
  */
 export async function removeParticipant(
   deps: { db: Db; store: LiveStore; sessions: SessionsService; hub: Removing },
@@ -66,18 +48,22 @@ export async function removeParticipant(
   sessionId: string,
   userId: string,
 ) {
-  const session = await hostedBy(deps.sessions, principal, sessionId, 'remove a participant');
+  const session = await deps.sessions.hosted(principal, sessionId, 'remove a participant');
   const now = Date.now();
-  const present = await deps.store.present(session.id, now);
-  if (!present.some((p) => p.user_id === userId))
-    throw new NotFound('this participant is not in the live session');
   await deps.db
     .insertInto('removals')
     .values({ session_id: session.id, user_id: userId, removed_at: now })
     .onConflict((oc) => oc.columns(['session_id', 'user_id']).doUpdateSet({ removed_at: now }))
     .execute();
+  const present = (await deps.store.present(session.id, Date.now())).some((p) => p.user_id === userId);
   const by = principal.userId ?? principal.kind;
-  await deps.hub.appendTimeline(session.id, 'participant.removed', by, { user_id: userId, removed_by: by });
+  if (present)
+    await deps.hub.appendTimeline(session.id, 'participant.removed', by, { user_id: userId, removed_by: by });
+  // Sent away everywhere even when nobody is present: a connection may be joining right now.
   await deps.hub.remove(session.id, userId);
+  if (!present)
+    throw new NotFound(
+      'this participant is not in the live session; their live tokens issued before now are refused all the same',
+    );
   return { session_id: session.id, user_id: userId, removed: true as const };
 }

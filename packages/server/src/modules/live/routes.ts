@@ -12,6 +12,7 @@ import type { StreamStore } from '../../streams/store.js';
 import { sendError } from './delivery.js';
 import { MessageGuard, RATE_PER_S, TOO_MANY_INVALID } from './message-guard.js';
 import { serveReplay } from './replay.js';
+import { Outranked } from './identity.js';
 import { Heartbeat, pauseWhileStorageBehind, socketConnection } from './socket.js';
 import { replayReceiving } from './keyframes.js';
 import { cheapId, decodeClientMessage } from './wire.js';
@@ -39,7 +40,7 @@ declare module 'fastify' {
   }
 }
 
-const WS_DESCRIPTION = `Upgrade with \`?session=<id>&access_token=<token>&user_id=<id>\` (token from \`createConnectionToken\`; add \`&format=binary\` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session: 403.
+const WS_DESCRIPTION = `Upgrade with \`?session=<id>&access_token=<token>&user_id=<id>\` (token from \`createConnectionToken\`; add \`&format=binary\` to receive media as binary frames). A missing, expired or forged token, a token for another session, or another user_id: 401 before the upgrade; a live token for an ended session: 409; a live token issued before its participant was removed from the session, or a guest's live token whose join link was revoked or has expired since: 403; a restricted key's live token for a \`user_id\` connected with a stronger credential (an API key, a dashboard member, a join link's guest): 409, and the connection in place stays (a restricted key's connection that the stronger one overtakes while it is joining gets an \`error\` \`REPLACED\` and closes with 4409).
 
 Messages are JSON text frames: the client sends \`LiveClientMessage\` (\`publish\`, \`unpublish\`), the server \`LiveServerMessage\` (\`message\`, and \`control\` with the events \`welcome\`, \`join\`, \`leave\`, \`track.published\`, \`track.unpublished\`, \`ack\`, \`error\`, \`end\`, \`recording\`, \`skip\`); \`x-messages\` names their schemas. Media may also travel as binary frames (see the document's description): clients may always send binary publish frames; with \`format=binary\` the server sends media as binary message frames too. Media payloads are one JPEG or one EVC1 chunk (\`EVC1\`, version, flags, uint16 + codec string, uint64 timestamp µs, uint32 duration µs, uint32 + description, data).
 
@@ -96,7 +97,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         operationId: 'createConnectionToken',
         summary: 'Get a connection token',
         description:
-          'A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Live tokens for a session that has not started, while the organisation is over its free tier without a subscription: 503 `USAGE_LIMITS_EXCEEDED` (a session under way may still be joined, so that a meeting is never cut off). While it is over its free-tier storage, its media is refused live with `USAGE_LIMITS_EXCEEDED` (chat still recorded). Accepts API keys, restricted keys and the dashboard cookie.',
+          "A JWT for `/ws`, valid 300 seconds, for one participant (`user_id`) of the session, live or replay (`replay: true`, with `from_ts`, `speed` 0.25 to 16, `focus`). Live tokens for an ended session: 409. Live tokens for a session that has not started, while the organisation is over its free tier without a subscription: 503 `USAGE_LIMITS_EXCEEDED` (a session under way may still be joined, so that a meeting is never cut off). While it is over its free-tier storage, its media is refused live with `USAGE_LIMITS_EXCEEDED` (chat still recorded). Accepts API keys, restricted keys and the dashboard cookie. Who the token is for: with the dashboard cookie, always the member's own account (`user_id` is their account id, answered in the response; a name they type is only `display_name`, and another `user_id` is refused with 400); with a key, the `user_id` asked for, which never begins with `guest-` (the ids join links give their guests; 400). A restricted key, the credential apps embed, mints only ids beginning with `app-` (its app's own users; 400 otherwise), and its live connection never replaces one made with a stronger credential (an API key, a dashboard member, a join link's guest): `/ws` refuses it with 409 while that one is connected.",
         params: SessionParams,
         body: ConnectionRequest,
         response: { 200: okResponse('A token for `connectLive`, valid 300 seconds.', ConnectionToken) },
@@ -114,7 +115,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
         operationId: 'removeParticipant',
         summary: 'Remove a participant from a live session',
         description:
-          "Closes every live connection of the participant, in every server process: each gets `control` `removed`, then close code 4403 (final: clients do not reconnect). Their live tokens issued before the removal are refused with 403 at `/ws`; a token issued after it lets them in again (a removal is not a ban: stop issuing tokens, or revoke the join link, to keep someone out). The timeline records `participant.removed`. API keys, the session's creator and the organisation's admins and owner may remove (others: 403). A participant not in the live session: 404. Their recording so far is kept (see `redactParticipant` to delete it).",
+          "Closes every live connection of the participant, in every server process: each gets `control` `removed`, then close code 4403 (final: clients do not reconnect). Their live tokens issued before the removal are refused with 403 at `/ws`; a token issued after it lets them in again (a removal is not a ban: stop issuing tokens, or revoke the join link, to keep someone out). The timeline records `participant.removed`. API keys, the session's creator and the organisation's admins and owner may remove (others: 403). A participant not in the live session: 404, and their live tokens issued before the request are refused all the same (a removal racing the participant's reconnect keeps them out whichever comes first). Their recording so far is kept (see `redactParticipant` to delete it).",
         params: ParticipantParams,
         response: { 200: okResponse('The participant was removed.', Removed) },
       },
@@ -153,10 +154,13 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
             ),
             404: emptyDoc('A valid request that does not ask for a WebSocket upgrade.'),
             403: jsonDoc(
-              'Before the upgrade: a live token issued before its participant was removed from the session (`removeParticipant`).',
+              "Before the upgrade: a live token issued before its participant was removed from the session (`removeParticipant`), or a guest's live token whose join link was revoked or has expired since it was issued.",
               ErrorEnvelope,
             ),
-            409: jsonDoc('Before the upgrade: a live token for a session that has ended.', ErrorEnvelope),
+            409: jsonDoc(
+              "Before the upgrade: a live token for a session that has ended, or a restricted key's live token for a `user_id` connected now with a stronger credential (an API key, a dashboard member, a join link's guest), which a restricted key never replaces.",
+              ErrorEnvelope,
+            ),
             503: jsonDoc(
               'Before the upgrade: `USAGE_LIMITS_EXCEEDED`, a live token for a session that has not started while the organisation is over its free tier without a subscription (a session under way may still be joined).',
               ErrorEnvelope,
@@ -199,6 +203,8 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
           displayName: ticket.claims.display_name,
           canPublish: ticket.claims.can_publish,
           binary,
+          credential: ticket.claims.credential,
+          issuedAt: ticket.claims.issued_at,
         },
         hub.stats,
         // A replay has no live publishers: its pacer only paces what the replay sends.
@@ -227,6 +233,11 @@ export const liveRoutes: FastifyPluginAsyncTypebox<LiveRoutesOptions> = async (a
       const joined = hub.join(conn, ticket.session, ticket.orgId).then(
         () => true,
         (err: unknown) => {
+          if (err instanceof Outranked) {
+            sendError(conn, LIVE_ERRORS.REPLACED, err.message);
+            socket.close(CLOSE.REPLACED, 'a stronger credential holds this user_id');
+            return false;
+          }
           request.log.error({ err }, 'join failed');
           socket.close(CLOSE.INTERNAL_ERROR, 'join failed');
           return false;

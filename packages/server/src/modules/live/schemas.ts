@@ -22,33 +22,58 @@ export const UserId = userIdSchema(
   'the participant; 1 to 128 characters, no "/", white space or control character, and not "." or ".." (it names media streams and is a path segment of the API)',
 );
 
-/** The longest display name, in characters (Unicode code points) once trimmed. */
+/**
+ * The longest display name, in characters as a person counts them (grapheme clusters: a family
+ * emoji or a letter with its accents is one) once trimmed.
+ */
 export const DISPLAY_NAME_MAX = 64;
-const DISPLAY_NAME_RULE = `1 to ${DISPLAY_NAME_MAX} characters of any script once trimmed; spaces allowed, no control character`;
+/** The most UTF-16 units a request's display name may carry before it is even looked at. */
+const DISPLAY_NAME_RAW_MAX = 1024;
+const DISPLAY_NAME_RULE = `1 to ${DISPLAY_NAME_MAX} characters of any script once trimmed, at least one of them visible; spaces allowed, no control character`;
 // Any control character (C0, DEL and C1), and the line and paragraph separators.
 const NOT_A_NAME = /[\p{Cc}\u2028\u2029]/u;
+/**
+ * A character that draws something: not a space, not a format or otherwise invisible character
+ * (zero-width spaces and joiners, U+2060, U+FEFF, the soft hyphen, bidirectional controls, tags,
+ * variation selectors, the Hangul fillers), not a blank Braille pattern, and not a combining mark,
+ * which only draws on a character before it.
+ */
+const VISIBLE = /[^\p{White_Space}\p{Z}\p{Cc}\p{Cf}\p{Cs}\p{M}\p{Default_Ignorable_Code_Point}\u2800]/u;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** How many characters a person sees in `s` (grapheme clusters). */
+export const graphemeCount = (s: string): number => {
+  let n = 0;
+  for (const _ of graphemes.segment(s)) n++;
+  return n;
+};
 
 /** The name a person is shown by, as requests carry it (the length is checked after trimming). */
 export const DisplayName = Type.String({
-  maxLength: 256,
-  description: `the name shown for the participant: ${DISPLAY_NAME_RULE} (e.g. "Ana María", "山田 太郎")`,
+  maxLength: DISPLAY_NAME_RAW_MAX,
+  description: `the name shown for the participant: ${DISPLAY_NAME_RULE}; a character is what a person counts as one (a family emoji, a letter with its accents), and the request carries at most ${DISPLAY_NAME_RAW_MAX} UTF-16 units (e.g. "Ana María", "山田 太郎")`,
 });
 
 /**
  * A display name trimmed and checked, or the refusal naming `field`. Checked here rather than by
- * the schema: the length counts what is left once trimmed, in characters rather than UTF-16 units.
+ * the schema: the length counts what is left once trimmed, in grapheme clusters rather than code
+ * points or UTF-16 units, and a name must draw at least one visible character.
  */
 export function displayName(raw: string, field: string): string {
   const name = raw.trim();
-  const length = [...name].length;
-  if (length === 0 || length > DISPLAY_NAME_MAX || NOT_A_NAME.test(name))
+  const length = graphemeCount(name);
+  if (length === 0 || length > DISPLAY_NAME_MAX || NOT_A_NAME.test(name) || !VISIBLE.test(name))
     throw new BadRequest(`${field} must be ${DISPLAY_NAME_RULE}`);
   return name;
 }
 
 export const ConnectionRequest = Type.Object(
   {
-    user_id: UserId,
+    user_id: Type.Optional(
+      userIdSchema(
+        'the participant; 1 to 128 characters, no "/", white space or control character, and not "." or "..". Required with a key. Never begins with `guest-` (the ids of join links\' guests). A restricted key mints only ids beginning with `app-` (its app\'s own users). With the dashboard cookie the token is always for the member\'s own account: leave it out, or give that id',
+      ),
+    ),
     display_name: Type.Optional(DisplayName),
     replay: Type.Optional(Type.Boolean({ description: 'true for replay mode; omitted or false for live' })),
     from_ts: Type.Optional(Type.Integer({ minimum: 0, description: 'replay start, ms since 1970' })),
@@ -81,6 +106,9 @@ export const ConnectionToken = Type.Object(
     access_token: Type.String({ description: 'JWT for /ws, valid 300 seconds' }),
     expires_in: Type.Integer({ description: 'seconds until expiry: 300' }),
     session: Type.String(),
+    user_id: Type.String({
+      description: "the participant the token is for (with the dashboard cookie: the member's account id)",
+    }),
   },
   { title: 'ConnectionToken' },
 );

@@ -1,12 +1,19 @@
 import type { Db, SessionsTable } from '../../db/types.js';
-import { Conflict, UsageLimitsExceeded } from '../../http/errors.js';
+import { BadRequest, Conflict, UsageLimitsExceeded } from '../../http/errors.js';
 import type { UsageGate } from '../billing/service.js';
 import type { Principal } from '../../http/principal.js';
 import type { SessionsService } from '../sessions/service.js';
-import { TOKEN_TTL_S, type ConnectionTokens, type VerifiedClaims } from './token.js';
+import {
+  mayReplace,
+  TOKEN_TTL_S,
+  type ConnectionTokens,
+  type Credential,
+  type VerifiedClaims,
+} from './token.js';
 import { displayName } from './schemas.js';
 import { isRemovedSince, removeParticipant, type Removing } from './removal.js';
 import { liveStore } from './store.js';
+import type { Sequencer } from './sequencer.js';
 import { recordingControl, recordingStore, type RecordingSwitch } from './recording-control.js';
 
 /** The rule of a participant's id, for the other ways in than the connection route (MCP). */
@@ -46,6 +53,43 @@ export interface Ticket {
   orgId: string;
 }
 
+/** The prefix of the ids join links give their guests; no other way in may mint one. */
+export const GUEST_PREFIX = 'guest-';
+/** The prefix every id a restricted key mints must have: the ids of its app's own users. */
+export const RESTRICTED_PREFIX = 'app-';
+
+/**
+ * The participant a connection request is for, and the credential it comes with: a dashboard
+ * member is always their account (a name they type never chooses who they are), a restricted
+ * key mints only ids under RESTRICTED_PREFIX, and nobody but a join link mints a guest's id.
+ */
+function whoConnects(
+  principal: Principal,
+  requested: string | undefined,
+): { user_id: string; credential: Credential } {
+  if (principal.kind === 'user') {
+    const own = principal.userId!;
+    if (requested !== undefined && requested !== own)
+      throw new BadRequest(
+        `body.user_id must be your own account's id (${own}) or left out: a dashboard member joins as their account`,
+      );
+    return { user_id: own, credential: 'member' };
+  }
+  if (requested === undefined) throw new BadRequest('body.user_id is required');
+  if (requested.startsWith(GUEST_PREFIX))
+    throw new BadRequest(
+      `body.user_id must not begin with "${GUEST_PREFIX}": those ids are a join link's guests`,
+    );
+  if (principal.kind === 'restricted_key') {
+    if (!requested.startsWith(RESTRICTED_PREFIX) || requested.length === RESTRICTED_PREFIX.length)
+      throw new BadRequest(
+        `body.user_id must begin with "${RESTRICTED_PREFIX}" for a restricted key (e.g. "${RESTRICTED_PREFIX}42"): it mints only its app's own users`,
+      );
+    return { user_id: requested, credential: 'restricted_key' };
+  }
+  return { user_id: requested, credential: 'api_key' };
+}
+
 /** Connection tokens: issued over REST, checked before every WebSocket upgrade. */
 export function liveService(deps: {
   db: Db;
@@ -54,6 +98,8 @@ export function liveService(deps: {
   gate: UsageGate;
   /** the hub: closes a removed participant's connections, applies what a session records */
   hub: Removing & RecordingSwitch;
+  /** the sessions' sequence, which a change written to a timeline needs */
+  sequencer: Sequencer;
 }) {
   const { db } = deps;
   const store = liveStore(db);
@@ -68,14 +114,19 @@ export function liveService(deps: {
       : Promise.resolve();
   return {
     /** What a session records: its rules, pause and resume. */
-    recording: recordingControl({ store: recordingStore(db), sessions: deps.sessions, hub: deps.hub }),
+    recording: recordingControl({
+      store: recordingStore(db),
+      sessions: deps.sessions,
+      hub: deps.hub,
+      sequence: deps.sequencer,
+    }),
 
     /** A token for one participant of one session, live or replay. */
     async connect(
       principal: Principal,
       sessionId: string,
       input: {
-        user_id: string;
+        user_id?: string;
         display_name?: string;
         replay?: boolean;
         from_ts?: number;
@@ -85,6 +136,7 @@ export function liveService(deps: {
     ) {
       const name =
         input.display_name === undefined ? null : displayName(input.display_name, 'body.display_name');
+      const { user_id, credential } = whoConnects(principal, input.user_id);
       const session = await deps.sessions.get(principal, sessionId);
       const mode = input.replay ? 'replay' : 'live';
       if (mode === 'live') {
@@ -93,7 +145,7 @@ export function liveService(deps: {
         await mayStart(principal.orgId, session);
       }
       const access_token = await deps.tokens.issue({
-        sub: input.user_id,
+        sub: user_id,
         sid: session.id,
         pid: session.project_id,
         mode,
@@ -102,8 +154,10 @@ export function liveService(deps: {
         focus: input.focus ?? null,
         display_name: name,
         can_publish: true,
+        credential,
+        link: null,
       });
-      return { access_token, expires_in: TOKEN_TTL_S, session: session.id };
+      return { access_token, expires_in: TOKEN_TTL_S, session: session.id, user_id };
     },
 
     /**
@@ -114,6 +168,8 @@ export function liveService(deps: {
       session: SessionsTable,
       orgId: string,
       guest: { user_id: string; display_name: string; can_publish: boolean },
+      /** the join link it comes from: its live tokens are refused once it is revoked or expired */
+      linkId: string,
       /** takes the link's use, once the session may be joined (409 when none is left) */
       take: () => Promise<void>,
     ) {
@@ -130,6 +186,8 @@ export function liveService(deps: {
         focus: null,
         display_name: guest.display_name,
         can_publish: guest.can_publish,
+        credential: 'guest',
+        link: linkId,
       });
       return { access_token, expires_in: TOKEN_TTL_S, session: session.id, ...guest };
     },
@@ -137,9 +195,19 @@ export function liveService(deps: {
     /** Whether the participant was ever removed from the session. */
     wasRemoved: (sessionId: string, userId: string) => isRemovedSince(db, sessionId, userId, 0),
 
-    /** Removes a participant from the live session (see removeParticipant). */
-    remove: (principal: Principal, sessionId: string, userId: string) =>
-      removeParticipant({ db, store, sessions: deps.sessions, hub: deps.hub }, principal, sessionId, userId),
+    /**
+     * Removes a participant from the live session (see removeParticipant). Other processes are told
+     * and the timeline written through Redis: while it is away, refused up front (503).
+     */
+    remove: async (principal: Principal, sessionId: string, userId: string) => {
+      await deps.sequencer.assertAvailable();
+      return removeParticipant(
+        { db, store, sessions: deps.sessions, hub: deps.hub },
+        principal,
+        sessionId,
+        userId,
+      );
+    },
 
     /** Checks a `/ws` request: a valid token for this session and this user; why not, otherwise. */
     async admit(query: {
@@ -172,6 +240,17 @@ export function liveService(deps: {
           problem: 'the participant was removed from the session; ask its host for a new invitation',
           status: 403,
         };
+      if (claims.mode === 'live' && claims.link && !(await store.linkValid(claims.link, Date.now())))
+        return { problem: 'the join link of this token was revoked or has expired', status: 403 };
+      if (claims.mode === 'live') {
+        const open = await store.openConnections(session.id, claims.sub, Date.now());
+        if (open.some((c) => !mayReplace(claims.credential, c.credential)))
+          return {
+            problem:
+              'user_id is connected with a stronger credential than a restricted key; a restricted key never replaces it',
+            status: 409,
+          };
+      }
       // Checked again here: the token may have been issued before the organisation went over.
       if (claims.mode === 'live')
         try {

@@ -7,6 +7,7 @@ import type { MessageGuard } from './message-guard.js';
 import type { LayerRates } from './layers.js';
 import { ReceiverPacer, type PacerHooks } from './pacer.js';
 import type { SocketStats } from './stats.js';
+import type { Credential } from './token.js';
 
 // One options object each, not one per send: a send runs once per receiver for every frame.
 const AS_TEXT = { binary: false } as const;
@@ -25,7 +26,14 @@ const HARD_BUFFER_MS = 5000;
  */
 export function socketConnection(
   socket: WebSocket,
-  who: { userId: string; displayName: string | null; canPublish: boolean; binary: boolean },
+  who: {
+    userId: string;
+    displayName: string | null;
+    canPublish: boolean;
+    binary: boolean;
+    credential: Credential;
+    issuedAt: number;
+  },
   stats: SocketStats,
   session: { rates: LayerRates; hooks: PacerHooks },
 ): LiveConnection {
@@ -66,6 +74,8 @@ export function socketConnection(
     displayName: who.displayName,
     canPublish: who.canPublish,
     binary: who.binary,
+    credential: who.credential,
+    issuedAt: who.issuedAt,
     pacer,
     sendText(text) {
       if (socket.readyState !== socket.OPEN) return;

@@ -8,6 +8,8 @@ interface OrgBudget {
   limit: number | null;
   readAt: number;
   refreshing: boolean;
+  /** a take was refused since the limit was last read: the gate is closed */
+  full: boolean;
 }
 
 /** What an organisation may store (the billing gate's storageAllowance). */
@@ -37,6 +39,7 @@ export class StorageBudget {
       limit: a?.limit ?? null,
       readAt: Date.now(),
       refreshing: false,
+      full: false,
     });
   }
 
@@ -45,9 +48,24 @@ export class StorageBudget {
     const b = this.orgs.get(orgId);
     if (!b) return true;
     if (!b.refreshing && Date.now() - b.readAt > REFRESH_MS) this.refresh(orgId, b);
-    if (b.limit !== null && b.estimate + bytes > b.limit) return false;
+    if (b.limit !== null && b.estimate + bytes > b.limit) {
+      b.full = true;
+      return false;
+    }
     b.estimate += bytes;
     return true;
+  }
+
+  /**
+   * Whether the gate is open: media that is relayed and not stored (a reduced video layer) passes
+   * only while the organisation's recorded media would, so that no video goes on once storage is
+   * used up. Closed at the limit, or once a take was refused, until a new limit is read.
+   */
+  open(orgId: string): boolean {
+    const b = this.orgs.get(orgId);
+    if (!b) return true;
+    if (!b.refreshing && Date.now() - b.readAt > REFRESH_MS) this.refresh(orgId, b);
+    return b.limit === null || (!b.full && b.estimate < b.limit);
   }
 
   /** The organisation has no live session here any more: its figure is read afresh next time. */
@@ -60,7 +78,9 @@ export class StorageBudget {
     this.allowance!(orgId).then(
       (a) => {
         b.estimate = Math.max(b.estimate, a?.stored ?? 0);
-        b.limit = a?.limit ?? null;
+        const limit = a?.limit ?? null;
+        if (limit !== b.limit) b.full = false;
+        b.limit = limit;
         b.readAt = Date.now();
         b.refreshing = false;
       },

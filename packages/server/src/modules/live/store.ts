@@ -27,6 +27,8 @@ export function liveStore(db: Db) {
       sessionId: string;
       userId: string;
       displayName: string | null;
+      /** the kind of credential its token came from */
+      credential: string | null;
       nodeId: string;
       at: number;
     }) {
@@ -37,6 +39,7 @@ export function liveStore(db: Db) {
           session_id: m.sessionId,
           user_id: m.userId,
           display_name: m.displayName,
+          credential: m.credential,
           node_id: m.nodeId,
           joined_at: m.at,
           heartbeat_at: m.at,
@@ -57,16 +60,31 @@ export function liveStore(db: Db) {
     },
 
     /** A user's open connections in a session, in any process (presence rows not stale). */
-    async openConnections(sessionId: string, userId: string, now: number): Promise<string[]> {
+    async openConnections(
+      sessionId: string,
+      userId: string,
+      now: number,
+    ): Promise<Array<{ conn_id: string; credential: string | null }>> {
       const rows = await db
         .selectFrom('session_members')
-        .select('conn_id')
+        .select(['conn_id', 'credential'])
         .where('session_id', '=', sessionId)
         .where('user_id', '=', userId)
         .where('left_at', 'is', null)
         .where('heartbeat_at', '>', now - STALE_MS)
         .execute();
-      return rows.map((r) => r.conn_id);
+      return rows.map((r) => ({ conn_id: r.conn_id, credential: r.credential ?? null }));
+    },
+
+    /** Whether a join link still lets its guests in: not revoked (deleted), not expired. */
+    async linkValid(linkId: string, now: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('join_links')
+        .select('id')
+        .where('id', '=', linkId)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /**
@@ -86,6 +104,18 @@ export function liveStore(db: Db) {
         .orderBy('joined_at')
         .execute();
       return [...new Map(rows.map((r) => [r.user_id, r])).values()];
+    },
+
+    /** Whether `userId` ever joined the session, in any process. */
+    async participated(sessionId: string, userId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('session_members')
+        .select('user_id')
+        .where('session_id', '=', sessionId)
+        .where('user_id', '=', userId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /** The name each participant of a session last joined with (those who gave one). */

@@ -6,6 +6,17 @@ import { newId } from '../../lib/ids.js';
 export const TOKEN_TTL_S = 300;
 const LEEWAY_S = 10;
 
+/**
+ * The credential a live token was issued with, weakest last: a connection from a restricted key
+ * never replaces one from any of the others (see OneConnectionPerUser).
+ */
+export const CREDENTIALS = ['api_key', 'member', 'guest', 'restricted_key'] as const;
+export type Credential = (typeof CREDENTIALS)[number];
+
+/** Whether a connection made with `newer` may replace one made with `older` (null: not known, strong). */
+export const mayReplace = (newer: Credential, older: string | null | undefined): boolean =>
+  newer !== 'restricted_key' || older === 'restricted_key';
+
 /** What a connection token grants. */
 export interface ConnectionClaims {
   sub: string;
@@ -19,6 +30,10 @@ export interface ConnectionClaims {
   display_name: string | null;
   /** false for a watch-and-chat guest: media publishes are refused */
   can_publish: boolean;
+  /** what issued it */
+  credential: Credential;
+  /** the join link a guest's token came from: refused once the link is revoked or expired */
+  link: string | null;
 }
 
 /** The claims of a verified token, with when it was issued (ms since 1970). */
@@ -40,6 +55,8 @@ export function connectionTokens(key: Buffer) {
         focus: claims.focus,
         name: claims.display_name,
         pub: claims.can_publish,
+        cred: claims.credential,
+        lnk: claims.link,
         // Milliseconds, where `iat` has seconds: a removal refuses the tokens issued before it,
         // and one issued in the same second after it must still be let in.
         iat_ms: Date.now(),
@@ -75,6 +92,9 @@ export function connectionTokens(key: Buffer) {
             focus: typeof payload.focus === 'string' ? payload.focus : null,
             display_name: typeof payload.name === 'string' ? payload.name : null,
             can_publish: payload.pub !== false,
+            // Tokens issued before the claim existed were the API's (keys and members): strong.
+            credential: CREDENTIALS.find((c) => c === payload.cred) ?? 'api_key',
+            link: typeof payload.lnk === 'string' ? payload.lnk : null,
             issued_at: typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat ?? 0) * 1000,
           },
         };

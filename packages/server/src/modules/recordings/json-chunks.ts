@@ -1,3 +1,6 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+
 /** Size of the Buffers a streamed answer is written in. */
 export const CHUNK_BYTES = 256 * 1024;
 
@@ -65,4 +68,20 @@ export class ChunkWriter {
     this.buf = Buffer.allocUnsafe(this.size);
     return this.buf;
   }
+}
+
+/**
+ * Sends a playback answer as it is produced (chunked). The first chunk is awaited before anything is
+ * sent, so that a failure at the start (the first read) is still an error envelope; a failure after
+ * the first byte can only cut the connection.
+ */
+export async function sendWindow(reply: FastifyReply, chunks: AsyncGenerator<Buffer>): Promise<FastifyReply> {
+  const first = await chunks.next();
+  async function* all(): AsyncGenerator<Buffer> {
+    if (!first.done) yield first.value;
+    yield* chunks;
+  }
+  // Byte mode with a one-chunk high-water mark: at most one chunk is read ahead of the socket.
+  const body = Readable.from(all(), { objectMode: false, highWaterMark: CHUNK_BYTES });
+  return reply.type('application/json; charset=utf-8').send(body);
 }

@@ -1,6 +1,6 @@
 import { parseMediaStream, type TrackKind } from '@vss/protocol';
 import type { SessionsTable } from '../../db/types.js';
-import { recordedSegments, type TimelineEvent } from '../../lib/recording.js';
+import { recordedSegments, sessionHosts, type TimelineEvent } from '../../lib/recording.js';
 import type { StreamStore } from '../../streams/store.js';
 import { recordingBounds } from './bounds.js';
 
@@ -31,12 +31,13 @@ export async function buildManifest(
   const stats = await streams.stats(session.id);
   const changes = await recordingChanges(streams, session.id);
   const byUser = new Map<string, ManifestTrack[]>();
+  const hosts = sessionHosts(session.created_by);
   for (const s of stats) {
     const media = parseMediaStream(s.streamId);
     if (!media) continue;
     const tracks = byUser.get(media.userId) ?? [];
     // The spans in which it was recorded: its whole length unless paused or excluded meanwhile.
-    const segments = recordedSegments(changes, [], media.userId, media.kind, s.minTs, s.maxTs);
+    const segments = recordedSegments(changes, [], media.userId, media.kind, s.minTs, s.maxTs, hosts);
     const track = { kind: media.kind, stream_id: s.streamId, start_ts: s.minTs, end_ts: s.maxTs };
     tracks.push({ ...track, segments });
     byUser.set(media.userId, tracks);

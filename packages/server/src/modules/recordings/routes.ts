@@ -1,7 +1,5 @@
-import { Readable } from 'node:stream';
 import { wantsHtml, type HtmlPage } from '../../http/html-page.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { okResponse } from '../../http/openapi-docs.js';
@@ -26,26 +24,10 @@ import {
   TimelineEvent,
   TimelineMeta,
 } from './schemas.js';
-import { CHUNK_BYTES } from './json-chunks.js';
+import { sendWindow } from './json-chunks.js';
 import { PageQuery, paginate } from '../../http/pagination.js';
 import { iso } from '../../lib/time.js';
-import { Deleted, SessionParams } from '../../http/shared-schemas.js';
-
-/**
- * Sends a playback answer as it is produced (chunked). The first chunk is awaited before anything is
- * sent, so that a failure at the start (the first read) is still an error envelope; a failure after
- * the first byte can only cut the connection.
- */
-async function sendWindow(reply: FastifyReply, chunks: AsyncGenerator<Buffer>): Promise<FastifyReply> {
-  const first = await chunks.next();
-  async function* all(): AsyncGenerator<Buffer> {
-    if (!first.done) yield first.value;
-    yield* chunks;
-  }
-  // Byte mode with a one-chunk high-water mark: at most one chunk is read ahead of the socket.
-  const body = Readable.from(all(), { objectMode: false, highWaterMark: CHUNK_BYTES });
-  return reply.type('application/json; charset=utf-8').send(body);
-}
+import { Deleted, HOSTS_ONLY, SessionParams } from '../../http/shared-schemas.js';
 
 /** What a replay link's token adds to the public routes it opens besides the replay itself. */
 const WITH_LINK =
@@ -57,7 +39,7 @@ const KEY_RESTRICTED_OR_PUBLIC: RouteAuth = {
 };
 const PUBLIC_NOTE = ' Without credentials it answers for public sessions only (401 otherwise).';
 const PAGING =
-  'Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 8 MiB of payload: an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request).';
+  'Time is cut into windows of `window_size` ms from `from_ts`. An answer starts at `base_seq` (without it, at the first event stamped from `from_ts` on) and holds, in `seq` order, the events stamped from `from_ts` on through the last one stamped in the window its first event falls in, at most 5000 events or 4 MiB of payload (an answer takes as long as its bytes do: a larger one would take over 50 ms): an event that arrived late (stamped in an earlier window) or early (in a later one) comes where it arrived, in `seq` order. Repeat with `base_seq = next_base_seq` (same `from_ts`) until it is null to read every event from `from_ts` on exactly once, in `seq` order. The answer is streamed as it is read (chunked, no Content-Length): if the server fails after the first byte it can only cut the connection, and the body received is then incomplete JSON (retry the request).';
 
 const WINDOW = 'One window of events, streamed (chunked).';
 const windowOk = okResponse(WINDOW, PlaybackWindow);
@@ -154,6 +136,9 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
   );
 
   const publicTags = ['Public'];
+  /** The session a public route reads: public, or any with a valid replay link's `token`. */
+  const linked = (r: { params: { sessionId: string }; query: { token?: string } }) =>
+    recordings.replayable(r.params.sessionId, r.query.token);
   app.get(
     '/v1/public/sessions/:sessionId/manifest',
     {
@@ -168,10 +153,7 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         response: { 200: okResponse('The manifest.', Manifest) },
       },
     },
-    async (request) =>
-      ok(
-        await recordings.manifest(await recordings.replayable(request.params.sessionId, request.query.token)),
-      ),
+    async (request) => ok(await recordings.manifest(await linked(request))),
   );
   app.get(
     '/v1/public/sessions/:sessionId/playback/timeline',
@@ -187,12 +169,23 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         response: { 200: okResponse('The timeline metadata.', TimelineMeta) },
       },
     },
-    async (request) =>
-      ok(
-        await recordings.timelineMeta(
-          await recordings.replayable(request.params.sessionId, request.query.token),
-        ),
-      ),
+    async (request) => ok(await recordings.timelineMeta(await linked(request))),
+  );
+  app.get(
+    '/v1/public/sessions/:sessionId/timeline',
+    {
+      config: { auth: 'public', cors: true },
+      schema: {
+        tags: publicTags,
+        operationId: 'getPublicTimeline',
+        summary: 'The timeline of a public session',
+        description: `Every event of the \`events\` stream, in order, as \`GET /v1/sessions/{sessionId}/timeline\` answers it: what a player lists and marks on its time bar before it reads the windows. 404 unless the session is public.${WITH_LINK}`,
+        params: SessionParams,
+        querystring: LinkQuery,
+        response: { 200: okResponse('Every timeline event, in order.', Type.Array(TimelineEvent)) },
+      },
+    },
+    async (request) => ok(await recordings.timelineOf(await linked(request))),
   );
   app.get(
     '/v1/public/sessions/:sessionId/playback',
@@ -268,7 +261,8 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         operationId: 'createReplayLink',
         summary: 'Create a replay link',
         description:
-          'Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed.',
+          'Unauthenticated windowed playback until it expires: `expires_in_minutes` 1 to 43200, default 1440. The token is stored hashed.' +
+          HOSTS_ONLY,
         params: SessionParams,
         body: CreateReplayLink,
         response: { 201: okResponse('The link and its token (stored hashed: shown this once).', ReplayLink) },
@@ -297,7 +291,8 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         operationId: 'deleteSession',
         summary: 'Delete a session',
         description:
-          'Deletes the session and everything recorded for it. Refused with 409 while the session is live.',
+          'Deletes the session and everything recorded for it. Refused with 409 while the session is live.' +
+          HOSTS_ONLY,
         params: SessionParams,
         response: { 200: okResponse('The session and its recording were deleted.', Deleted) },
       },
@@ -343,7 +338,8 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         operationId: 'revokeReplayLink',
         summary: 'Revoke one replay link',
         description:
-          "Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404.",
+          "Its token is refused from then on (401); the session's other links keep working. A link this session does not have (unknown, already revoked, or another session's): 404." +
+          HOSTS_ONLY,
         params: ReplayLinkParams,
         response: { 200: okResponse('The link was revoked.', Deleted) },
       },
@@ -376,7 +372,9 @@ export const recordingsRoutes: FastifyPluginAsyncTypebox<RecordingsRoutesOptions
         operationId: 'redactParticipant',
         summary: 'Redact a participant',
         description:
-          'Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.',
+          'Deletes every media stream (cam, mic, screen) of the participant: the bytes are removed from storage, not hidden. Appends `participant.redacted` to the timeline; the rest of the session is unchanged. Their chat stays unless `include_chat=true`, which replaces their chat bodies with a redaction marker. During a live session their further media is refused. Every export of the session rendered (or rendering) before the redaction shows and plays them: each is marked `failed` with the reason, its file deleted, and its download answers 404; exports queued after render without them. Manifest, playback timeline and playback no longer count them. A participant who published no media: 404.' +
+          HOSTS_ONLY +
+          HOSTS_ONLY,
         params: RedactParams,
         querystring: RedactQuery,
         response: { 200: okResponse('The participant was redacted.', Redacted) },

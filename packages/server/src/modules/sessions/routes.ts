@@ -8,7 +8,7 @@ import type { SessionsService } from './service.js';
 import type { Idempotency } from '../../http/idempotency.js';
 import { CreateSession, ProjectSessionParams, PublicSession, Session, Visibility } from './schemas.js';
 import { presentPublicSession, presentSession } from './service.js';
-import { ProjectParams, SessionParams } from '../../http/shared-schemas.js';
+import { ProjectParams, HOSTS_ONLY, SessionParams } from '../../http/shared-schemas.js';
 
 const PROJECT_SCOPE_NOTE =
   ' An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation.';
@@ -166,7 +166,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
         operationId: 'setSessionVisibility',
         summary: 'Make a session public or private',
         description:
-          'Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.',
+          'Public sessions appear in the public catalog and can be replayed without credentials. `data` is the new state.' +
+          HOSTS_ONLY,
         params: SessionParams,
         body: Visibility,
         response: {

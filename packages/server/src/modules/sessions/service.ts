@@ -2,9 +2,9 @@ import type { EventBus } from '../../bus/events.js';
 import type { RequestReads } from '../../db/request-reads.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db, SessionsTable, Trx } from '../../db/types.js';
-import { Conflict, NotFound } from '../../http/errors.js';
+import { Conflict, Forbidden, NotFound } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
-import type { Principal } from '../../http/principal.js';
+import { roleAtLeast, type Principal } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
 import { iso, isoOrNull, now } from '../../lib/time.js';
 import type { UsageGate } from '../billing/service.js';
@@ -130,15 +130,38 @@ export function sessionsService(deps: {
       return store.listPublic(limit + 1, decodeCursor(cursor));
     },
 
+    /**
+     * The session, when `principal` may change it for everyone. One rule for every such change
+     * (its visibility, deleting it, redacting a participant, join and replay links, pausing it,
+     * its recording rules, removing a participant): API keys of its project, the member who
+     * created it, and the organisation's admins and owner. Other members may join, watch, read
+     * and export it; a change answers 403 saying what they may not `do`.
+     */
+    async hosted(
+      principal: Principal,
+      sessionId: string,
+      doing: string,
+      opts: { q?: Db | Trx } = {},
+    ): Promise<SessionsTable> {
+      const session = await this.get(principal, sessionId, opts);
+      if (
+        principal.kind === 'user' &&
+        principal.userId !== session.created_by &&
+        !roleAtLeast(principal.role, 'admin')
+      )
+        throw new Forbidden(`only the session's creator or an admin of the organisation may ${doing}`);
+      return session;
+    },
+
     async setVisibility(principal: Principal, sessionId: string, isPublic: boolean): Promise<boolean> {
-      const project = await projects.scope(principal);
-      if (!(await store.setPublic(project.id, sessionId, isPublic))) throw sessionNotFound();
+      const s = await this.hosted(principal, sessionId, 'make it public or private');
+      if (!(await store.setPublic(s.project_id, s.id, isPublic))) throw sessionNotFound();
       return isPublic;
     },
 
     /** Deletes a session that is not live (409 while it is). */
     async delete(principal: Principal, sessionId: string) {
-      const s = await this.get(principal, sessionId);
+      const s = await this.hosted(principal, sessionId, 'delete it');
       if (!(await store.deleteIdle(deps.db, s.project_id, s.id)))
         throw new Conflict('the session is live; it can be deleted once it has ended');
       return { id: s.id, deleted: true as const };

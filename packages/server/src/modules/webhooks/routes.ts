@@ -19,7 +19,7 @@ import {
   WebhookWithSecret,
   WEBHOOK_EVENT_DOCS,
 } from './schemas.js';
-import { presentDelivery, presentWebhook } from './service.js';
+import { REDELIVERIES_PER_MINUTE, presentDelivery, presentWebhook } from './service.js';
 
 const SCOPE =
   ' An API key acts on its own project; a dashboard user on the project in `X-Project-Id`, else the first project of the organisation. Changes need the admin role (API keys have it).';
@@ -204,8 +204,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = 
         tags,
         operationId: 'redeliverWebhookDelivery',
         summary: 'Send a delivery again',
-        description:
-          "Sends the delivery's event to this webhook once more, now: the same event id (`X-Service-Event-Id`, `webhook-id`) and the same body bytes, signed with the current secret at a new `X-Service-Timestamp`, paused or not. Answers 202 with the new row of the delivery log: `status` `pending`, `redelivery_of` the delivery asked for; it becomes `succeeded` or `failed` once sent (read it in `listWebhookDeliveries`). It is one attempt: a failure is not retried. The original's schedule is untouched: its pending retries still happen when due. 404 names what is unknown: the webhook (in this project), or the delivery (of this webhook).",
+        description: `Sends the delivery's event to this webhook once more, now: the same event id (\`X-Service-Event-Id\`, \`webhook-id\`) and the same body bytes, signed with the current secret at a new \`X-Service-Timestamp\`, paused or not. Answers 202 with the new row of the delivery log: \`status\` \`pending\`, \`redelivery_of\` the delivery asked for; it becomes \`succeeded\` or \`failed\` once sent (read it in \`listWebhookDeliveries\`). It is one attempt: a failure is not retried. The original's schedule is untouched: its pending retries still happen when due. 404 names what is unknown: the webhook (in this project), or the delivery (of this webhook). At most ${REDELIVERIES_PER_MINUTE} redeliveries per webhook per minute (the requests answered 404 do not count); past it, 429 \`RATE_LIMITED\` with \`Retry-After\`, and nothing is sent or logged.`,
         params: DeliveryParams,
         response: {
           202: okResponse('Queued: the new attempt, logged as pending, is being sent.', Delivery),

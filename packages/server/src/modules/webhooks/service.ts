@@ -2,15 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { EventBus, DomainEvent } from '../../bus/events.js';
 import type { Config } from '../../config.js';
+import type { Counters } from '../../counters/counter.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db, Trx, WebhookDeliveriesTable, WebhooksTable } from '../../db/types.js';
-import { BadRequest, NotFound } from '../../http/errors.js';
+import { BadRequest, NotFound, RateLimited } from '../../http/errors.js';
 import { decodeCursor } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
 import { seal } from '../../lib/seal.js';
-import { DAY_MS, iso, now } from '../../lib/time.js';
+import { DAY_MS, MINUTE_MS, iso, now } from '../../lib/time.js';
 import { requireRole, type ProjectsService } from '../projects/service.js';
 import { bareHost, isPrivateAddress } from '../../lib/address.js';
 import { DELIVER_JOB, type DeliverPayload } from './jobs.js';
@@ -73,8 +74,15 @@ export function eventBody(e: OutgoingEvent): string {
 }
 
 /** Webhook registrations, their outbox on the event bus, and the delivery job. */
+/**
+ * How many deliveries a webhook may be sent again by hand per minute: each is an immediate POST to
+ * the receiver, outside the retry schedule, so a loop of requests must not turn into a flood.
+ */
+export const REDELIVERIES_PER_MINUTE = 10;
+
 export function webhooksService(deps: {
   config: Config;
+  counters: Counters;
   db: Db;
   store: WebhooksStore;
   projects: ProjectsService;
@@ -256,7 +264,8 @@ export function webhooksService(deps: {
     /**
      * Sends a logged delivery's event once more, now: the same event id and bytes, signed anew.
      * The new attempt is logged at once as `pending` (the row answered) and sent by the delivery
-     * job, once, paused or not; the original's scheduled retries are left as they are.
+     * job, once, paused or not; the original's scheduled retries are left as they are. At most
+     * REDELIVERIES_PER_MINUTE per webhook.
      */
     async redeliver(principal: Principal, id: string, deliveryId: string): Promise<DeliveryRow> {
       requireRole(principal, 'admin');
@@ -265,6 +274,13 @@ export function webhooksService(deps: {
       if (!original) throw new NotFound(`delivery not found: this webhook has no delivery ${deliveryId}`);
       const [body] = (await store.eventBodies([original.event_id])).values();
       if (body === undefined) throw new NotFound(`the event of delivery ${deliveryId} is no longer kept`);
+      // Counted per webhook once there is something to send: a 404 takes nothing from the allowance.
+      const counted = await deps.counters.hit(`redeliver:${hook.id}`, MINUTE_MS);
+      if (counted.count > REDELIVERIES_PER_MINUTE)
+        throw new RateLimited(
+          `too many redeliveries to this webhook: at most ${REDELIVERIES_PER_MINUTE} per minute`,
+          Math.ceil(counted.resetInMs / 1000),
+        );
       const row: WebhookDeliveriesTable = {
         ...original,
         id: newId(),

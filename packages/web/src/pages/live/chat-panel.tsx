@@ -58,7 +58,10 @@ export function ChatPanel({
       <ol ref={list} aria-live="polite" aria-labelledby="chat-title" hidden={chat.length === 0}>
         {chat.map((m) => (
           <li key={m.key} className={m.own ? 'own' : undefined}>
-            <strong>{nameOf({ names }, m.actor)}</strong> <small className="muted">{timeOf(m.ts)}</small>
+            <strong>
+              <bdi>{nameOf({ names }, m.actor)}</bdi>
+            </strong>{' '}
+            <small className="muted">{timeOf(m.ts)}</small>
             <div className="chat-text">{m.text}</div>
           </li>
         ))}

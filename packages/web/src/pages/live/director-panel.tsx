@@ -63,7 +63,8 @@ export function DirectorPanel({ room, state }: { room: LiveRoom; state: RoomStat
             >
               {state.participants.map((u) => (
                 <option key={u} value={u}>
-                  {u === state.self ? `${nameOf(state, u)} (you)` : nameOf(state, u)}
+                  {/* An option holds text only: the name is isolated by U+2068 … U+2069 instead of <bdi>. */}
+                  {`\u2068${nameOf(state, u)}\u2069${u === state.self ? ' (you)' : ''}`}
                 </option>
               ))}
             </select>

@@ -14,40 +14,25 @@ function defaultName(email: string | undefined): string {
 }
 
 /**
- * The participant id a member joins under, from the name they show: the same name is the same
- * participant (a second tab takes over from the first), and the id keeps to what the API allows
- * in one (no "/", white space or control character, at most 128 characters, not "." or "..").
+ * A member's connection token, from the login cookie: the server gives it for their account (their
+ * participant id is the account's, unique in the organisation), and `name` is only what others see.
  */
-export function participantId(name: string): string {
-  const id = [
-    ...name
-      .trim()
-      .replace(/[\s/]+/gu, '-')
-      // eslint-disable-next-line no-control-regex -- control characters are what is removed
-      .replace(/[\u0000-\u001f\u007f]/g, ''),
-  ]
-    .slice(0, 128)
-    .join('');
-  return !id || id === '.' || id === '..' ? 'participant' : id;
-}
-
-/** A member's connection token for `name`, from the login cookie. */
 function memberCredential(sessionId: string, name: string): () => Promise<Credential> {
-  const userId = participantId(name);
-  const fetchToken = async () =>
-    (
-      await vss.post('/v1/sessions/{sessionId}/connection', {
-        params: { path: { sessionId } },
-        body: { user_id: userId, display_name: name },
-      })
-    ).access_token;
-  return async () => ({
-    token: await fetchToken(),
-    userId,
-    displayName: name,
-    canPublish: true,
-    again: fetchToken,
-  });
+  const request = () =>
+    vss.post('/v1/sessions/{sessionId}/connection', {
+      params: { path: { sessionId } },
+      body: { display_name: name },
+    });
+  return async () => {
+    const first = await request();
+    return {
+      token: first.access_token,
+      userId: first.user_id,
+      displayName: name,
+      canPublish: true,
+      again: async () => (await request()).access_token,
+    };
+  };
 }
 
 /** A member before joining: the name to appear under (from their account), devices, Join. */

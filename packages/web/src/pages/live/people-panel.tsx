@@ -48,7 +48,9 @@ export function PeoplePanel({
           return (
             <li key={u} data-user={u}>
               <span className="person">
-                <strong className="person-name">{nameOf(state, u)}</strong>
+                <strong className="person-name">
+                  <bdi>{nameOf(state, u)}</bdi>
+                </strong>
                 {u === state.self ? <span className="muted"> (you)</span> : null}
                 <small className="muted">{on.length ? on.join(', ') : 'watching'}</small>
               </span>

@@ -1,6 +1,6 @@
 import { isStatus, vss } from '../../api';
 import type { RoomState } from '../../media/room-state';
-import { notRecordedOfYou } from '../../recording';
+import { notRecordedOfYou, recordingLine } from '../../recording';
 import { useAction } from '../../ui/hooks';
 import { ErrorNote } from '../../ui/kit';
 
@@ -31,8 +31,9 @@ export async function switchRecording(sessionId: string, pausing: boolean): Prom
 }
 
 /**
- * Whether the call is being recorded, for everybody in it: "● Recording" or "Paused — not
- * recording", and what of this participant the rules leave out. The session's owner and the
+ * Whether the call is being recorded, for everybody in it: "● Recording" (only while the rules
+ * record something of someone here), "Paused — not recording", or why nothing is recorded; and
+ * what of this participant the rules leave out. The session's owner and the
  * organisation's admins (`canPause`) pause and resume it; everybody sees the change at once.
  */
 export function RecordingBar({
@@ -48,16 +49,18 @@ export function RecordingBar({
   const rec = state.recording;
   if (!rec) return null;
   const paused = rec.state === 'paused';
-  const mine = paused ? null : notRecordedOfYou(rec.rules, state.self);
+  const line = recordingLine(rec, state.participants);
+  // Said once for everyone: "the rules leave out everyone here" already covers this participant.
+  const mine = line.look === 'on' ? notRecordedOfYou(rec.rules, state.self, rec.hosts) : null;
   return (
-    <div className={`recording-bar ${paused ? 'paused' : 'on'}`} role="region" aria-label="Recording">
+    <div className={`recording-bar ${line.look}`} role="region" aria-label="Recording">
       {/* One live region for both lines, but not role="status": the connection's line is the page's status. */}
       <div className="recording-words" aria-live="polite">
         <p className="recording-state">
           <span className="recording-dot" aria-hidden="true">
-            {paused ? '❚❚' : '●'}
+            {line.look === 'paused' ? '❚❚' : line.look === 'on' ? '●' : '○'}
           </span>{' '}
-          {paused ? 'Paused — not recording' : 'Recording'}
+          {line.words}
         </p>
         {mine ? <p className="recording-you">{mine}</p> : null}
       </div>

@@ -31,6 +31,7 @@ export function RulesPanel({
         rules={rec.rules}
         names={state.names}
         people={state.participants}
+        hasHost={rec.hosts.length > 0}
         editable={canChange}
         labelledBy={titleId}
       />

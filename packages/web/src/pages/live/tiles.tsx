@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import type { LayerState } from '@vss/protocol';
 import type { LiveRoom } from '../../media/live-room';
+import { deviceBusy } from '../../media/device-busy';
 import { presenterTile } from '../../media/presenter';
 import { nameOf, type RoomState } from '../../media/room-state';
 import '../../player/tiles.css';
@@ -10,6 +11,22 @@ const KIND_NAME = { cam: 'camera', screen: 'screen' } as const;
 const SPEAKING_LEVEL = 0.01;
 /** Speaking stays shown this long after the last loud chunk, so that it does not flicker between words. */
 const SPEAKING_HOLD_MS = 1000;
+
+/**
+ * Whether this device was busy lately, looked at twice a second while `on`; watched from the
+ * moment a remote tile shows, so that a hold-up before the server sends less video is known.
+ */
+function useDeviceBusy(on: boolean): boolean {
+  const [busy, setBusy] = useState(false);
+  useEffect(() => void deviceBusy(), []);
+  useEffect(() => {
+    if (!on) return setBusy(false);
+    setBusy(deviceBusy());
+    const t = setInterval(() => setBusy(deviceBusy()), 500);
+    return () => clearInterval(t);
+  }, [on]);
+  return busy;
+}
 
 /** True while `userId` is heard: polls the room's level of their decoded microphone. */
 function useSpeaking(room: LiveRoom, userId: string, on: boolean): boolean {
@@ -27,14 +44,38 @@ function useSpeaking(room: LiveRoom, userId: string, on: boolean): boolean {
   return speaking;
 }
 
-/**
- * What a viewer is told when the server sends them less of someone's video than there is
- * (docs/protocol.md §6): their own connection is the reason, so the words say so.
- */
+/** What a viewer is told when the server sends them less of someone's video than there is. */
 const VIDEO_MARK: Partial<Record<LayerState, string>> = {
-  reduced: 'Reduced quality — slow connection',
-  stalled: 'Video paused — slow connection',
+  reduced: 'Reduced quality',
+  stalled: 'Video paused',
 };
+
+/**
+ * Why, as far as is known: the server says when it was busy itself; this page knows when it was
+ * (a main thread held up, as on a busy machine, reads the connection late, and the server sees a
+ * queue grow on a perfect link). Only when neither was is the connection to blame.
+ */
+function markOf(state: LayerState, serverBusy: boolean, deviceBusy: boolean): string | undefined {
+  const what = VIDEO_MARK[state];
+  if (!what) return undefined;
+  const why = serverBusy ? 'the server is busy' : deviceBusy ? 'this device is busy' : 'slow connection';
+  return `${what} — ${why}`;
+}
+
+/**
+ * The name at the foot of a tile, on one line: a name longer than the tile ends in an ellipsis
+ * (live.css), so the title holds it whole. " · screen" stays visible after a cut name.
+ */
+function TileName({ name, kind }: { name: string; kind: 'cam' | 'screen' }) {
+  return (
+    <span className="label tile-caption">
+      <bdi className="tile-name" title={name}>
+        {name}
+      </bdi>
+      {kind === 'cam' ? null : <span className="tile-kind">{'\u00a0· screen'}</span>}
+    </span>
+  );
+}
 
 /** Someone else's camera or screen, decoded into a canvas. */
 function RemoteTile(props: {
@@ -48,9 +89,12 @@ function RemoteTile(props: {
   main: boolean;
   /** what this page gets of the video, as the server last said; absent: nothing said (full) */
   video: LayerState | undefined;
+  /** the server said it was busy when it last sent less video */
+  serverBusy: boolean;
 }) {
   const { room, userId, kind } = props;
-  const mark = props.on && props.video ? VIDEO_MARK[props.video] : undefined;
+  const deviceBusy = useDeviceBusy(props.on && props.video !== undefined && props.video !== 'full');
+  const mark = props.on && props.video ? markOf(props.video, props.serverBusy, deviceBusy) : undefined;
   const ref = useRef<HTMLCanvasElement>(null);
   useEffect(() => room.attachVideo(userId, kind, ref.current!), [room, userId, kind]);
   const speaking = useSpeaking(room, userId, kind === 'cam' && props.mic);
@@ -65,7 +109,7 @@ function RemoteTile(props: {
         </p>
       ) : null}
       <figcaption>
-        <span className="label">{kind === 'cam' ? props.name : `${props.name} · screen`}</span>
+        <TileName name={props.name} kind={kind} />
         {kind === 'cam' && !props.mic ? <span className="tile-muted">muted</span> : null}
       </figcaption>
     </figure>
@@ -98,7 +142,7 @@ function OwnTile(props: {
       <video ref={ref} muted playsInline aria-label={`your ${KIND_NAME[props.kind]}`} />
       {props.stream ? null : <div className="tile-off">Camera off</div>}
       <figcaption>
-        <span className="label">{props.kind === 'cam' ? props.name : `${props.name} · screen`}</span>
+        <TileName name={props.name} kind={props.kind} />
         <span className="tile-you">you</span>
         {props.kind === 'cam' && !props.mic ? <span className="tile-muted">muted</span> : null}
       </figcaption>
@@ -158,6 +202,7 @@ export function Tiles({ room, state }: { room: LiveRoom; state: RoomState }) {
             mic={tracks.includes('mic')}
             main={main}
             video={state.video[`${t.userId}/${t.kind}`]}
+            serverBusy={state.serverBusy}
           />
         );
       })}

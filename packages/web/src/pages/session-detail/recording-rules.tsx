@@ -2,6 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { vss, type Schemas } from '../../api';
 import { useAction, useLoad } from '../../ui/hooks';
 import { ErrorNote, Loading } from '../../ui/kit';
+import { sessionRecordingLine } from '../../recording';
 import { switchRecording } from '../live/recording-bar';
 import { RulesEditor } from './rule-form';
 
@@ -26,18 +27,23 @@ function joinedOf(events: TimelineEvent[]): Record<string, string> {
 /**
  * What the session records: whether it is recording or paused (with Pause and Resume until it
  * ends), and its recording rules in words, which those allowed (`canChange`) edit and save.
- * `names`: the recorded participants' names, by user_id.
+ * `names`: the recorded participants' names, by user_id; `started`: someone has joined; `hosts`:
+ * the session's, whom a `host` rule matches.
  */
 export function RecordingRules({
   sessionId,
+  started,
   ended,
   canChange,
   names,
+  hosts,
 }: {
   sessionId: string;
+  started: boolean;
   ended: boolean;
   canChange: boolean;
   names: Record<string, string>;
+  hosts: string[];
 }) {
   const path = { sessionId };
   const controls = useLoad(
@@ -74,16 +80,21 @@ export function RecordingRules({
   const allNames = { ...joined.data, ...names };
   const editable = canChange && !ended;
   const paused = c.state === 'paused';
+  const line = sessionRecordingLine(
+    { state: c.state, rules: c.rules, hosts },
+    started,
+    Object.keys(allNames),
+  );
   return (
     <Section>
       <ErrorNote error={controls.error} />
       {ended ? (
         <p className="muted">The session has ended: these rules decided what was recorded.</p>
       ) : (
-        <div className={`recording-now ${paused ? 'paused' : 'on'}`}>
+        <div className={`recording-now ${line.look}`}>
           <p className="recording-state">
-            <span aria-hidden="true">{paused ? '❚❚' : '●'}</span>{' '}
-            {paused ? 'Paused — not recording' : 'Recording'}
+            <span aria-hidden="true">{line.look === 'paused' ? '❚❚' : line.look === 'on' ? '●' : '○'}</span>{' '}
+            {line.words}
           </p>
           {canChange ? (
             <button
@@ -108,6 +119,7 @@ export function RecordingRules({
         rules={c.rules}
         names={allNames}
         people={Object.keys(allNames)}
+        hasHost={hosts.length > 0}
         editable={editable}
         labelledBy="rules-title"
         onSaved={reload}

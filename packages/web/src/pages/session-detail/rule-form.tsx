@@ -9,7 +9,7 @@ import {
   type RecordingRule,
   type RuleKind,
 } from '../../recording';
-import { pickLabel } from '../../types';
+import { nameLabels } from '../../types';
 import { useAction } from '../../ui/hooks';
 import { ErrorNote, Field } from '../../ui/kit';
 
@@ -19,6 +19,7 @@ const PARTICIPANT_ID = /^(?!\.\.?$)[^/\s\u0000-\u001f\u007f]+$/u;
 const ID_MAX = 128;
 const EVERYONE = '';
 const SOMEONE_ELSE = '\u0000other';
+const HOST = '\u0000host';
 
 const WHAT: Record<RuleKind, string> = {
   cam: 'Camera',
@@ -28,17 +29,20 @@ const WHAT: Record<RuleKind, string> = {
 };
 
 /**
- * A new rule: record or not, whom (everyone, someone in the session, or someone by their
+ * A new rule: record or not, whom (everyone, the host, someone in the session by name, or someone by their
  * participant id, who may not have joined yet), and what (everything, or one kind).
  */
 export function RuleForm({
   people,
   names,
+  hasHost,
   onAdd,
 }: {
   /** user ids to offer, in order */
   people: string[];
   names: Record<string, string>;
+  /** the session has a host to offer (it was created by a dashboard member) */
+  hasHost: boolean;
   onAdd(rule: RecordingRule): void;
 }) {
   const [type, setType] = useState<RecordingRule['type']>('exclude');
@@ -46,9 +50,11 @@ export function RuleForm({
   const [other, setOther] = useState('');
   const [what, setWhat] = useState<RuleKind | ''>('');
   const [error, setError] = useState<string | null>(null);
+  const labels = nameLabels(names, people);
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    let userId: string | undefined = who === EVERYONE ? undefined : who;
+    const host = who === HOST;
+    let userId: string | undefined = who === EVERYONE || host ? undefined : who;
     if (who === SOMEONE_ELSE) {
       userId = other.trim();
       if (!userId) return setError('Enter the participant id of the person the rule is about.');
@@ -59,7 +65,8 @@ export function RuleForm({
     }
     setError(null);
     const rule: RecordingRule = { type };
-    if (userId === undefined && what === '') rule.all = true;
+    if (userId === undefined && !host && what === '') rule.all = true;
+    if (host) rule.host = true;
     if (userId !== undefined) rule.user_id = userId;
     if (what !== '') rule.kind = what;
     onAdd(rule);
@@ -78,9 +85,10 @@ export function RuleForm({
         {(id) => (
           <select id={id} value={who} onChange={(e) => setWho(e.target.value)}>
             <option value={EVERYONE}>Everyone</option>
+            {hasHost ? <option value={HOST}>The host (who created the session)</option> : null}
             {people.map((u) => (
               <option key={u} value={u}>
-                {pickLabel(names, u)}
+                {labels[u]}
               </option>
             ))}
             <option value={SOMEONE_ELSE}>Someone else (by participant id)…</option>
@@ -159,6 +167,7 @@ export function RulesEditor({
   rules: inForce,
   names,
   people,
+  hasHost,
   editable,
   labelledBy,
   onSaved,
@@ -170,6 +179,8 @@ export function RulesEditor({
   names: Record<string, string>;
   /** user ids to offer in the form, in order */
   people: string[];
+  /** the session has a host, whom the form offers */
+  hasHost: boolean;
   editable: boolean;
   /** the id of the list's heading */
   labelledBy: string;
@@ -223,7 +234,7 @@ export function RulesEditor({
       {editable ? (
         <>
           {rules.length < MAX_RULES ? (
-            <RuleForm people={people} names={names} onAdd={(r) => edit([...rules, r])} />
+            <RuleForm people={people} names={names} hasHost={hasHost} onAdd={(r) => edit([...rules, r])} />
           ) : (
             <p className="muted">A session can have at most {MAX_RULES} rules.</p>
           )}

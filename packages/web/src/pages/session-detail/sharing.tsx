@@ -8,7 +8,16 @@ import { PagedView } from '../../ui/list';
 import { ExpiryMinutes } from './expiry-field';
 
 /** Public visibility (the catalog at /watch) and the public page's address to copy. */
-export function Visibility({ session, onChange }: { session: Session; onChange(isPublic: boolean): void }) {
+export function Visibility({
+  session,
+  canChange,
+  onChange,
+}: {
+  session: Session;
+  /** false: shown as it is, not offered (the session's host and the organisation's admins change it) */
+  canChange: boolean;
+  onChange(isPublic: boolean): void;
+}) {
   // Shown at once as asked (so the box follows the click), put back if the API refuses.
   const [isPublic, setIsPublic] = useState(session.is_public);
   useEffect(() => setIsPublic(session.is_public), [session.is_public]);
@@ -34,8 +43,8 @@ export function Visibility({ session, onChange }: { session: Session; onChange(i
         <input
           type="checkbox"
           checked={isPublic}
-          disabled={toggle.busy}
-          aria-describedby="visibility-hint"
+          disabled={toggle.busy || !canChange}
+          aria-describedby={canChange ? 'visibility-hint' : 'visibility-hint host-only'}
           onChange={(e) => void toggle.run(e.target.checked)}
         />
         Public
