@@ -227,6 +227,45 @@ describe('stored bytes', () => {
   });
 });
 
+describe('stored bytes, between flushes', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let dir: string;
+  beforeAll(async () => {
+    // The longest interval: nothing here may wait for a flush to be counted.
+    t = await startApp({ env: { USAGE_FLUSH_INTERVAL_S: '60', SESSION_DEPARTURE_TIMEOUT_S: '0' } });
+    a = await tenant(t);
+    dir = mkdtempSync(join(tmpdir(), 'vss-billing-'));
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("count an export's timeline event as soon as it is written, not at the next flush", async () => {
+    const s = await createSession(t, a.key, 'between flushes');
+    await recordSession(t, a.key, s.id, [...(await h264Camera('frank', 'yellow', 1))]);
+    const job = await exportTo(t, a.key, s.id, join(dir, 'a.mp4'));
+    await eventually(
+      async () => {
+        const events = (await call(t, 'GET', `/v1/sessions/${s.id}/timeline`, { key: a.key })).body
+          .data as Array<{
+          type: string;
+        }>;
+        return events.some((e) => e.type === 'export.completed');
+      },
+      10_000,
+      'export.completed in the timeline',
+    );
+    const bytes = (await t.runtime.streams.stats(s.id)).reduce((n, x) => n + x.bytes, 0);
+    await eventually(
+      async () => (await storedOf(t, a.key, s.id)) === bytes + job.size_bytes,
+      5_000,
+      `stored bytes at ${bytes + job.size_bytes} (the recording with its timeline, and the MP4)`,
+    );
+  });
+});
+
 describe('free-tier limits, the billing portal and Stripe', () => {
   let t: TestApp;
   let a: Tenant;

@@ -48,6 +48,7 @@ export function exportsModule(
     projects,
     live: peers.hub,
     gate: billing.gate,
+    storageChanged: (sessionId) => billing.syncStorage(sessionId),
   });
   core.jobs.register(renderJob({ ...core, ffmpeg, store, files }));
   billing.countStored((q, sessionId) => exports.storedBytes(q, sessionId));

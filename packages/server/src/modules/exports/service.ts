@@ -58,6 +58,8 @@ export function exportsService(deps: {
   bus: EventBus;
   /** the live sessions' timelines and redaction */
   live: LiveEvents;
+  /** records the session's stored bytes again (billing), once the timeline grew */
+  storageChanged: (sessionId: string) => Promise<void>;
   jobs: JobQueue;
   gate: UsageGate;
   log: FastifyBaseLogger;
@@ -66,13 +68,16 @@ export function exportsService(deps: {
   const files = deps.files;
   const present = (e: ExportsTable) => presentExport(e, config.publicBaseUrl);
 
-  // The recording's timeline records the export's outcome once it is committed.
+  // The recording's timeline records the export's outcome once it is committed; the bytes it
+  // adds are counted at once, not at the next usage flush (up to a minute later).
   for (const type of ['export.completed', 'export.failed'] as const)
     deps.bus.on(type, (e) => {
-      if (!e.sessionId) return;
+      const sessionId = e.sessionId;
+      if (!sessionId) return;
       void deps.live
-        .appendTimeline(e.sessionId, type, 'system', e.data as Record<string, unknown>)
-        .catch((err: unknown) => deps.log.error({ err, session: e.sessionId }, `recording ${type} failed`));
+        .appendTimeline(sessionId, type, 'system', e.data as Record<string, unknown>)
+        .then(() => deps.storageChanged(sessionId))
+        .catch((err: unknown) => deps.log.error({ err, session: sessionId }, `recording ${type} failed`));
     });
 
   return {
