@@ -59,6 +59,8 @@ export function openSocket(
   const qs = new URLSearchParams(query).toString();
   const ws = new WebSocket(`${base}/ws?${qs}`, {
     perMessageDeflate: false,
+    // An upgrade the server never answers fails the test with a reason rather than hanging it.
+    handshakeTimeout: 15_000,
     autoPong: options.autoPong ?? true,
   });
   const received: Received = { text: [], binary: [] };
