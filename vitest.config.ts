@@ -7,12 +7,21 @@ if (!pg) console.log('[vss] PostgreSQL variant skipped: TEST_DATABASE_URL is not
 if (!process.env.TEST_REDIS_URL)
   console.log('[vss] Redis variants skipped: TEST_REDIS_URL is not set (.ci/run sets it).');
 
+/**
+ * Every project runs a failed test once more before it counts as failed: real browsers, shaped
+ * links, several server processes and ffmpeg share a two-core machine with the rest of the suite,
+ * and one starved second there must not fail a run. A test that fails twice fails. One that passed
+ * only when run again is not hidden: vitest names it, and `.ci/run` lists each with its first
+ * failure at the end of the run, so a race it found is read and fixed, not forgotten.
+ */
+const RETRY = 1;
+
 // The API's files (SQLite, and PostgreSQL beside it) run two at a time even on two cores, where
 // vitest would run one: most of their time is spent waiting on sockets, ffmpeg and timers, not
 // computing. They share their worker's modules instead of loading the server again for every file
 // (isolate: false), which was a third of their time; so a file must leave no global state behind:
 // each app it starts is closed and the clock it moved is restored (test/support/README.md).
-const API_FILES = { maxWorkers: Math.max(2, availableParallelism() - 1), isolate: false };
+const API_FILES = { maxWorkers: Math.max(2, availableParallelism() - 1), isolate: false, retry: RETRY };
 
 export default defineConfig({
   resolve: {
@@ -42,6 +51,7 @@ export default defineConfig({
         extends: true as const,
         test: {
           name: 'browser',
+          retry: RETRY,
           include: ['packages/web/test/**/*.test.ts'],
           env: { VSS_TEST_ENGINE: 'sqlite' },
           testTimeout: 120_000,
@@ -56,6 +66,7 @@ export default defineConfig({
         extends: true as const,
         test: {
           name: 'network',
+          retry: RETRY,
           include: ['packages/*/test/network/**/*.test.ts'],
           env: { VSS_TEST_ENGINE: 'sqlite' },
           testTimeout: 150_000,
