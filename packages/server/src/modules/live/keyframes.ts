@@ -144,14 +144,15 @@ export function receiverHooks(
         const live = registry.sessions.get(sessionId);
         if (live) keyframes.ask(live, publisher, kind, layer);
       },
-      layerControl: (publisher, kind, layer, state) =>
+      layerControl: (publisher, kind, layer, state, linkShort) =>
         controlText('layer', publisher, Date.now(), {
           track: kind,
           layer,
           state,
-          // Why less than full: what the server knows. A busy server (on a busy machine) also makes
-          // a receiver's queue grow, and the receiver must not blame its connection for it.
-          ...(state === 'full' ? {} : { cause: loopLag().busy() ? 'server' : 'link' }),
+          // Why less than full: what the server knows. A link measured to carry less than the full
+          // layer is the cause, busy or not; otherwise a busy server (on a busy machine), which
+          // also makes a receiver's queue grow, and the receiver must not blame its connection.
+          ...(state === 'full' ? {} : { cause: !linkShort && loopLag().busy() ? 'server' : 'link' }),
         }),
     },
   };

@@ -169,8 +169,11 @@ interface TrackState {
 export interface ChooserHooks {
   /** ask the publisher for a key frame on a layer (rate limited where the publisher is) */
   askKeyFrame(publisher: string, kind: TrackKind, layer: Layer): void;
-  /** tell this receiver what it gets of a publisher's track now */
-  tell(publisher: string, kind: TrackKind, layer: Layer, state: LayerState): void;
+  /**
+   * tell this receiver what it gets of a publisher's track now; `linkShort`: its link, measured
+   * when it was last full, carries less than that track's full layer
+   */
+  tell(publisher: string, kind: TrackKind, layer: Layer, state: LayerState, linkShort: boolean): void;
   /** counts, for the metrics */
   switched(): void;
   skipped(): void;
@@ -361,6 +364,9 @@ export class LayerChooser {
     const state: LayerState = st.needKey ? 'stalled' : layer === 0 ? 'full' : 'reduced';
     if (st.told.layer === layer && st.told.state === state) return;
     st.told = { layer, state };
-    this.hooks.tell(st.publisher, st.kind, layer, state);
+    // Evidence that the link is short: what it carried when full is less than the full layer.
+    const full = this.rates.bps(`${st.publisher}/${st.kind}`, 0);
+    const linkShort = this.capacityBps > 0 && full > 0 && this.capacityBps < full;
+    this.hooks.tell(st.publisher, st.kind, layer, state, linkShort);
   }
 }

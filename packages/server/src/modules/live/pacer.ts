@@ -41,8 +41,14 @@ interface Item {
 /** What the pacer asks of the session around it. */
 export interface PacerHooks {
   askKeyFrame(publisher: string, kind: TrackKind, layer: Layer): void;
-  /** a `layer` control for this receiver, as its wire form */
-  layerControl(publisher: string, kind: TrackKind, layer: Layer, state: LayerState): string;
+  /** a `layer` control for this receiver, as its wire form (`linkShort`: see ChooserHooks.tell) */
+  layerControl(
+    publisher: string,
+    kind: TrackKind,
+    layer: Layer,
+    state: LayerState,
+    linkShort: boolean,
+  ): string;
 }
 
 /**
@@ -73,7 +79,7 @@ export class ReceiverPacer {
   ) {
     this.chooser = new LayerChooser(rates, {
       askKeyFrame: (p, k, l) => hooks.askKeyFrame(p, k, l),
-      tell: (p, k, l, s) => this.sendControl(hooks.layerControl(p, k, l, s)),
+      tell: (p, k, l, s, short) => this.sendControl(hooks.layerControl(p, k, l, s, short)),
       switched: () => (stats.layerSwitches += 1),
       skipped: () => (stats.keyframeSkips += 1),
     });
