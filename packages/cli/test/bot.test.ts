@@ -180,10 +180,11 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     for (const b of report.bots) {
       expect(b.errors).toEqual([]);
       expect(b.joined).toBe(true);
-      // 4 s of 20 ms audio frames is 200; video runs at 15 fps from the encoder's start.
+      // 4 s of 20 ms audio frames is 200; video starts at the floor's 5 fps, and is at 15 fps once
+      // the uplink stepped up twice and the full rate's next key frame came (5 to 7 s in).
       expect(b.audioFrames).toBeGreaterThanOrEqual(190);
       expect(b.audioFrames).toBeLessThanOrEqual(200);
-      expect(b.videoFrames).toBeGreaterThanOrEqual(35);
+      expect(b.videoFrames).toBeGreaterThanOrEqual(12);
       expect(b.videoFrames).toBeLessThanOrEqual(61);
       expect(b.framesSent).toBe(b.audioFrames + b.videoFrames);
       expect(b.framesAcked).toBe(b.framesSent);
@@ -261,8 +262,8 @@ describe.skipIf(noFfmpeg !== null)('vss bot against a server process', () => {
     const report = await runBots({ ...options(sessionId, events), video: clip, durationS: 3 });
     const [bot] = report.bots;
     expect(bot!.errors).toEqual([]);
-    // The one-second clip plays for longer than itself: it loops.
-    expect(bot!.videoFrames).toBeGreaterThanOrEqual(30);
+    // The one-second clip plays for longer than itself (3 s, at the floor's 5 fps at first): it loops.
+    expect(bot!.videoFrames).toBeGreaterThanOrEqual(10);
     expect(bot!.framesAcked).toBe(bot!.framesSent);
     expect(alive(encoderPids(events)[0]!)).toBe(false);
   });

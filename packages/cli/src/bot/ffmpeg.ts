@@ -65,12 +65,24 @@ export interface Encoding {
   width: number;
   height: number;
   bitrateKbps: number;
-  /** frames between key frames */
+  /** frames between key frames (of this encoding's own frames) */
   gop: number;
+  /** encodes one picture in this many (the floor: one in three), the others not at all; default 1 */
+  every?: number;
 }
+
+/** Whether encoding `e` makes a frame of the picture at `ptsUs` (the same rule as its filter's). */
+export const encodes = (e: Encoding, ptsUs: number, fps: number): boolean =>
+  (e.every ?? 1) === 1 || Math.round((ptsUs * fps) / 1e6) % e.every! === 0;
 
 /** Halves a side `times` times, keeping it even (4:2:0 needs even sides) and at least 2. */
 const reduce = (side: number, times: number): number => Math.max(2, 2 * Math.round(side / 2 ** times / 2));
+
+/** The floor encoding's bitrate: a fifth of layer 0's, at least 50 kbit/s (and never above it). */
+export const floorKbps = (bitrateKbps: number): number =>
+  Math.min(bitrateKbps, Math.max(50, Math.round(bitrateKbps / 5)));
+/** The floor encodes one picture in this many: a third of the frame rate. */
+export const FLOOR_EVERY = 3;
 
 /**
  * The encodings, largest first: the bot's size at its bitrate with a key frame every 2 s, then half
@@ -78,6 +90,17 @@ const reduce = (side: number, times: number): number => Math.max(2, 2 * Math.rou
  * Why the reduced ones get key frames twice as often: ffmpeg's libvpx takes no key-frame command
  * while it runs, so a receiver (or the uplink adaptation) that needs to start on a reduced layer
  * waits for the next periodic one; at most a second.
+ *
+ * With reduced layers, one more comes last: the floor, the bot's full size at a third of its frame
+ * rate and a fifth of its bitrate, with a key frame every 2 s, on the same pictures as layer 0's
+ * (so that layer 0 changes encoding without waiting longer than it would for its own). It is what
+ * layer 0 (the recorded camera) carries when the uplink cannot take the
+ * full rate: the recording goes on at the same size, slower and blurrier, instead of stopping. Why
+ * a third of the frame rate: at the full rate libvpx spends about 200 kbit/s on 640x360 whatever
+ * it is asked (measured on the test pattern), more than a 300 kbit/s uplink leaves beside the
+ * audio; at 5 fps it keeps near 90 (a key frame a second would make it 113). Why a second encoding rather than changing layer 0's bitrate:
+ * ffmpeg's libvpx takes no new bitrate while it runs, and a change of picture size would cost the
+ * export its sound for some seconds (layers.ts).
  */
 export function encodingsOf(spec: VideoSpec): Encoding[] {
   const all: Encoding[] = [
@@ -85,10 +108,21 @@ export function encodingsOf(spec: VideoSpec): Encoding[] {
     { width: reduce(spec.width, 1), height: reduce(spec.height, 1), bitrateKbps: 150, gop: spec.fps },
     { width: reduce(spec.width, 2), height: reduce(spec.height, 2), bitrateKbps: 50, gop: spec.fps },
   ];
-  return all.slice(0, spec.layers);
+  const layers = all.slice(0, spec.layers);
+  if (spec.layers < 2) return layers;
+  return [
+    ...layers,
+    {
+      width: spec.width,
+      height: spec.height,
+      bitrateKbps: floorKbps(spec.bitrateKbps),
+      gop: Math.max(1, Math.round((2 * spec.fps) / FLOOR_EVERY)),
+      every: FLOOR_EVERY,
+    },
+  ];
 }
 
-/** The pipe (file descriptor) encoding `i` is written to: stdout, then fds 3, 4. */
+/** The pipe (file descriptor) encoding `i` is written to: stdout, then fds 3, 4, 5. */
 export const pipeOf = (i: number): number => (i === 0 ? 1 : i + 2);
 
 function vp8Args(e: Encoding): string[] {
@@ -142,14 +176,21 @@ export function ffmpegArgs(spec: VideoSpec, probe: boolean): string[] {
   const n = encodings.length;
   const split = n > 1 ? `,split=${n}${encodings.map((_, i) => `[s${i}]`).join('')}` : '[s0]';
   // Why bilinear: the reduced pictures are small previews; it costs a fraction of bicubic.
+  // The floor keeps the full size and takes one picture in `every`, chosen by its time (encodes()).
   const scales = encodings
     .slice(1)
-    .map((e, j) => `;[s${j + 1}]scale=${e.width}:${e.height}:flags=bilinear[e${j + 1}]`);
+    .map((e, j) =>
+      e.every
+        ? `;[s${j + 1}]select=eq(mod(round(t*${fps})\\,${e.every})\\,0)[e${j + 1}]`
+        : `;[s${j + 1}]scale=${e.width}:${e.height}:flags=bilinear[e${j + 1}]`,
+    );
   const graph = base + split + scales.join('');
   const outputs = encodings.flatMap((e, i) => [
     '-map',
     i === 0 ? '[s0]' : `[e${i}]`,
     ...vp8Args(e),
+    // The floor's pictures keep their times: ffmpeg would otherwise repeat each to the full rate.
+    ...(e.every ? ['-fps_mode', 'passthrough'] : []),
     // Each frame leaves as soon as it is encoded: a pipe's output is otherwise held in a 32 KiB
     // buffer, seconds of the smallest layer.
     ...(probe

@@ -38,10 +38,11 @@ const CLOSE_MS = 3000;
 
 /**
  * Uplink queue (ms) past which the bot sends no video until it has drained, but its smallest layer
- * (so that the picture keeps moving), which stops only past the second figure.
+ * (so that the picture keeps moving) and layer 0 at its floor (so that the recording goes on),
+ * which stop only past the second figure.
  */
 const VIDEO_DELAY_MS = 400;
-const SMALLEST_DELAY_MS = 1000;
+const LASTING_DELAY_MS = 1000;
 
 export class Bot {
   readonly userId: string;
@@ -88,14 +89,21 @@ export class Bot {
     this.setup = setup;
     this.userId = setup.userId;
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    const uplink = (this.uplink = new Uplink(
+      setup.encodings - 1,
+      setup.forcedSteps,
+      () => this.counters.bytesSent,
+      (step) => this.video.plannedBps(step),
+    ));
+    this.counters.uplinkStep = uplink.want;
     this.video = new LayeredVideo(
       {
         // Past VIDEO_DELAY_MS of queue on the uplink, video waits (from the next key frame on)
         // until it drains: the audio behind it must not wait for pictures already late.
-        canSend: (bound, smallest) =>
+        canSend: (bound, lasting) =>
           this.client.readyState === OPEN &&
           this.client.bufferedAmount <= bound &&
-          this.uplink.delayMs <= (smallest ? SMALLEST_DELAY_MS : VIDEO_DELAY_MS),
+          this.uplink.delayMs <= (lasting ? LASTING_DELAY_MS : VIDEO_DELAY_MS),
         nowUs: () => (Date.now() - this.t0) * 1000,
         publish: (layer, chunk, ts) => {
           if (layer === 0) this.counters.videoFrames++;
@@ -108,12 +116,8 @@ export class Bot {
         },
       },
       setup.encodings,
+      uplink.want,
     );
-    const uplink = (this.uplink = new Uplink(
-      setup.encodings - 1,
-      setup.forcedSteps,
-      () => this.counters.bytesSent,
-    ));
     const sockets = this.sockets;
     // LiveClient takes the WebSocket class; this one keeps each socket within reach, so that a
     // close handshake the server never answers cannot keep the process alive (ws waits 30 s).

@@ -19,7 +19,7 @@ export interface BotSetup {
   joinTimeoutMs: number;
   /** the shared encoder of the bot's pitch */
   tone: ToneEncoder;
-  /** encodings of each picture the video encoder makes: 1 to 3 */
+  /** layers sent of each picture: 1 to 3 */
   encodings: number;
   /** uplink steps to take instead of measuring (tests, demos) */
   forcedSteps?: ForcedStep[];

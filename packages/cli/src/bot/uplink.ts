@@ -8,16 +8,22 @@
  * queue, and the round trip minus it is the queue's delay. A ping not answered yet counts with its
  * age. `bufferedAmount` (what has not even reached the kernel) growing says the same, sooner.
  *
- * Steps: 0 sends every layer, 1 stops layer 0 (the full picture, the one recorded), 2 sends the
- * smallest layer alone (layers.ts says why the recording gets a gap rather than a smaller
- * picture). Down when a second of checks all find the delay past 150 ms (at most one step a second,
- * so the queue built before a step can drain); up one step after 3 s under 40 ms, unless the link
- * queued in the last 10 s and what it was measured to carry has no room for what that step sent
- * (trying it would only queue again, and the audio with it).
+ * Steps: 0 sends every layer at full rate; 1 sends layer 0 (the one recorded) at its floor rate
+ * beside both reduced layers; 2 the floor and the smallest layer (layers.ts). A bot starts at the
+ * highest step, the least it can send and still be recorded, and steps up as the link proves it
+ * can carry more, as a WebRTC sender starts low and probes up: pushing everything into an unknown
+ * link at once would queue seconds of audio behind video before the first measurement said so.
+ * Down when a second of checks all find the delay past 150 ms (at most one step a second, so the
+ * queue built before a step can drain), or one check in the 3 s after a step up (a trial that
+ * failed falls back before its queue is heard); up one step after 3 s under 40 ms (2.5 s while the
+ * link has never queued), unless what the link was measured to carry lately has no room for what
+ * that step sends (trying it would only queue again, and the audio with it).
  *
  * The same pongs measure the link: the bytes the bot had sent when it pinged were all read when
  * the pong came, so the bytes between two pings over the time between their pongs is what the
- * link delivered (the largest such figure of the last 3 s is its rate when it was full).
+ * link delivered. Measured while a queue stood in it (the pong came 40 ms or more late), that is
+ * what the link carries: on a slow link the bot's first key frames queue, so its capacity is known
+ * from the first seconds, and a step it has no room for is never tried.
  */
 import type { WebSocket } from 'ws';
 
@@ -25,6 +31,22 @@ export const PING_EVERY_MS = 250;
 const CONGESTED_MS = 150;
 const QUIET_MS = 40;
 const QUIET_FOR_MS = 3000;
+/**
+ * While the link has never queued, a step up needs this long under QUIET_MS: the first ramp. Longer
+ * than the bot's longest key-frame interval (2 s), so that a slow link has shown its capacity under
+ * a key frame's queue before the first step up is weighed.
+ */
+const FIRST_QUIET_FOR_MS = 2500;
+/** After a step up, the link is on trial this long (ms): two congested checks in a row step back down. */
+const TRIAL_MS = 3000;
+const TRIAL_CONGESTED_CHECKS = 1;
+/**
+ * A pong this far over the link's own round trip found a queue: what the link delivered up to it
+ * is what the link carries (its capacity), not merely what was sent. The bot's key frames make such
+ * a queue on a slow link from its first seconds, so a step that cannot fit is known before it is
+ * tried.
+ */
+const LIMITED_MS = 40;
 /**
  * Checks in a row (a second) that must all find the delay past CONGESTED_MS before a step down: a
  * queue keeps every round trip long, while a busy server or machine (a pause of its event loop)
@@ -37,7 +59,8 @@ const HOLD_MS = 1000;
 const BUFFERED_BOUND = 64 * 1024;
 /**
  * A link that queued this recently is known to be full: a step up must fit its measured rate.
- * Doubled (up to a minute) each time a step up was followed by a step down within it.
+ * Doubled (up to a minute) each time a step up failed its trial (stepped back down within
+ * TRIAL_MS); back to this when a step down came later (the link slowed, not the step).
  */
 const FULL_MEMORY_MS = 10_000;
 const FULL_MEMORY_MAX_MS = 60_000;
@@ -56,7 +79,7 @@ export interface ForcedStep {
 
 export class Uplink {
   /** the step the link calls for now; the video switches to it at its next key frame */
-  want = 0;
+  want: number;
   /** the latest queue delay, ms */
   delayMs = 0;
   private sock: WebSocket | null = null;
@@ -66,6 +89,8 @@ export class Uplink {
   private readonly samples: { at: number; bps: number }[] = [];
   /** bytes per second the link was seen to deliver (windowed maximum) */
   rateBps = 0;
+  /** bytes per second the link delivered while a queue stood in it, and when that was last seen */
+  private capacity = { bps: 0, at: -Infinity };
   /** bytes per second the bot sent at each step, once measured */
   private readonly stepBps: number[] = [];
   private sentAt: { at: number; bytes: number } | null = null;
@@ -90,7 +115,12 @@ export class Uplink {
     private readonly forced: ForcedStep[] | undefined,
     /** bytes the bot has handed its socket so far */
     private readonly sentBytes: () => number = () => 0,
-  ) {}
+    /** bytes per second a step is planned to send, until measured; undefined: not known */
+    private readonly plannedBps: (step: number) => number | undefined = () => undefined,
+  ) {
+    // Measured, a bot starts at the least it can send; forced, at the full picture until told.
+    this.want = forced ? 0 : maxStep;
+  }
 
   /** Watches a new socket of the bot (each reconnect makes one): a new path, so a new minimum. */
   attach(sock: WebSocket): void {
@@ -105,7 +135,11 @@ export class Uplink {
       const rtt = now - this.ping.at;
       this.minRttMs = Math.min(this.minRttMs, rtt);
       this.delayMs = rtt - this.minRttMs;
-      this.measureRate(now, this.ping.bytes);
+      const delivered = this.measureRate(now, this.ping.bytes);
+      if (delivered !== null && this.delayMs > LIMITED_MS) {
+        const recent = now - this.capacity.at <= RATE_WINDOW_MS;
+        this.capacity = { bps: recent ? Math.max(this.capacity.bps, delivered) : delivered, at: now };
+      }
       this.ping = null;
     });
   }
@@ -151,18 +185,16 @@ export class Uplink {
       this.congestedAt = now;
       this.quietSince = null;
       this.congestedChecks++;
-      if (
-        this.congestedChecks >= CONGESTED_CHECKS &&
-        this.want < this.maxStep &&
-        now - this.changedAt >= HOLD_MS
-      )
+      const needed = now - this.upAt < TRIAL_MS ? TRIAL_CONGESTED_CHECKS : CONGESTED_CHECKS;
+      if (this.congestedChecks >= needed && this.want < this.maxStep && now - this.changedAt >= HOLD_MS)
         this.change(this.want + 1, now);
       return;
     }
     this.congestedChecks = 0;
     if (this.delayMs < QUIET_MS && buffered < BUFFERED_BOUND) {
       this.quietSince ??= now;
-      if (this.want > 0 && now - this.quietSince >= QUIET_FOR_MS && this.fits(this.want - 1, now)) {
+      const quietFor = this.congestedAt === -Infinity ? FIRST_QUIET_FOR_MS : QUIET_FOR_MS;
+      if (this.want > 0 && now - this.quietSince >= quietFor && this.fits(this.want - 1, now)) {
         this.change(this.want - 1, now);
         this.quietSince = now;
       }
@@ -171,18 +203,25 @@ export class Uplink {
 
   /** Whether `step` may be tried: the link has not queued lately, or what it carries leaves room. */
   private fits(step: number, now: number): boolean {
-    const need = this.stepBps[step];
-    if (now - this.congestedAt > this.memoryMs || need === undefined) return true;
+    const need = this.stepBps[step] ?? this.plannedBps(step);
+    if (need === undefined) return true;
+    if (now - this.capacity.at <= this.memoryMs) return need <= this.capacity.bps * HEADROOM;
+    if (now - this.congestedAt > this.memoryMs) return true;
     return need <= this.rateBps * HEADROOM;
   }
 
-  private measureRate(now: number, bytes: number): void {
+  /** Counts what was delivered since the last pong; returns its rate (null for the first pong). */
+  private measureRate(now: number, bytes: number): number | null {
     const last = this.lastPong;
     this.lastPong = { at: now, bytes };
-    if (last && now > last.at)
-      this.samples.push({ at: now, bps: ((bytes - last.bytes) * 1000) / (now - last.at) });
+    let bps: number | null = null;
+    if (last && now > last.at) {
+      bps = ((bytes - last.bytes) * 1000) / (now - last.at);
+      this.samples.push({ at: now, bps });
+    }
     while (this.samples.length > 0 && now - this.samples[0]!.at > RATE_WINDOW_MS) this.samples.shift();
     this.rateBps = this.samples.reduce((m, x) => Math.max(m, x.bps), 0);
+    return bps;
   }
 
   /** What the bot sends at its current step, once it has been at it long enough. */
@@ -202,7 +241,9 @@ export class Uplink {
     if (step > this.want) {
       this.changedAt = now;
       this.memoryMs =
-        now - this.upAt < this.memoryMs ? Math.min(FULL_MEMORY_MAX_MS, this.memoryMs * 2) : FULL_MEMORY_MS;
+        now - this.upAt < TRIAL_MS ? Math.min(FULL_MEMORY_MAX_MS, this.memoryMs * 2) : FULL_MEMORY_MS;
+      // One failed trial doubles the memory once, however many steps down follow it.
+      this.upAt = -Infinity;
     } else this.upAt = now;
     this.want = step;
     this.stepAt = now;

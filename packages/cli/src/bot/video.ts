@@ -5,6 +5,7 @@
  * and fanning the same frames out is what lets `--count 50` cost one encoder, not 50.
  */
 import {
+  encodes,
   encodingsOf,
   endChild,
   exitText,
@@ -22,6 +23,8 @@ export interface Picture {
   ptsUs: number;
   durationUs: number;
   frames: Array<IvfFrame | undefined>;
+  /** per encoding, whether it was to make a frame of this picture (the floor makes one in three) */
+  expected: boolean[];
 }
 
 /** The running encoder: subscribe to its pictures; `stop()` ends the process. */
@@ -33,6 +36,7 @@ export class VideoEncoder {
   private readonly listeners = new Set<(picture: Picture) => void>();
   private readonly endListeners = new Set<(error: Error | null) => void>();
   private readonly durationUs: number;
+  private readonly fps: number;
   /** pictures some of whose encodings are still on their way, by pts */
   private readonly partial = new Map<number, Picture>();
   private stopping = false;
@@ -42,6 +46,7 @@ export class VideoEncoder {
     this.args = ffmpegArgs(spec, false);
     this.encodings = encodingsOf(spec);
     this.durationUs = Math.round(1e6 / spec.fps);
+    this.fps = spec.fps;
     this.proc = start(ffmpeg, this.args, this.encodings.length);
     this.pid = this.proc.child.pid;
     this.encodings.forEach((_, i) => {
@@ -99,11 +104,12 @@ export class VideoEncoder {
         ptsUs: frame.ptsUs,
         durationUs: this.durationUs,
         frames: this.encodings.map(() => undefined),
+        expected: this.encodings.map((e) => encodes(e, frame.ptsUs, this.fps)),
       };
       this.partial.set(frame.ptsUs, picture);
     }
     picture.frames[i] = frame;
-    if (picture.frames.some((f) => f === undefined)) return;
+    if (picture.frames.some((f, j) => f === undefined && picture.expected[j])) return;
     // Each pipe carries its pictures in order, so once every encoding of this one has come, an
     // earlier picture still missing one will never get it (that encoder skipped the frame): it is
     // handed on without it rather than holding the others.
