@@ -10,8 +10,12 @@
  *   downlink  a receiver behind 250 kbit/s for 25 s (judged over 5–25 s), then 5 Mbit/s for 15 s
  *             (recovery), beside an unconstrained receiver of the same session (the baseline);
  *   uplink    the bot inside a namespace, unshaped for 5 s (the baseline), then behind a 300 kbit/s
- *             uplink for 20 s (judged over the last 15 s), one unconstrained receiver.
- * --quick: 12 s slow (judged 4–12 s), 10 s recovery; uplink 4 s lead, 12 s shaped.
+ *             uplink for 20 s (judged over the last 15 s), one unconstrained receiver;
+ *   join      the bot joins behind the 300 kbit/s uplink, judged from its join (second 0) to 25 s:
+ *             delay = arrival less the bot's own timestamp (one clock); run `--join-runs=N` times
+ *             (default 5), each judged on its own.
+ * --quick: 12 s slow (judged 4–12 s), 10 s recovery; uplink 4 s lead, 12 s shaped; join 12 s, twice.
+ * --only=downlink,uplink,join: the scenarios to run (default all).
  * Prints, per second of each run: delay p50/p95 per track (ms, beyond the unconstrained median),
  * video frames, the audio's longest gap, layer events; then the targets with pass/fail, the slow
  * receiver beside the unconstrained one. "added": per frame, the slow receiver's arrival minus the
@@ -27,7 +31,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions } from './run.ts';
-import { strFlag } from './lib/args.ts';
+import { intFlag, strFlag } from './lib/args.ts';
 import { freePort, ROOT, vssArgs } from './lib/server.ts';
 import { fmt, printTable } from './lib/table.ts';
 import { benchTenant } from './lib/tenant.ts';
@@ -37,13 +41,16 @@ import {
   QUICK_TIMINGS,
   RATES,
   runDownlink,
+  runJoinBehind,
   runUplink,
   type Target,
 } from '../packages/server/test/support/netlab/scenario.ts';
 import {
   downlinkFigures,
+  joinFigures,
   uplinkFigures,
   type Check,
+  type JoinFigures,
 } from '../packages/server/test/support/netlab/figures.ts';
 import { addedDelay, type WindowStats } from '../packages/server/test/support/netlab/stats.ts';
 
@@ -148,85 +155,112 @@ export default async function network(options: BenchOptions): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')} (${cpus().length} cores)`,
     );
-    console.log(
-      `\ndownlink: ${RATES.slowDownKbit} kbit/s for ${tm.slowS} s (judged from ${tm.settleS} s), then ${RATES.fastDownKbit} kbit/s for ${tm.recoverS} s`,
-    );
-    const downRun = await runDownlink(t, tm);
-    keep('downlink', { slow: downRun.slow, fast: downRun.fast, bot: downRun.bot, record: downRun.record });
-    const down = downlinkFigures(downRun, tm);
-    printTable(
-      [
-        's',
-        'link',
-        'v p50',
-        'v p95',
-        'a p50',
-        'a p95',
-        'fps',
-        'a gap',
-        'layers',
-        'added v p95',
-        'added a p95',
-        '|',
-        'base v p95',
-        'base a p95',
-        'base fps',
-      ],
-      down.seconds.map(({ at, slow, fast }) => [
-        String(at),
-        at < tm.slowS ? `${RATES.slowDownKbit}k` : `${RATES.fastDownKbit}k`,
-        ...cells(slow),
-        String(slow.layerSwitches),
-        ...((a) => [ms(a.video.p95), ms(a.audio.p95)])(
-          addedDelay(downRun.slow, downRun.fast, slow.from, slow.to),
-        ),
-        '|',
-        ms(fast.delay.video.p95),
-        ms(fast.delay.audio.p95),
-        String(fast.fpsPerSecond[0]!),
-      ]),
-      'per second (slow receiver | unconstrained receiver); delay in ms beyond the unconstrained median',
-    );
-    const slowClose = down.checks.find((c) => c.name.startsWith('connection'))!;
-    if (!slowClose.pass) console.log(`slow receiver closed with ${slowClose.value}`);
-
-    console.log(
-      `\nuplink: the bot behind ${RATES.slowUpKbit} kbit/s after ${tm.leadS} s unshaped, for ${tm.uplinkS} s (judged from ${tm.settleS} s)`,
-    );
-    const upRun = await runUplink(t, tm);
-    keep('uplink', { receiver: upRun.receiver, bot: upRun.bot, record: upRun.record });
-    const up = uplinkFigures(upRun, tm);
-    printTable(
-      ['s', 'uplink', 'v p50', 'v p95', 'a p50', 'a p95', 'fps', 'a gap', 'layers'],
-      up.seconds.map(({ at, receiver }) => [
-        String(at),
-        at < tm.leadS ? 'open' : `${RATES.slowUpKbit}k`,
-        ...cells(receiver),
-        String(receiver.layerSwitches),
-      ]),
-      'per second (receiver); delay in ms beyond its median while the uplink was open',
-    );
-
+    const only = new Set((strFlag(options.args, 'only') ?? 'downlink,uplink,join').split(','));
+    const joinRuns = intFlag(options.args, 'join-runs') ?? (options.quick ? 2 : 5);
+    const json = (checks: Check[]) =>
+      Object.fromEntries(checks.map((c) => [c.name, { value: c.value, baseline: c.baseline, pass: c.pass }]));
+    const out: Record<string, unknown> = { quick: options.quick, env: ENV };
+    if (only.has('downlink')) {
+      console.log(
+        `\ndownlink: ${RATES.slowDownKbit} kbit/s for ${tm.slowS} s (judged from ${tm.settleS} s), then ${RATES.fastDownKbit} kbit/s for ${tm.recoverS} s`,
+      );
+      const downRun = await runDownlink(t, tm);
+      keep('downlink', { slow: downRun.slow, fast: downRun.fast, bot: downRun.bot, record: downRun.record });
+      const down = downlinkFigures(downRun, tm);
+      printTable(
+        [
+          's',
+          'link',
+          'v p50',
+          'v p95',
+          'a p50',
+          'a p95',
+          'fps',
+          'a gap',
+          'layers',
+          'added v p95',
+          'added a p95',
+          '|',
+          'base v p95',
+          'base a p95',
+          'base fps',
+        ],
+        down.seconds.map(({ at, slow, fast }) => [
+          String(at),
+          at < tm.slowS ? `${RATES.slowDownKbit}k` : `${RATES.fastDownKbit}k`,
+          ...cells(slow),
+          String(slow.layerSwitches),
+          ...((a) => [ms(a.video.p95), ms(a.audio.p95)])(
+            addedDelay(downRun.slow, downRun.fast, slow.from, slow.to),
+          ),
+          '|',
+          ms(fast.delay.video.p95),
+          ms(fast.delay.audio.p95),
+          String(fast.fpsPerSecond[0]!),
+        ]),
+        'per second (slow receiver | unconstrained receiver); delay in ms beyond the unconstrained median',
+      );
+      const slowClose = down.checks.find((c) => c.name.startsWith('connection'))!;
+      if (!slowClose.pass) console.log(`slow receiver closed with ${slowClose.value}`);
+      printChecks('downlink: targets (slow receiver beside the unconstrained one)', down.checks);
+      console.log(
+        `bot: ${JSON.stringify(down.bot)} recorded cam ${down.recorded.cam} mic ${down.recorded.mic}`,
+      );
+      out.downlink = json(down.checks);
+    }
+    if (only.has('uplink')) {
+      console.log(
+        `\nuplink: the bot behind ${RATES.slowUpKbit} kbit/s after ${tm.leadS} s unshaped, for ${tm.uplinkS} s (judged from ${tm.settleS} s)`,
+      );
+      const upRun = await runUplink(t, tm);
+      keep('uplink', { receiver: upRun.receiver, bot: upRun.bot, record: upRun.record });
+      const up = uplinkFigures(upRun, tm);
+      printTable(
+        ['s', 'uplink', 'v p50', 'v p95', 'a p50', 'a p95', 'fps', 'a gap', 'layers'],
+        up.seconds.map(({ at, receiver }) => [
+          String(at),
+          at < tm.leadS ? 'open' : `${RATES.slowUpKbit}k`,
+          ...cells(receiver),
+          String(receiver.layerSwitches),
+        ]),
+        'per second (receiver); delay in ms beyond its median while the uplink was open',
+      );
+      printChecks('uplink: targets', up.checks);
+      console.log(`bot: ${JSON.stringify(up.bot)} recorded cam ${up.recorded.cam} mic ${up.recorded.mic}`);
+      out.uplink = json(up.checks);
+    }
+    if (only.has('join')) {
+      const runs: JoinFigures[] = [];
+      for (let i = 1; i <= joinRuns; i++) {
+        console.log(
+          `\njoin ${i}/${joinRuns}: the bot joins behind ${RATES.slowUpKbit} kbit/s, judged from its join for ${tm.joinS} s`,
+        );
+        const run = await runJoinBehind(t, tm);
+        keep(`join-${i}`, { receiver: run.receiver, bot: run.bot, record: run.record });
+        const f = joinFigures(run);
+        runs.push(f);
+        printTable(
+          ['s', 'v p50', 'v p95', 'a p50', 'a p95', 'fps', 'a gap', 'layers'],
+          f.seconds.map(({ at, receiver }) => [
+            String(at),
+            ...cells(receiver),
+            String(receiver.layerSwitches),
+          ]),
+          "per second (receiver); delay in ms: arrival less the bot's timestamp",
+        );
+        printChecks(`join ${i}/${joinRuns}: targets`, f.checks);
+        console.log(`bot: ${JSON.stringify(f.bot)} recorded cam ${f.recorded.cam} mic ${f.recorded.mic}`);
+      }
+      const passed = runs.filter((f) => f.checks.every((c) => c.pass)).length;
+      console.log(`\njoin: ${passed} of ${runs.length} runs met every target`);
+      out.join = { runs: runs.map((f) => json(f.checks)), passed, of: runs.length };
+    }
     console.log(
       `load average after the runs: ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     );
-    printChecks('downlink: targets (slow receiver beside the unconstrained one)', down.checks);
-    printChecks('uplink: targets', up.checks);
-    console.log(
-      `bot: downlink ${JSON.stringify(down.bot)} recorded cam ${down.recorded.cam} mic ${down.recorded.mic}; uplink ${JSON.stringify(up.bot)} recorded cam ${up.recorded.cam} mic ${up.recorded.mic}`,
-    );
-    const json = (checks: Check[]) =>
-      Object.fromEntries(checks.map((c) => [c.name, { value: c.value, baseline: c.baseline, pass: c.pass }]));
-    console.log(
-      JSON.stringify({
-        quick: options.quick,
-        env: ENV,
-        downlink: json(down.checks),
-        uplink: json(up.checks),
-      }),
-    );
+    console.log(JSON.stringify(out));
   } finally {
     await server.stop();
   }

@@ -2,7 +2,8 @@
  * Live sessions over slow links, measured (docs/protocol.md §6): `vss bot` with its defaults
  * publishes (VP8 camera about 430 kbit/s, a tone, chat) to a real server process; one receiver is
  * unconstrained, another sits behind a 250 kbit/s downlink that is then raised to 5 Mbit/s; in a
- * second session the bot itself is behind a 300 kbit/s uplink. The links are network namespaces
+ * second session the bot itself is behind a 300 kbit/s uplink, and in a third it joins behind one
+ * (judged from its join: it starts low and probes up, so nothing queues from the first second). The links are network namespaces
  * shaped with tc tbf (packages/server/test/support/netlab), so these tests need root; elsewhere
  * they skip and say why. They run the benchmark's short timings, and assert what a person would
  * notice as broken, with wide margins: the slow receiver stays connected, its sound keeps flowing
@@ -29,10 +30,16 @@ import {
   QUICK_TIMINGS,
   RATES,
   runDownlink,
+  runJoinBehind,
   runUplink,
   type Target,
 } from '../../../server/test/support/netlab/scenario.js';
-import { downlinkFigures, formatChecks, uplinkFigures } from '../../../server/test/support/netlab/figures.js';
+import {
+  downlinkFigures,
+  formatChecks,
+  joinFigures,
+  uplinkFigures,
+} from '../../../server/test/support/netlab/figures.js';
 import { windowStats } from '../../../server/test/support/netlab/stats.js';
 
 const skipped = ((): string | null => {
@@ -163,6 +170,25 @@ describe.skipIf(skipped !== null)('live media over slow links', () => {
       .toBe(0);
     expect(f.bot, "the bot's report").not.toBeNull();
     expect(f.bot!.framesAcked, 'the bot got acks at all').toBeGreaterThan(0);
+    expect
+      .soft(f.recorded.cam + f.recorded.mic, 'recorded camera and microphone frames >= acked frames')
+      .toBeGreaterThanOrEqual(f.bot!.framesAcked);
+  }, 120_000);
+
+  it(`a publisher that joins behind a ${RATES.slowUpKbit} kbit/s uplink is heard and seen from its first second, and recorded without a gap`, async () => {
+    const f = joinFigures(await runJoinBehind(target, tm));
+    console.error(formatChecks('[vss] joining behind a slow uplink (the benchmark judges these):', f.checks));
+    const r = f.receiver;
+    expect.soft(r.delay.video.p95, 'video delay p95 from the join, ms').toBeLessThan(NOTICED.delayMs);
+    expect.soft(r.delay.audio.p95, 'audio delay p95 from the join, ms').toBeLessThan(NOTICED.delayMs);
+    expect.soft(r.audioMaxGapMs, 'longest silence from the join, ms').toBeLessThanOrEqual(NOTICED.audioGapMs);
+    expect
+      .soft(f.recordedCamMaxGapMs, "the recorded camera's longest gap once it began, ms")
+      .toBeLessThanOrEqual(NOTICED.audioGapMs);
+    expect
+      .soft(f.undecodable.length, `video frames the receiver could not decode: ${brief(f.undecodable)}`)
+      .toBe(0);
+    expect(f.bot, "the bot's report").not.toBeNull();
     expect
       .soft(f.recorded.cam + f.recorded.mic, 'recorded camera and microphone frames >= acked frames')
       .toBeGreaterThanOrEqual(f.bot!.framesAcked);

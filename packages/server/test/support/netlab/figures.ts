@@ -2,7 +2,7 @@
  * The figures of a scenario run and the targets they are judged by ("Done when"), one definition
  * for the tests, which assert them, and the benchmark, which prints them.
  */
-import type { BotLine, DownlinkRun, Recorded, Timings, UplinkRun } from './scenario.js';
+import type { BotLine, DownlinkRun, JoinRun, Recorded, Timings, UplinkRun } from './scenario.js';
 import {
   addedDelay,
   baselineOf,
@@ -249,4 +249,63 @@ export function formatChecks(title: string, checks: Check[]): string {
         `  ${c.pass ? 'pass' : 'FAIL'}  ${c.name}: ${n(c.value)} (target ${c.target}${c.baseline === undefined ? '' : `; unconstrained ${n(c.baseline)}`})`,
     ),
   ].join('\n');
+}
+
+export interface JoinFigures {
+  window: { from: number; to: number };
+  receiver: WindowStats;
+  bot: BotTotals | null;
+  recorded: { cam: number; mic: number };
+  /** the recorded camera's longest gap from its first frame to the window's end, ms */
+  recordedCamMaxGapMs: number;
+  undecodable: Undecodable[];
+  checks: Check[];
+  seconds: Array<{ at: number; receiver: WindowStats }>;
+}
+
+/** Nothing is subtracted: the publisher's timestamps and the receiver's arrivals share one clock. */
+const NO_BASELINE: Baseline = { video: 0, audio: 0 };
+
+/**
+ * A publisher joining behind the slow uplink, judged from its join (second 0): the delay is the
+ * arrival less the publisher's own timestamp (one machine, one clock), the audio's silences count
+ * from the join, the frame rate from the first picture (the first key frame is up to a second
+ * away), and the recorded camera has no gap once it began.
+ */
+export function joinFigures(run: JoinRun): JoinFigures {
+  const from = run.t0;
+  const to = run.end;
+  const receiver = windowStats(run.receiver, NO_BASELINE, from, to);
+  const firstCam = run.receiver.find((l) => l.k === 'media' && l.stream.endsWith('/cam') && l.t >= from)?.t;
+  const pictures = windowStats(run.receiver, NO_BASELINE, firstCam ?? from, to);
+  const bot = botTotals(run.bot);
+  const counts = recordCounts(run.record);
+  const camTs = counts.camTs.filter((ts) => ts < to).sort((a, b) => a - b);
+  let camGap = camTs.length ? to - camTs.at(-1)! : Infinity;
+  for (let i = 1; i < camTs.length; i++) camGap = Math.max(camGap, camTs[i]! - camTs[i - 1]!);
+  const bad = undecodable(run.receiver, publishedUs(run.record));
+  const checks: Check[] = [
+    ...slowChecks(receiver).filter((c) => !c.name.startsWith('video fps')),
+    check('video fps, lowest second from the first picture', '>= 3', pictures.fpsMin, pictures.fpsMin >= 3),
+    check('recorded camera, longest gap (ms)', '<= 1500', camGap, camGap <= 1500),
+    check('undecodable video frames', '0', bad.length, bad.length === 0),
+    check(
+      'recorded cam + mic >= acked',
+      '>= acked',
+      counts.cam + counts.mic,
+      !!bot && counts.cam + counts.mic >= bot.framesAcked,
+      bot?.framesAcked,
+    ),
+  ];
+  const seconds = perSecond(run.receiver, NO_BASELINE, from, to).map((s, i) => ({ at: i, receiver: s }));
+  return {
+    window: { from, to },
+    receiver,
+    bot,
+    recorded: { cam: counts.cam, mic: counts.mic },
+    recordedCamMaxGapMs: camGap,
+    undecodable: bad,
+    checks,
+    seconds,
+  };
 }

@@ -215,9 +215,25 @@ export interface Timings {
   /** uplink: seconds unshaped (the baseline) from T0, then shaped */
   leadS: number;
   uplinkS: number;
+  /** joining behind the slow uplink: seconds judged from the bot's join */
+  joinS: number;
 }
-export const FULL_TIMINGS: Timings = { slowS: 25, settleS: 5, recoverS: 15, leadS: 5, uplinkS: 20 };
-export const QUICK_TIMINGS: Timings = { slowS: 12, settleS: 4, recoverS: 10, leadS: 4, uplinkS: 12 };
+export const FULL_TIMINGS: Timings = {
+  slowS: 25,
+  settleS: 5,
+  recoverS: 15,
+  leadS: 5,
+  uplinkS: 20,
+  joinS: 25,
+};
+export const QUICK_TIMINGS: Timings = {
+  slowS: 12,
+  settleS: 4,
+  recoverS: 10,
+  leadS: 4,
+  uplinkS: 12,
+  joinS: 12,
+};
 
 export interface Rates {
   slowDownKbit: number;
@@ -311,6 +327,55 @@ export async function runUplink(
       sessionId,
       t0,
       shapedAt,
+      end,
+      receiver: await stopReceiver(receiver),
+      bot: bot.lines,
+      record: await recorded(t, sessionId),
+    };
+  } finally {
+    for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    link.destroy();
+  }
+}
+
+export interface JoinRun {
+  sessionId: string;
+  /** the bot's join (its `joined` event) */
+  t0: number;
+  end: number;
+  receiver: LogLine[];
+  bot: BotLine[];
+  record: Recorded[];
+}
+
+/**
+ * A publisher that joins behind the slow uplink: the bot inside a namespace shaped from before it
+ * starts, one unconstrained receiver, judged from the bot's join for `joinS`.
+ */
+export async function runJoinBehind(
+  t: Target,
+  tm: Timings = FULL_TIMINGS,
+  rates: Rates = RATES,
+): Promise<JoinRun> {
+  const sessionId = await newSession(t, 'joins behind a slow uplink');
+  const link = createLink({ upKbit: rates.slowUpKbit });
+  const procs: Array<{ child: ChildProcess }> = [];
+  try {
+    const receiver = await startReceiver(t, sessionId, 'viewer', null);
+    procs.push(receiver);
+    const bot = startBot(t, sessionId, tm.joinS + 2, link);
+    procs.push(bot);
+    const joined = await bot.waitFor(
+      (l) => l.k === 'event' && (l.event as { type?: string }).type === 'joined',
+      30_000,
+      'the bot to join',
+    );
+    const t0 = joined.t;
+    const end = t0 + tm.joinS * 1000;
+    await bot.waitFor((l) => l.k === 'report', (tm.joinS + 40) * 1000, 'the report');
+    return {
+      sessionId,
+      t0,
       end,
       receiver: await stopReceiver(receiver),
       bot: bot.lines,
