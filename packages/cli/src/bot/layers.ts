@@ -54,6 +54,8 @@ export interface VideoSink {
   dropped(): void;
   /** the step now sent changed */
   stepped(step: number): void;
+  /** a picture's key frames were sent: a burst the uplink can time */
+  burst(): void;
 }
 
 export class LayeredVideo {
@@ -107,6 +109,7 @@ export class LayeredVideo {
     // anyway (it then waits for that key frame).
     if (wanted !== this.source && (this.needKey[0] || picture.frames[wanted]?.key)) this.source = wanted;
     let ts: number | null = null;
+    let keys = false;
     for (let layer = 0; layer < this.layers; layer++) {
       if (layer > 0 && layer < this.step) continue;
       // The smallest layer and the recorded one at its floor go on longest: the picture keeps
@@ -138,7 +141,9 @@ export class LayeredVideo {
         data: frame.data,
       });
       this.sink.publish(layer, chunk, ts);
+      keys ||= frame.key;
     }
+    if (keys) this.sink.burst();
   }
   /**
    * What step `step` sends, bytes per second: the measured rates of the encodings it sends (every

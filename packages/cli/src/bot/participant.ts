@@ -114,6 +114,7 @@ export class Bot {
           this.counters.uplinkStep = step;
           this.counters.stepChanges++;
         },
+        burst: () => this.uplink.pingNow(),
       },
       setup.encodings,
       uplink.want,

@@ -2,7 +2,7 @@
  * A bot's watch on its own uplink (docs/protocol.md §6, Publishers): how long what it sends waits
  * before the server reads it, and which step of video it should send for that.
  *
- * Every 250 ms the bot pings the server on its socket. The server answers a ping only after
+ * Every 125 ms the bot pings the server on its socket. The server answers a ping only after
  * reading everything sent before it, so the round trip includes the time the bot's data waited in
  * its own socket and the network on the way; the smallest round trip seen is the link without a
  * queue, and the round trip minus it is the queue's delay. A ping not answered yet counts with its
@@ -14,20 +14,20 @@
  * can carry more, as a WebRTC sender starts low and probes up: pushing everything into an unknown
  * link at once would queue seconds of audio behind video before the first measurement said so.
  * Down when a second of checks all find the delay past 150 ms (at most one step a second, so the
- * queue built before a step can drain), or one check in the 3 s after a step up (a trial that
- * failed falls back before its queue is heard); up one step after 3 s under 40 ms (2.5 s while the
+ * queue built before a step can drain), or two checks in a row past 80 ms in the 3 s after a step
+ * up (a trial that failed falls back before its queue is heard); up one step after 3 s under 40 ms (2.5 s while the
  * link has never queued), unless what the link was measured to carry lately has no room for what
  * that step sends (trying it would only queue again, and the audio with it).
  *
  * The same pongs measure the link: the bytes the bot had sent when it pinged were all read when
  * the pong came, so the bytes between two pings over the time between their pongs is what the
- * link delivered. Measured while a queue stood in it (the pong came 40 ms or more late), that is
+ * link delivered. Measured while a queue stood in it (two pongs in a row 40 ms or more late), that is
  * what the link carries: on a slow link the bot's first key frames queue, so its capacity is known
  * from the first seconds, and a step it has no room for is never tried.
  */
 import type { WebSocket } from 'ws';
 
-export const PING_EVERY_MS = 250;
+export const PING_EVERY_MS = 125;
 const CONGESTED_MS = 150;
 const QUIET_MS = 40;
 const QUIET_FOR_MS = 3000;
@@ -39,7 +39,9 @@ const QUIET_FOR_MS = 3000;
 const FIRST_QUIET_FOR_MS = 2500;
 /** After a step up, the link is on trial this long (ms): two congested checks in a row step back down. */
 const TRIAL_MS = 3000;
-const TRIAL_CONGESTED_CHECKS = 1;
+const TRIAL_CONGESTED_CHECKS = 2;
+/** On trial, the queue that counts: a step that does not fit fails before its queue is heard. */
+const TRIAL_DELAY_MS = 80;
 /**
  * A pong this far over the link's own round trip found a queue: what the link delivered up to it
  * is what the link carries (its capacity), not merely what was sent. The bot's key frames make such
@@ -52,7 +54,7 @@ const LIMITED_MS = 40;
  * queue keeps every round trip long, while a busy server or machine (a pause of its event loop)
  * makes only some of them long.
  */
-const CONGESTED_CHECKS = 4;
+const CONGESTED_CHECKS = 8;
 /** After a step, the queue built before it needs time to drain: no second step down sooner. */
 const HOLD_MS = 1000;
 /** `bufferedAmount` above this, and growing, is a queue even before a pong says so. */
@@ -91,6 +93,7 @@ export class Uplink {
   rateBps = 0;
   /** bytes per second the link delivered while a queue stood in it, and when that was last seen */
   private capacity = { bps: 0, at: -Infinity };
+  private lastLimited = false;
   /** bytes per second the bot sent at each step, once measured */
   private readonly stepBps: number[] = [];
   private sentAt: { at: number; bytes: number } | null = null;
@@ -136,10 +139,13 @@ export class Uplink {
       this.minRttMs = Math.min(this.minRttMs, rtt);
       this.delayMs = rtt - this.minRttMs;
       const delivered = this.measureRate(now, this.ping.bytes);
-      if (delivered !== null && this.delayMs > LIMITED_MS) {
+      // Two late pongs in a row: a queue that stood, not one pause of the server or this process.
+      const limited = this.delayMs > LIMITED_MS;
+      if (delivered !== null && limited && this.lastLimited) {
         const recent = now - this.capacity.at <= RATE_WINDOW_MS;
         this.capacity = { bps: recent ? Math.max(this.capacity.bps, delivered) : delivered, at: now };
       }
+      this.lastLimited = limited;
       this.ping = null;
     });
   }
@@ -156,6 +162,25 @@ export class Uplink {
     this.timer = null;
   }
 
+  /**
+   * Pings at once, when no ping is out: called right after a burst (a picture's key frames), so
+   * that its pong times how long the link takes to drain it. On a slow link that is the queue
+   * that measures its capacity; on a fast one nothing queues.
+   */
+  pingNow(): void {
+    const sock = this.sock;
+    if (this.timer && sock && sock.readyState === sock.OPEN && !this.ping)
+      this.sendPing(sock, performance.now());
+  }
+
+  private sendPing(sock: WebSocket, now: number): void {
+    const id = (this.nextId = (this.nextId + 1) >>> 0);
+    const data = Buffer.alloc(4);
+    data.writeUInt32BE(id);
+    this.ping = { id, at: now, bytes: this.sentBytes() };
+    sock.ping(data);
+  }
+
   private tick(): void {
     const now = performance.now();
     const sock = this.sock;
@@ -164,13 +189,7 @@ export class Uplink {
       // Unanswered since the last check: its age is a lower bound of the delay now. (Answered,
       // the delay is its pong's: each check weighs a new measurement.)
       this.delayMs = now - this.ping.at - (Number.isFinite(this.minRttMs) ? this.minRttMs : 0);
-    } else {
-      const id = (this.nextId = (this.nextId + 1) >>> 0);
-      const data = Buffer.alloc(4);
-      data.writeUInt32BE(id);
-      this.ping = { id, at: now, bytes: this.sentBytes() };
-      sock.ping(data);
-    }
+    } else this.sendPing(sock, now);
     const buffered = sock.bufferedAmount;
     const growing = buffered > BUFFERED_BOUND && buffered > this.lastBuffered;
     this.lastBuffered = buffered;
@@ -181,11 +200,12 @@ export class Uplink {
       return;
     }
     this.measureStep(now);
-    if (this.delayMs > CONGESTED_MS || growing) {
+    const onTrial = now - this.upAt < TRIAL_MS;
+    if (this.delayMs > (onTrial ? TRIAL_DELAY_MS : CONGESTED_MS) || growing) {
       this.congestedAt = now;
       this.quietSince = null;
       this.congestedChecks++;
-      const needed = now - this.upAt < TRIAL_MS ? TRIAL_CONGESTED_CHECKS : CONGESTED_CHECKS;
+      const needed = onTrial ? TRIAL_CONGESTED_CHECKS : CONGESTED_CHECKS;
       if (this.congestedChecks >= needed && this.want < this.maxStep && now - this.changedAt >= HOLD_MS)
         this.change(this.want + 1, now);
       return;
