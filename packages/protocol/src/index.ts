@@ -10,3 +10,4 @@ export * from './media.js';
 export * from './recording.js';
 export * from './webhooks.js';
 export * from './hold-ups.js';
+export * from './uplink-rule.js';
