@@ -55,6 +55,7 @@ export class LiveClient extends LiveMessages {
   /** acks awaited on the current socket, by publish id */
   private readonly acks = new AckBook();
   private sock: WebSocketLike | null = null;
+  private sent = 0;
   private connecting: Promise<WelcomeFrame> | null = null;
   private lastWelcome: WelcomeFrame | null = null;
   /** set between a welcome and the end of the client's life: only then do drops reconnect */
@@ -97,6 +98,15 @@ export class LiveClient extends LiveMessages {
     if (this.sock) return this.sock.readyState;
     // Between sockets (fetching a token, waiting to reconnect) the client is still connecting.
     return this.connecting ? CONNECTING : CLOSED;
+  }
+
+  /**
+   * Bytes handed to the socket since this client was made, over all its connections (a JSON
+   * frame's UTF-16 length, close to its UTF-8 size): with `bufferedAmount`, what a publisher needs
+   * to measure its own uplink.
+   */
+  get bytesSent(): number {
+    return this.sent;
   }
 
   /** Bytes queued on the current socket and not yet sent (0 without one). */
@@ -211,6 +221,7 @@ export class LiveClient extends LiveMessages {
       return Promise.reject(new LiveError('NOT_CONNECTED', 'the live connection is not open'));
     try {
       sock.send(data);
+      this.sent += typeof data === 'string' ? data.length : data.byteLength;
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLink, netlabUnavailable, type Link } from '../../server/test/support/netlab/links.js';
 import {
@@ -17,8 +17,11 @@ import {
   startVss,
   type ChromiumInNamespace,
   type Vss,
-  watchSentVideo,
 } from './support/browser.js';
+
+/** The publisher's uplink, kbit/s, and how long it is watched from its join (s). */
+const UPLINK_KBIT = 300;
+const WATCH_S = 25;
 
 /** Where this test leaves its screenshots (outside the repository: they are for looking at). */
 const SHOTS = '/tmp/vss-slow-link';
@@ -175,9 +178,9 @@ describeBrowser('a publisher on a slow uplink', () => {
   let origin = '';
   beforeAll(async () => {
     if (skip) return;
-    // 200 kbit/s up: the camera's three layers (300-400 kbit/s of Chromium's fake camera) and the
-    // sound (about 80 kbit/s on the wire) do not fit together.
-    link = createLink({ upKbit: 200 });
+    // 300 kbit/s up from the start: a camera's three layers (up to 800 kbit/s, 300-400 of
+    // Chromium's fake camera) and the sound (about 50 kbit/s on the wire) do not fit together.
+    link = createLink({ upKbit: UPLINK_KBIT });
     inNs = chromiumIn(link.ns);
     const hostAddr = link.hostAddress;
     vss = await startVss((port) => ({ HOST: '0.0.0.0', PUBLIC_BASE_URL: `http://${hostAddr}:${port}` }));
@@ -195,75 +198,81 @@ describeBrowser('a publisher on a slow uplink', () => {
   });
 
   it.skipIf(skip !== null)(
-    'sends less video until it fits, and keeps sending all of its sound and some of its picture',
+    `joins behind ${UPLINK_KBIT} kbit/s and is heard and seen without delay from its first second, then sends what fits`,
     async () => {
       const ctx = await newContext(far!, origin);
-      const c = await ctx.newPage();
-      await signUp(c);
-      const carol = await accountId(c);
-      const session = await createSession(c, 'Slow uplink');
-      const sent = watchSentVideo(c);
-      // when the page handed each of its sound chunks to its socket
-      const micSent: number[] = [];
-      c.on('websocket', (ws) =>
-        ws.on('framesent', ({ payload }) => {
-          if (
-            typeof payload !== 'string' &&
-            payload.toString('latin1', 3, 3 + payload[2]!) === `media/${carol}/mic`
-          )
-            micSent.push(performance.now());
-        }),
-      );
-      await c.goto(`${session.path}/live`);
-      const rx = await receiver(vss!, c, session.id, 'rx');
-      const heard: number[] = [];
-      rx.client.on('message', (m) => {
-        if (m.streamType === `media/${carol}/mic`) heard.push(performance.now());
-      });
-      await joinLive(c, 'carol');
-
-      /** kbit/s of video the page handed to its socket over the last `ms`. */
-      const videoKbit = (ms: number) => {
-        const from = performance.now() - ms;
-        const bytes = sent.filter((f) => f.at >= from).reduce((n, f) => n + f.bytes, 0);
-        return (bytes * 8) / ms;
-      };
-      // At first it sends all three layers, more than the link carries. Within a minute there are
-      // 6 s in which it sends less video than the link carries besides its sound, yet some
-      // pictures, and all of its sound (Opus chunks of 20 ms: 50 a second).
-      let peak = 0;
-      const window = () => {
-        const from = performance.now() - 6000;
-        return {
-          kbit: videoKbit(6000),
-          frames: sent.filter((f) => f.layer === 0 && f.at >= from).length,
-          sound: micSent.filter((t) => t >= from).length,
-        };
-      };
-      await expect
-        .poll(
-          () => {
-            peak = Math.max(peak, videoKbit(2000));
-            const w = window();
-            return peak > 200 && w.kbit < 110 && w.frames >= 6 && w.sound >= 270;
-          },
-          { timeout: 60_000, interval: 500 },
-        )
-        .toBe(true);
-      const w = window();
-      // eslint-disable-next-line no-console -- the measured figures, for whoever reads the run
-      console.log(
-        `[slow-link] carol's video: up to ${Math.round(peak)} kbit/s at first, then ${Math.round(w.kbit)} kbit/s (${w.frames} pictures in 6 s) with ${w.sound} sound chunks`,
-      );
-      // The others get both.
-      const settled = performance.now();
-      await poll(() => heard.filter((t) => t > settled).length).toBeGreaterThan(25);
-      await poll(
-        () => rx.video.filter((f) => f.streamType === `media/${carol}/cam` && f.at > settled).length,
-      ).toBeGreaterThan(0);
-      await rx.close();
-      await ctx.close();
+      try {
+        await joinBehind(ctx);
+      } finally {
+        // Closed whatever happened: a page left publishing would share the link with a retry.
+        await ctx.close();
+      }
     },
     180_000,
   );
+
+  async function joinBehind(ctx: BrowserContext): Promise<void> {
+    const c = await ctx.newPage();
+    await signUp(c);
+    const carol = await accountId(c);
+    const session = await createSession(c, 'Slow uplink');
+    await c.goto(`${session.path}/live`);
+    const rx = await receiver(vss!, c, session.id, 'rx');
+    // What the others get of carol: each message's arrival, the time it was captured (the page
+    // stamps sound and pictures with its capture time; one machine, one clock), and its size.
+    const got: { kind: string; at: number; delay: number; bytes: number }[] = [];
+    rx.client.on('message', (m) => {
+      const [, user, kind] = m.streamType.split('/');
+      const at = Date.now();
+      if (user === carol)
+        got.push({ kind: kind!, at, delay: at - m.timestampMs, bytes: m.payload.byteLength });
+    });
+    try {
+      await joinLive(c, 'carol');
+      const t0 = Date.now();
+      const end = t0 + WATCH_S * 1000;
+      await expect
+        .poll(() => got.some((g) => g.kind === 'mic' && g.at >= end), { timeout: (WATCH_S + 30) * 1000 })
+        .toBe(true);
+      const within = got.filter((g) => g.at >= t0 && g.at < end);
+      const sound = within.filter((g) => g.kind === 'mic');
+      const pictures = within.filter((g) => g.kind === 'cam');
+      const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)] ?? NaN;
+      let gap = 0;
+      for (let i = 1; i < sound.length; i++) gap = Math.max(gap, sound[i]!.at - sound[i - 1]!.at);
+      /** kbit/s of carol's camera the receiver got in each 5 s from the join. */
+      const ramp = [0, 5, 10, 15, 20].map((s) => {
+        const from = t0 + s * 1000;
+        const bytes = pictures
+          .filter((g) => g.at >= from && g.at < from + 5000)
+          .reduce((n, g) => n + g.bytes, 0);
+        return Math.round((bytes * 8) / 5000);
+      });
+      const figures = {
+        firstSoundMs: (sound[0]?.at ?? Infinity) - t0,
+        soundP95: p95(sound.map((g) => g.delay)),
+        soundMax: Math.max(...sound.map((g) => g.delay)),
+        soundGapMs: gap,
+        videoP95: p95(pictures.map((g) => g.delay)),
+        pictures: pictures.length,
+      };
+      // eslint-disable-next-line no-console -- the measured figures, for whoever reads the run
+      console.log(
+        `[slow-uplink] joined behind ${UPLINK_KBIT} kbit/s, first ${WATCH_S} s: first sound after ${figures.firstSoundMs} ms, sound delay p95 ${figures.soundP95} ms (max ${figures.soundMax}), longest sound gap ${figures.soundGapMs} ms, video delay p95 ${figures.videoP95} ms over ${figures.pictures} pictures; camera received per 5 s: ${ramp.join(', ')} kbit/s`,
+      );
+      // A person's bounds (npm run bench -- network --only=page-join judges the targets of 500 ms
+      // and 300 ms on a quiet machine): heard within 3 s of joining, never a second behind, no
+      // silence of a second, and seen (a picture a second at least). A page that started at
+      // everything was 4–12 s behind.
+      expect.soft(figures.firstSoundMs, 'first sound after the join, ms').toBeLessThan(3000);
+      expect.soft(figures.soundP95, 'sound delay p95, ms').toBeLessThan(1000);
+      expect.soft(figures.soundGapMs, 'longest silence, ms').toBeLessThan(1000);
+      expect.soft(figures.videoP95, 'picture delay p95, ms').toBeLessThan(1000);
+      expect.soft(figures.pictures, 'pictures received').toBeGreaterThanOrEqual(WATCH_S);
+      // It sends no more video than fits beside its sound.
+      expect(Math.max(...ramp)).toBeLessThan(UPLINK_KBIT);
+    } finally {
+      await rx.close();
+    }
+  }
 });

@@ -11,8 +11,8 @@ const OPUS = { codec: 'opus', sampleRate: 48_000, numberOfChannels: 1, bitrate: 
 export interface AudioSink {
   /** false: skip this chunk (rate budget spent, or the socket's queue is long) */
   ready(): boolean;
-  /** publishes one payload */
-  send(payload: Uint8Array): Promise<boolean>;
+  /** publishes one payload, stamped `timestampMs` (when its sound was captured, ms since 1970) */
+  send(payload: Uint8Array, timestampMs: number): Promise<boolean>;
   /** sound keeps failing to encode: told once per run of failures */
   failed(err: unknown): void;
 }
@@ -24,6 +24,12 @@ export class AudioPublisher {
   private description: Uint8Array = new Uint8Array(0);
   /** the encoder's clock: µs of audio fed so far, so timestamps never jump backwards */
   private fedUs = 0;
+  /**
+   * Recent blocks' encoder timestamps (µs) and the wall clock when each was captured (ms): a
+   * chunk's timestamp_ms is its capture time, the clock of the video's pictures, so that its sound
+   * is recorded and played with them however long it waited on the way.
+   */
+  private readonly captured: { us: number; epochMs: number }[] = [];
   private stopped = false;
 
   constructor(
@@ -60,7 +66,11 @@ export class AudioPublisher {
   private onBlock(b: PcmBlock): void {
     if (this.stopped || !b.samples.length) return;
     const timestampUs = this.fedUs;
-    this.fedUs += Math.round((b.samples.length / b.sampleRate) * 1e6);
+    const durationUs = Math.round((b.samples.length / b.sampleRate) * 1e6);
+    this.fedUs += durationUs;
+    // The block's last sample was captured about now.
+    this.captured.push({ us: timestampUs, epochMs: Date.now() - durationUs / 1000 });
+    if (this.captured.length > 64) this.captured.shift();
     if (this.opus) this.encode(b, timestampUs);
     else this.pcm(b, timestampUs);
   }
@@ -92,6 +102,13 @@ export class AudioPublisher {
     }
   }
 
+  /** The wall clock (ms since 1970) when the sound at encoder time `us` was captured. */
+  private epochMsAt(us: number): number {
+    let at = this.captured[0];
+    for (const c of this.captured) if (c.us <= us) at = c;
+    return Math.round(at ? at.epochMs + (us - at.us) / 1000 : Date.now());
+  }
+
   private onChunk(chunk: EncodedAudioChunk, meta?: EncodedAudioChunkMetadata): void {
     const d = meta?.decoderConfig?.description;
     if (d)
@@ -113,6 +130,7 @@ export class AudioPublisher {
         description: this.description,
         data,
       }),
+      this.epochMsAt(chunk.timestamp),
     );
   }
 
@@ -136,6 +154,7 @@ export class AudioPublisher {
         description,
         data: bytes,
       }),
+      this.epochMsAt(timestampUs),
     );
   }
 }

@@ -90,12 +90,9 @@ export class LiveRoom {
       format: 'binary',
       WebSocket,
     });
-    this.uplink = new Uplink(
-      () => this.client.bufferedAmount,
-      (step) => {
-        for (const p of this.pubs.values()) p.setStep(step);
-      },
-    );
+    this.uplink = new Uplink(this.client, (step) => {
+      for (const p of this.pubs.values()) p.setStep(step);
+    });
     this.client.on('control', (c) => this.onControl(c));
     this.client.on('message', (m) => this.onMessage(m));
     this.client.on('reconnecting', ({ attempt }) =>

@@ -50,12 +50,33 @@ export async function startPublishing(
   const stream = `media/${deps.userId}/${kind}`;
   const ready = (max: number, use: 'video' | 'audio') =>
     client.readyState === OPEN && client.bufferedAmount < max && budget.take(use);
+  /**
+   * Waits for an acked publish's answer, timing it for the uplink (the ack, or a refusal, says the
+   * server has read it); tells the person of a refusal. Call right after `client.publish`, so that
+   * the bytes counted include this one.
+   */
+  const timed = async (acked: Promise<number>): Promise<boolean> => {
+    const answered = uplink.sent();
+    try {
+      await acked;
+      answered();
+      return true;
+    } catch (err) {
+      const code = err instanceof LiveError ? err.code : '';
+      answered(code !== 'CLOSED' && code !== 'NOT_CONNECTED');
+      if (err instanceof LiveError && !NOT_REFUSALS.has(code)) deps.refused(err.message);
+      return false;
+    }
+  };
   if (kind === 'mic') {
-    const send = (payload: Uint8Array) =>
-      client.publish(stream, payload).then(
+    const send = (payload: Uint8Array, timestampMs: number) => {
+      // Now and then a sound chunk times the link (uplink.ts): sound flows whatever the camera does.
+      if (uplink.probeDue()) return timed(client.publish(stream, payload, { timestampMs, ack: true }));
+      return client.publish(stream, payload, { timestampMs }).then(
         () => true,
         () => false,
       );
+    };
     const p = new AudioPublisher(
       track,
       { ready: () => ready(AUDIO_QUEUE_BYTES, 'audio'), send, failed: deps.failed },
@@ -71,24 +92,18 @@ export async function startPublishing(
         () => false,
       );
     }
-    // Layer 0 is recorded: acked once written, and its ack times tell the uplink how queued it is.
-    const answered = uplink.sent();
-    try {
-      await client.publish(stream, payload, { timestampMs, ack: true });
-      answered();
-      return true;
-    } catch (err) {
-      const code = err instanceof LiveError ? err.code : '';
-      answered(code !== 'CLOSED' && code !== 'NOT_CONNECTED');
-      if (err instanceof LiveError && !NOT_REFUSALS.has(code)) deps.refused(err.message);
-      return false;
-    }
+    // Layer 0 is recorded: acked once written, and each ack times the link (uplink.ts).
+    return timed(client.publish(stream, payload, { timestampMs, ack: true }));
   };
   const profile = PROFILES[kind];
   const p = new VideoPublisher(
     track,
     profile,
-    { ready: () => ready(VIDEO_QUEUE_BYTES, 'video'), send, failed: deps.failed },
+    {
+      ready: (layer) => uplink.videoMay(layer) && ready(VIDEO_QUEUE_BYTES, 'video'),
+      send,
+      failed: deps.failed,
+    },
     await VideoPublisher.canEncode(profile),
   );
   p.setStep(uplink.current);

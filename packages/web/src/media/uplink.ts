@@ -1,28 +1,28 @@
 /**
- * The publisher's side of flow control (docs/protocol.md §6, "Publishers"): watches what the own
- * link does with what this page sends, and says how much video to send.
+ * The page's side of flow control (docs/protocol.md §6, "Publishers"): the shared uplink rule
+ * (`UplinkRule` in @vss/protocol: how the queue's delay and the link's capacity are measured, and
+ * when to step) fed with this page's acknowledged publishes, and the video each of its steps sends.
  *
- * The rule, kept simple on purpose:
- * - Two signs that the uplink is short: bytes waiting in the socket (`bufferedAmount`), and the
- *   time the server takes to acknowledge layer-0 frames growing over the shortest time seen in
- *   the last minute (the ack follows the frame through the same queues; its minimum is the link's
- *   own round trip plus the server's write, so what is above it is queueing).
- * - Short (more than QUEUED_HIGH bytes waiting, or acks ACK_DELAY_HIGH_MS over their minimum):
- *   one step down, at most every 1.5 s and only while the queue is not shrinking since the last
- *   step (or is still over the line 5 s later), so each step is seen to work before the next.
- * - Drained (under QUEUED_LOW and ACK_DELAY_LOW_MS) for UP_AFTER_MS: one step back up.
- * - The steps only touch video: audio is never made worse for video's sake, and its sends keep
- *   their own, longer queue limit (publishing.ts). Layer 0's bitrate goes down first (it is most
- *   of the bytes; the server gives slow receivers the reduced layers anyway) and the frame rate
- *   with it (an encoder given an easy picture sends less than its bitrate, and then only fewer
- *   pictures send less), then the reduced layers stop, layer 1 before the cheap layer 2. Layer 0,
- *   the one recorded, is never stopped: its last step is an eighth of the profile's frame rate
- *   (a picture a second for a screen, two for a camera) at a small bitrate, so a recording never
- *   gets a hole from adaptation.
- * - A busy server (or machine) answers late too, but in bursts, with the socket drained; a full
- *   link keeps every ack late. So late acks with nothing waiting in the socket count only once
- *   they have stayed over the line for ACK_SUSTAIN_MS; bytes waiting count at once.
+ * Probes: a publish with an `id` is answered once the server has read it (and everything sent
+ * before it) and written it, so its ack times the queue in front of it. Every layer-0 picture asks
+ * for one (it is recorded); a sound chunk asks for one when nothing else has for PROBE_EVERY_MS,
+ * so that the link is measured ten times a second even while the camera sends two pictures a
+ * second or is off. A refused publish was read all the same: its error answers the probe.
+ *
+ * Steps: only video changes. Audio is never made worse for video's sake, and its sends keep their
+ * own, longer queue limit (publishing.ts). Layer 0's bitrate goes down first (it is most of the
+ * bytes; the server gives slow receivers the reduced layers anyway) and the frame rate with it (an
+ * encoder given an easy picture sends less than its bitrate, and then only fewer pictures send
+ * less), then the reduced layers stop, layer 1 before the cheap layer 2. Layer 0, the one
+ * recorded, is never stopped: its last step is an eighth of the profile's frame rate (a picture a
+ * second for a screen, two for a camera) at a small bitrate, so a recording never gets a hole from
+ * adaptation.
+ *
+ * A page starts at START_STEP, not at everything: on a link it does not know yet, a camera's three
+ * layers (up to 800 kbit/s) would queue seconds of its sound behind them before the first ack
+ * said so. It steps up as the acks show room, one step per 2.5 s while nothing has queued.
  */
+import { UPLINK_CHECK_MS, UplinkRule } from '@vss/protocol';
 
 /** One step: each layer's share of its profile's bitrate (0: not sent) and the share of its frame rate. */
 export interface UplinkStep {
@@ -41,138 +41,93 @@ export const STEPS: readonly UplinkStep[] = [
   { bitrate: [0.06, 0, 0], fps: 1 / 8 },
 ];
 
-/** Bytes waiting in the socket that count as a queue building up. */
-const QUEUED_HIGH = 96 * 1024;
-/** Bytes waiting in the socket that count as drained. */
-const QUEUED_LOW = 16 * 1024;
-/** Ack time over its minimum that counts as a queue building up. */
-const ACK_DELAY_HIGH_MS = 300;
-/** Ack time over its minimum that counts as drained. */
-const ACK_DELAY_LOW_MS = 100;
 /**
- * At most one step down per this long: what was queued before a step must drain before the step
- * shows, and stepping again meanwhile would go lower than the link needs.
+ * The step a page starts at: a camera's layer 0 at 90 kbit/s and 5 fps, which fits a 300 kbit/s
+ * uplink beside its sound (about 50 kbit/s on the wire); a fast link is at step 0 within about
+ * 10 s (four steps up).
  */
-const DOWN_EVERY_MS = 1500;
-/** Over the line this long after a step down: another step, even while the queue shrinks. */
-const STILL_OVER_MS = 5000;
-/** An ack unanswered this long counts as a queue even when no other ack has come. */
-const STUCK_MS = 1000;
-/** Acks over the line with the socket drained must stay so this long to count (a busy server's pause is shorter). */
-const ACK_SUSTAIN_MS = 3000;
-/** Drained this long before one step up. */
-const UP_AFTER_MS = 5000;
-/** How far back the minimum ack time reaches. */
-const MIN_WINDOW_MS = 60_000;
-/** How often the link is looked at. */
-export const UPLINK_TICK_MS = 500;
+export const START_STEP = 4;
 
-/** Watches one connection's uplink; `tick()` every UPLINK_TICK_MS, `sent()` for each acked publish. */
+/** How often the link is looked at. */
+export const UPLINK_TICK_MS = UPLINK_CHECK_MS;
+
+/** A sound chunk is made a probe when no publish has been one for this long. */
+const PROBE_EVERY_MS = 100;
+
+/**
+ * Queue delay (ms) past which layer 1's pictures wait (are not encoded) until it drains: the sound
+ * behind them must not wait for pictures that would arrive late anyway. Layer 0 (the recorded one)
+ * and layer 2 (the smallest, which keeps the picture moving) wait only past the second figure.
+ */
+const VIDEO_DELAY_MS = 400;
+const LASTING_DELAY_MS = 1000;
+
+/** What the uplink reads of the connection. */
+export interface UplinkSocket {
+  /** bytes queued in the page and not yet passed to the network */
+  readonly bufferedAmount: number;
+  /** bytes handed to the socket so far */
+  readonly bytesSent: number;
+}
+
+/** Watches one page's uplink; `tick()` every UPLINK_TICK_MS, `sent()` for each acked publish. */
 export class Uplink {
-  private step = 0;
-  private lastDown = -Infinity;
-  /** the pressure (see tick) when the last step down was taken */
-  private pressureAtDown = 0;
-  private drainedSince: number | null = null;
-  /** since when the acks alone have been over the line */
-  private ackOverSince: number | null = null;
-  /** send times of layer-0 publishes whose ack has not come yet */
-  private readonly pending = new Set<number>();
-  /** ack times measured since the last tick */
-  private fresh: number[] = [];
-  /** (time, smallest ack time of a tick) over MIN_WINDOW_MS */
-  private minima: { at: number; ms: number }[] = [];
+  private readonly rule: UplinkRule;
+  private lastProbe = -Infinity;
 
   constructor(
-    /** bytes waiting in the socket */
-    private readonly queued: () => number,
+    private readonly socket: UplinkSocket,
     /** told each new step */
     private readonly onStep: (step: UplinkStep) => void,
-  ) {}
+    now = performance.now(),
+  ) {
+    this.rule = new UplinkRule({ maxStep: STEPS.length - 1, start: START_STEP, now });
+  }
 
   /** The step in force. */
   get current(): UplinkStep {
-    return STEPS[this.step]!;
+    return STEPS[this.rule.want]!;
   }
 
   /** Index of the step in force (0: everything). */
   get level(): number {
-    return this.step;
+    return this.rule.want;
+  }
+
+  /** The latest queue delay measured (ms). */
+  get delayMs(): number {
+    return this.rule.delayMs;
+  }
+
+  /** True when a picture of `layer` may be encoded now: the queue is short enough for it. */
+  videoMay(layer: number): boolean {
+    return this.rule.delayMs <= (layer === 1 ? VIDEO_DELAY_MS : LASTING_DELAY_MS);
+  }
+
+  /** True when the next sound chunk should ask for an ack, to time the link. */
+  probeDue(now = performance.now()): boolean {
+    return now - this.lastProbe >= PROBE_EVERY_MS;
   }
 
   /**
-   * Call when a layer-0 publish with an ack is sent; call the function it returns when the ack
-   * (or the refusal) arrives, or with `false` when none will (the connection dropped).
+   * Call right after handing an acked publish to the socket; call the function it returns when
+   * the ack or a refusal arrives, or with `false` when none will (the connection dropped).
    */
-  sent(at = performance.now()): (answered?: boolean, now?: number) => void {
-    // Why a distinct key: two sends in the same millisecond must not share one entry.
-    let key = at;
-    while (this.pending.has(key)) key += 1e-6;
-    this.pending.add(key);
-    return (answered = true, now = performance.now()) => {
-      if (!this.pending.delete(key)) return;
-      if (answered) this.fresh.push(now - at);
-    };
+  sent(now = performance.now()): (answered?: boolean, at?: number) => void {
+    this.lastProbe = now;
+    const answer = this.rule.probe(now, this.socket.bytesSent);
+    return (answered = true, at = performance.now()) => answer(answered ? at : null);
   }
 
-  /** Forgets what was measured (a new connection: another path, another minimum). */
+  /** A new connection: another path, another minimum; the acks out will not come. */
   reset(): void {
-    this.pending.clear();
-    this.fresh = [];
-    this.minima = [];
-    this.drainedSince = null;
-    this.ackOverSince = null;
+    this.rule.reset();
   }
 
   /** Looks at the link once and moves a step when the rule says so. */
   tick(now = performance.now()): void {
-    // What the acks say: the middle one of those that came since the last look (one late ack,
-    // e.g. a TCP retransmission, is no queue), or how long the oldest unanswered one has waited
-    // when that is long (with no ack coming at all, the fresh ones alone would say nothing).
-    let oldest = 0;
-    for (const at of this.pending) oldest = Math.max(oldest, now - at);
-    const sorted = [...this.fresh].sort((x, y) => x - y);
-    const middle = sorted.length ? sorted[sorted.length >> 1]! : 0;
-    const ack = Math.max(middle, oldest > STUCK_MS ? oldest : 0);
-    if (this.fresh.length) this.minima.push({ at: now, ms: Math.min(...this.fresh) });
-    this.fresh = [];
-    this.minima = this.minima.filter((m) => now - m.at <= MIN_WINDOW_MS);
-    const base = this.minima.length ? Math.min(...this.minima.map((m) => m.ms)) : 0;
-    const over = this.minima.length ? ack - base : 0;
-    const queued = this.queued();
-    // How far over the line the link is: 1 at either threshold; the acks' share only once they
-    // have stayed over it for ACK_SUSTAIN_MS (a busy server's pause is no full link).
-    const ackPressure = over / ACK_DELAY_HIGH_MS;
-    if (ackPressure > 1) this.ackOverSince ??= now;
-    else this.ackOverSince = null;
-    const ackCounts = this.ackOverSince !== null && now - this.ackOverSince >= ACK_SUSTAIN_MS;
-    const pressure = Math.max(queued / QUEUED_HIGH, ackCounts ? ackPressure : 0);
-    if (pressure > 1) {
-      this.drainedSince = null;
-      // Another step only while the queue is not shrinking since the last one (what was queued
-      // before a step takes a while to drain), or when it stays long over the line all the same.
-      const since = now - this.lastDown;
-      const shrinking = pressure < this.pressureAtDown * 0.9;
-      if (since >= DOWN_EVERY_MS && (!shrinking || since >= STILL_OVER_MS) && this.step < STEPS.length - 1) {
-        this.lastDown = now;
-        this.pressureAtDown = pressure;
-        this.move(this.step + 1);
-      }
-      return;
-    }
-    if (queued >= QUEUED_LOW || over >= ACK_DELAY_LOW_MS) {
-      this.drainedSince = null;
-      return;
-    }
-    this.drainedSince ??= now;
-    if (this.step > 0 && now - this.drainedSince >= UP_AFTER_MS) {
-      this.drainedSince = now;
-      this.move(this.step - 1);
-    }
-  }
-
-  private move(step: number): void {
-    this.step = step;
-    this.onStep(STEPS[step]!);
+    const was = this.rule.want;
+    this.rule.check(now, { buffered: this.socket.bufferedAmount, sentBytes: this.socket.bytesSent });
+    if (this.rule.want !== was) this.onStep(STEPS[this.rule.want]!);
   }
 }
