@@ -10,6 +10,7 @@
  * rate and frame rate, never stops it; a gap over that shows as a held picture in the export).
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { joinLive, member } from './lib/member.ts';
 import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
 import { expectCall, type Answer } from './lib/http.ts';
@@ -19,59 +20,6 @@ import { benchTenant } from './lib/tenant.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const GAP_TARGET_MS = 1500;
-
-/** A member of the tenant's organisation, through an invitation: their login cookie. */
-async function member(base: string, projectId: string, auth: Record<string, string>, n: number) {
-  const email = `call-${n}-${Date.now()}@example.com`;
-  const inv = await expectCall<{ data: { token: string } }>(
-    201,
-    `${base}/v1/projects/${projectId}/invitations`,
-    {
-      method: 'POST',
-      headers: auth,
-      json: { email, role: 'member' },
-    },
-  );
-  const reg = await expectCall(201, `${base}/v1/auth/register`, {
-    method: 'POST',
-    json: { email, password: 'bench-password-1234' },
-  });
-  const cookie = reg.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .find((c) => c.startsWith('service_session='))!;
-  await expectCall(200, `${base}/v1/invitations/redeem`, {
-    method: 'POST',
-    headers: { cookie, origin: base },
-    json: { token: inv.json.data.token },
-  });
-  return cookie.slice('service_session='.length);
-}
-
-/** Opens the live room as the member whose cookie this is, and joins as `name`. */
-async function join(
-  browser: Browser,
-  base: string,
-  sessionId: string,
-  cookie: string,
-  name: string,
-): Promise<Page> {
-  const ctx = await browser.newContext({
-    baseURL: base,
-    viewport: { width: 1280, height: 800 },
-    permissions: ['camera', 'microphone'],
-  });
-  await ctx.addCookies([{ name: 'service_session', value: cookie, url: base }]);
-  const page = await ctx.newPage();
-  await page.goto(`/sessions/${sessionId}/live`);
-  await page.getByLabel('Name in this session').fill(name);
-  await page.getByRole('button', { name: 'Join' }).click();
-  await page
-    .getByRole('status')
-    .filter({ hasText: `Connected as ${name}` })
-    .waitFor({ timeout: 60_000 });
-  return page;
-}
 
 interface Event {
   seq: number;
@@ -121,7 +69,7 @@ export default async function call({ quick, args }: BenchOptions): Promise<void>
     });
     const pages: Page[] = [];
     for (let i = 0; i < people; i++)
-      pages.push(await join(browser, base, sessionId, cookies[i]!, `person ${i + 1}`));
+      pages.push(await joinLive(browser, base, sessionId, cookies[i]!, `person ${i + 1}`));
     const allIn = Date.now();
     console.log(`call: ${people} people in the live room; running ${seconds} s`);
     const cpuBefore = server.sampler.mark();

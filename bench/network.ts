@@ -14,8 +14,11 @@
  *   join      the bot joins behind the 300 kbit/s uplink, judged from its join (second 0) to 25 s:
  *             delay = arrival less the bot's own timestamp (one clock); run `--join-runs=N` times
  *             (default 5), each judged on its own.
- * --quick: 12 s slow (judged 4–12 s), 10 s recovery; uplink 4 s lead, 12 s shaped; join 12 s, twice.
- * --only=downlink,uplink,join: the scenarios to run (default all).
+ *   page-join the same with the dashboard's live page in Chromium (fake camera and microphone) as
+ *             the publisher, a member joining from a browser started inside the namespace; the
+ *             delay is the arrival less the page's capture timestamp of each picture and sound.
+ * --quick: 12 s slow (judged 4–12 s), 10 s recovery; uplink 4 s lead, 12 s shaped; joins 12 s, twice.
+ * --only=downlink,uplink,join,page-join: the scenarios to run (default all).
  * Prints, per second of each run: delay p50/p95 per track (ms, beyond the unconstrained median),
  * video frames, the audio's longest gap, layer events; then the targets with pass/fail, the slow
  * receiver beside the unconstrained one. "added": per frame, the slow receiver's arrival minus the
@@ -43,6 +46,7 @@ import {
   runDownlink,
   runJoinBehind,
   runUplink,
+  type JoinRun,
   type Target,
 } from '../packages/server/test/support/netlab/scenario.ts';
 import {
@@ -52,6 +56,7 @@ import {
   type Check,
   type JoinFigures,
 } from '../packages/server/test/support/netlab/figures.ts';
+import { runPageJoin } from './lib/page-join.ts';
 import { addedDelay, type WindowStats } from '../packages/server/test/support/netlab/stats.ts';
 
 /** What this benchmark changes from `npm start`'s defaults. */
@@ -59,8 +64,12 @@ const ENV = { HOST: '0.0.0.0' };
 
 const ms = (n: number) => (Number.isFinite(n) ? String(Math.round(n)) : '-');
 
-/** The compiled server with a fresh DATA_DIR, listening on 0.0.0.0; stopped on exit. */
-async function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
+/**
+ * The compiled server with a fresh DATA_DIR, listening on 0.0.0.0; stopped on exit. `publicHost`:
+ * the address its pages are opened at (PUBLIC_BASE_URL, which a browser's cookie-authenticated
+ * calls must come from).
+ */
+export async function startServer(publicHost?: string): Promise<{ port: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'vss-bench-network-'));
   const child = spawn(process.execPath, vssArgs(), {
@@ -69,7 +78,7 @@ async function startServer(): Promise<{ port: number; stop: () => Promise<void> 
       ...process.env,
       DATABASE_URL: '',
       REDIS_URL: '',
-      PUBLIC_BASE_URL: '',
+      PUBLIC_BASE_URL: publicHost ? `http://${publicHost}:${port}` : '',
       SECRET_KEY: '',
       LOG_LEVEL: '',
       ...ENV,
@@ -155,7 +164,7 @@ export default async function network(options: BenchOptions): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')} (${cpus().length} cores)`,
     );
-    const only = new Set((strFlag(options.args, 'only') ?? 'downlink,uplink,join').split(','));
+    const only = new Set((strFlag(options.args, 'only') ?? 'downlink,uplink,join,page-join').split(','));
     const joinRuns = intFlag(options.args, 'join-runs') ?? (options.quick ? 2 : 5);
     const json = (checks: Check[]) =>
       Object.fromEntries(checks.map((c) => [c.name, { value: c.value, baseline: c.baseline, pass: c.pass }]));
@@ -229,15 +238,16 @@ export default async function network(options: BenchOptions): Promise<void> {
       console.log(`bot: ${JSON.stringify(up.bot)} recorded cam ${up.recorded.cam} mic ${up.recorded.mic}`);
       out.uplink = json(up.checks);
     }
-    if (only.has('join')) {
+    /** Runs a join scenario `joinRuns` times, printing each run's seconds and checks. */
+    const joins = async (name: string, who: string, run: (i: number) => Promise<JoinRun>) => {
       const runs: JoinFigures[] = [];
       for (let i = 1; i <= joinRuns; i++) {
         console.log(
-          `\njoin ${i}/${joinRuns}: the bot joins behind ${RATES.slowUpKbit} kbit/s, judged from its join for ${tm.joinS} s`,
+          `\n${name} ${i}/${joinRuns}: ${who} joins behind ${RATES.slowUpKbit} kbit/s, judged from its join for ${tm.joinS} s`,
         );
-        const run = await runJoinBehind(t, tm);
-        keep(`join-${i}`, { receiver: run.receiver, bot: run.bot, record: run.record });
-        const f = joinFigures(run);
+        const r = await run(i);
+        keep(`${name}-${i}`, { receiver: r.receiver, bot: r.bot, record: r.record });
+        const f = joinFigures(r);
         runs.push(f);
         printTable(
           ['s', 'v p50', 'v p95', 'a p50', 'a p95', 'fps', 'a gap', 'layers'],
@@ -246,15 +256,20 @@ export default async function network(options: BenchOptions): Promise<void> {
             ...cells(receiver),
             String(receiver.layerSwitches),
           ]),
-          "per second (receiver); delay in ms: arrival less the bot's timestamp",
+          `per second (receiver); delay in ms: arrival less the publisher's own timestamp`,
         );
-        printChecks(`join ${i}/${joinRuns}: targets`, f.checks);
-        console.log(`bot: ${JSON.stringify(f.bot)} recorded cam ${f.recorded.cam} mic ${f.recorded.mic}`);
+        printChecks(`${name} ${i}/${joinRuns}: targets`, f.checks);
+        console.log(
+          `${f.bot ? `bot: ${JSON.stringify(f.bot)} ` : ''}recorded cam ${f.recorded.cam} mic ${f.recorded.mic}`,
+        );
       }
       const passed = runs.filter((f) => f.checks.every((c) => c.pass)).length;
-      console.log(`\njoin: ${passed} of ${runs.length} runs met every target`);
-      out.join = { runs: runs.map((f) => json(f.checks)), passed, of: runs.length };
-    }
+      console.log(`\n${name}: ${passed} of ${runs.length} runs met every target`);
+      out[name] = { runs: runs.map((f) => json(f.checks)), passed, of: runs.length };
+    };
+    if (only.has('join')) await joins('join', 'the bot', () => runJoinBehind(t, tm));
+    if (only.has('page-join'))
+      await joins('page-join', "the dashboard's page (Chromium)", (i) => runPageJoin(startServer, tm, i));
     console.log(
       `load average after the runs: ${loadavg()
         .map((l) => l.toFixed(2))

@@ -1,0 +1,92 @@
+/**
+ * The dashboard's live page joining behind the slow uplink: a member in Chromium, started inside a
+ * netlab namespace whose uplink is shaped to RATES.slowUpKbit from the start, and a receiver
+ * outside it. Judged as the bot's join is (`joinFigures`): from the moment the page says it is
+ * connected, the delay being the arrival less the page's own capture timestamp (one machine, one
+ * clock).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { createLink, type Link } from '../../packages/server/test/support/netlab/links.ts';
+import {
+  newSession,
+  RATES,
+  recorded,
+  startReceiver,
+  stopReceiver,
+  type JoinRun,
+  type Target,
+  type Timings,
+} from '../../packages/server/test/support/netlab/scenario.ts';
+import { joinLive, member } from './member.ts';
+import { benchTenant } from './tenant.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * One run: a new link, a new server whose public address is the link's host side (the page's
+ * calls must come from it), a new member and session.
+ */
+export async function runPageJoin(
+  startServer: (publicHost: string) => Promise<{ port: number; stop: () => Promise<void> }>,
+  tm: Timings,
+  n: number,
+): Promise<JoinRun> {
+  const link = createLink({ upKbit: RATES.slowUpKbit });
+  let server: { port: number; stop: () => Promise<void> } | null = null;
+  try {
+    server = await startServer(link.hostAddress);
+    return await joinOn(server.port, link, tm, n);
+  } finally {
+    await server?.stop();
+    link.destroy();
+  }
+}
+
+async function joinOn(port: number, link: Link, tm: Timings, n: number): Promise<JoinRun> {
+  const base = `http://${link.hostAddress}:${port}`;
+  const tenant = await benchTenant(base, `page-join-${n}`);
+  const t: Target = { port, key: tenant.secret };
+  const sessionId = await newSession(t, 'a page joins behind a slow uplink');
+  const cookie = await member(base, tenant.projectId, tenant.auth, n);
+  // Why a wrapper: playwright starts the executable it is given and talks to it over inherited
+  // pipes, which `ip netns exec` passes on.
+  const dir = mkdtempSync(join(tmpdir(), 'vss-bench-page-'));
+  const wrapper = join(dir, 'chromium-in-netns');
+  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${link.ns} ${CHROMIUM} "$@"\n`, { mode: 0o755 });
+  let browser: Browser | null = null;
+  const receiver = await startReceiver(t, sessionId, 'viewer', null);
+  try {
+    browser = await chromium.launch({
+      executablePath: wrapper,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--use-fake-device-for-media-stream',
+        '--use-fake-ui-for-media-stream',
+        '--autoplay-policy=no-user-gesture-required',
+        `--unsafely-treat-insecure-origin-as-secure=${base}`,
+      ],
+    });
+    await joinLive(browser, base, sessionId, cookie, `page ${n}`);
+    const t0 = Date.now();
+    const end = t0 + tm.joinS * 1000;
+    await receiver.waitFor((l) => l.t >= end, (tm.joinS + 30) * 1000, `${tm.joinS} s after the join`);
+    await browser.close();
+    browser = null;
+    return {
+      sessionId,
+      t0,
+      end,
+      receiver: await stopReceiver(receiver),
+      bot: [],
+      record: await recorded(t, sessionId),
+    };
+  } finally {
+    await browser?.close();
+    if (receiver.child.exitCode === null) receiver.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
