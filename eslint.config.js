@@ -61,8 +61,33 @@ export default tseslint.config(
     files: ['packages/cli/bin/**', 'packages/client/scripts/**'],
     languageOptions: { globals: globals.node },
   },
-  // The dashboard runs in browsers.
-  { files: ['packages/web/src/**'], languageOptions: { globals: globals.browser } },
+  // The dashboard and the SDK run in browsers.
+  { files: ['packages/web/src/**', 'packages/sdk/src/**'], languageOptions: { globals: globals.browser } },
+  // The dashboard is built on the SDK as any app is: the media engine (capture, codecs, the
+  // uplink, decoding) lives in @vss/sdk and is reached through its public entry only.
+  {
+    files: ['packages/web/src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sdk/src/**', '@vss/sdk/*'], message: "Import from '@vss/sdk' only." }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'VideoEncoder',
+          'VideoDecoder',
+          'AudioEncoder',
+          'AudioDecoder',
+          'EncodedVideoChunk',
+          'EncodedAudioChunk',
+          'VideoFrame',
+          'AudioData',
+          'MediaStreamTrackProcessor',
+        ].map((name) => ({ name, message: 'Media engine code belongs in @vss/sdk.' })),
+      ],
+    },
+  },
   // Tests read JSON answers whose shape they then assert.
   { files: ['packages/*/test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

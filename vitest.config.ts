@@ -28,6 +28,7 @@ export default defineConfig({
     alias: {
       '@vss/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
       '@vss/protocol': fileURLToPath(new URL('./packages/protocol/src/index.ts', import.meta.url)),
+      '@vss/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)),
     },
   },
   test: {

@@ -10,6 +10,7 @@ export default defineConfig({
     alias: {
       '@vss/client': fileURLToPath(new URL('../client/src/index.ts', import.meta.url)),
       '@vss/protocol': fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
+      '@vss/sdk': fileURLToPath(new URL('../sdk/src/index.ts', import.meta.url)),
     },
   },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', reportCompressedSize: false },

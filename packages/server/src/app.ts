@@ -38,6 +38,7 @@ import { billingRoutes } from './modules/billing/routes.js';
 import { agentsRoutes } from './modules/agents/routes.js';
 import { oauthRoutes } from './modules/agents/oauth-routes.js';
 import { dashboardRoutes, loadPage } from './modules/dashboard/routes.js';
+import { sdkRoutes } from './modules/sdk/routes.js';
 import type { Runtime } from './runtime.js';
 import { MINUTE_MS } from './lib/time.js';
 
@@ -183,5 +184,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   });
   await app.register(oauthRoutes, { baseUrl, oauth: services.oauth, projects: services.projects });
   await app.register(dashboardRoutes, { page });
+  await app.register(sdkRoutes);
   return app;
 }

@@ -10,11 +10,14 @@ import { dropPgSchema, freePort, pgSchemaUrl, runServer, waitForHttp, type Proc 
 
 const ROOT = resolve(__dirname, '../../..');
 
-/** The README's walkthrough: the blocks between "First steps with curl" and "Configuration". */
+/**
+ * The README's walkthrough: the blocks between "First steps with curl" and "Embed a call in your
+ * app" (whose example app web/test/sdk.test.ts runs in a browser).
+ */
 function walkthrough(): { shell: string; receiver: string } {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('### First steps with curl');
-  const end = readme.indexOf('## Configuration');
+  const end = readme.indexOf('## Embed a call in your app');
   if (start < 0 || end < start) throw new Error('README: the walkthrough headings moved');
   const part = readme.slice(start, end);
   const blocks = [...part.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], code: m[2]! }));

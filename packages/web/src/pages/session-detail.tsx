@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { Link, useParams } from 'wouter';
 import { isStatus, vss } from '../api';
 import { useAuth } from '../auth';
-import { sessionHosts } from '../recording';
+import { sessionHosts } from '@vss/sdk';
 import { manifestNames, sessionState, type Session } from '../types';
 import { formatTime } from '../ui/format';
 import { useLoad } from '../ui/hooks';

@@ -5,10 +5,10 @@
  */
 import { fromBase64, parseMediaStream, shownFocus } from '@vss/protocol';
 import { errorMessage } from '../api';
-import { AudioOut } from '../media/audio-out';
-import { readEnvelope } from '../media/envelope';
-import { presenterTile } from '../media/presenter';
-import { isKeyPayload, VideoTrackDecoder } from '../media/video-track';
+import { AudioOut } from '@vss/sdk';
+import { readEnvelope } from '@vss/sdk';
+import { presenterTile } from '@vss/sdk';
+import { isKeyPayload, VideoTrackDecoder } from '@vss/sdk';
 import { Backfill } from './backfill';
 import { keep, merge } from './frames';
 import { PlayClock } from './clock';

@@ -1,4 +1,4 @@
-import type { VideoTrackDecoder } from '../media/video-track';
+import type { VideoTrackDecoder } from '@vss/sdk';
 import type { MediaEvent } from './types';
 
 /**

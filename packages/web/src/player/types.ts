@@ -1,6 +1,6 @@
 /** The recording as the playback API returns it, and what the player makes of it. */
 import type { Schemas } from '@vss/client';
-import type { EnvelopeBody } from '../media/envelope';
+import type { EnvelopeBody } from '@vss/sdk';
 
 /** One event of a playback answer, as sent. */
 export type WireEvent = Schemas['PlaybackEvent'];

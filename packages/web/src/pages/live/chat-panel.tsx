@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api';
-import type { LiveRoom } from '../../media/live-room';
-import { nameOf, type ChatLine } from '../../media/room-state';
+import type { LiveRoom } from '@vss/sdk';
+import { nameOf, type ChatLine } from '@vss/sdk';
 import { Empty, ErrorNote, Field } from '../../ui/kit';
 
 /** The server's limit on one chat message. */

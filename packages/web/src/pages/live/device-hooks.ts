@@ -1,7 +1,7 @@
 /** The pre-join screen's devices: what is plugged in, the chosen camera's picture, the microphone's level. */
 import { useEffect, useState } from 'react';
-import { LevelMeter, listDevices, type DeviceLists } from '../../media/devices';
-import { capture } from '../../media/local-media';
+import { LevelMeter, listDevices, type DeviceLists } from '@vss/sdk';
+import { capture } from '@vss/sdk';
 
 /** A capture for the preview: its track, or why there is none (null while opening or off). */
 export interface PreviewCapture {

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { errorMessage } from '../../api';
-import type { LiveRoom } from '../../media/live-room';
-import { focusOf, nameOf, type Layout, type RoomState } from '../../media/room-state';
+import type { LiveRoom } from '@vss/sdk';
+import { focusOf, nameOf, type Layout, type RoomState } from '@vss/sdk';
 import { ErrorNote, Field } from '../../ui/kit';
 
 /** The director's controls: everybody's layout and who is shown large; recorded on the `director` stream. */

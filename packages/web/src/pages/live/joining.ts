@@ -1,6 +1,6 @@
 /** Joining a live room, for members and guests: a first token, the connection, then the chosen devices. */
 import { useCallback, useLayoutEffect, useRef } from 'react';
-import { LiveRoom } from '../../media/live-room';
+import { LiveRoom } from '@vss/sdk';
 import type { JoinChoice } from './pre-join';
 
 /** A joined room and the AudioContext its sound plays in (both the page's to close). */

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { isStatus, vss } from '../../api';
-import { nameOf, type RoomState } from '../../media/room-state';
+import { nameOf, type RoomState } from '@vss/sdk';
 import { useAction } from '../../ui/hooks';
 import { ConfirmDialog } from '../../ui/kit';
 

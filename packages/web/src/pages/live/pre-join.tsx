@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { errorMessage } from '../../api';
-import type { DeviceOption } from '../../media/devices';
-import type { Devices } from '../../media/local-media';
+import type { DeviceOption } from '@vss/sdk';
+import type { Devices } from '@vss/sdk';
 import { ErrorNote, Field, Progress } from '../../ui/kit';
 import { useDeviceLists, useMicLevel, usePreviewCapture } from './device-hooks';
 

@@ -1,6 +1,6 @@
 import { isStatus, vss } from '../../api';
-import type { RoomState } from '../../media/room-state';
-import { notRecordedOfYou, recordingLine } from '../../recording';
+import type { RoomState } from '@vss/sdk';
+import { notRecordedOfYou, recordingLine } from '@vss/sdk';
 import { useAction } from '../../ui/hooks';
 import { ErrorNote } from '../../ui/kit';
 

@@ -1,7 +1,7 @@
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { TrackKind } from '@vss/protocol';
-import type { LiveRoom } from '../../media/live-room';
-import { nameOf, type RoomState } from '../../media/room-state';
+import type { LiveRoom } from '@vss/sdk';
+import { nameOf, type RoomState } from '@vss/sdk';
 import { Badge, ErrorNote, PageHeader } from '../../ui/kit';
 import { ChatPanel } from './chat-panel';
 import { DirectorPanel } from './director-panel';

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { RoomState } from '../../media/room-state';
+import type { RoomState } from '@vss/sdk';
 import { RulesEditor } from '../session-detail/rule-form';
 
 /**

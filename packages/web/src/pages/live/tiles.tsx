@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import type { LayerState } from '@vss/protocol';
-import type { LiveRoom } from '../../media/live-room';
-import { deviceBusy } from '../../media/device-busy';
-import { presenterTile } from '../../media/presenter';
-import { nameOf, type RoomState } from '../../media/room-state';
+import type { LiveRoom } from '@vss/sdk';
+import { deviceBusy } from '@vss/sdk';
+import { presenterTile } from '@vss/sdk';
+import { nameOf, type RoomState } from '@vss/sdk';
 import '../../player/tiles.css';
 
 const KIND_NAME = { cam: 'camera', screen: 'screen' } as const;

@@ -2,7 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { vss, type Schemas } from '../../api';
 import { useAction, useLoad } from '../../ui/hooks';
 import { ErrorNote, Loading } from '../../ui/kit';
-import { sessionRecordingLine } from '../../recording';
+import { sessionRecordingLine } from '@vss/sdk';
 import { switchRecording } from '../live/recording-bar';
 import { RulesEditor } from './rule-form';
 

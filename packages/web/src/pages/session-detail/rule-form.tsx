@@ -8,7 +8,7 @@ import {
   sameRule,
   type RecordingRule,
   type RuleKind,
-} from '../../recording';
+} from '@vss/sdk';
 import { nameLabels } from '../../types';
 import { useAction } from '../../ui/hooks';
 import { ErrorNote, Field } from '../../ui/kit';

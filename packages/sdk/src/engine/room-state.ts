@@ -23,6 +23,8 @@ export interface RoomState {
   status: RoomStatus;
   /** reconnect attempt, or why the connection closed */
   detail: string | null;
+  /** the close code, once closed for good */
+  closeCode: number | null;
   self: string;
   /** everybody present, the local participant first */
   participants: string[];
@@ -64,6 +66,7 @@ export function initialState(self: string, name: string, canPublish: boolean): R
   return {
     status: 'connecting',
     detail: null,
+    closeCode: null,
     self,
     participants: [self],
     names: { [self]: name },

@@ -5,7 +5,7 @@
 // during a pause of its event loop, nothing until the pause ends). Seconds, no browser, no root:
 // the network tests show the same page on a real shaped link.
 import { describe, expect, it } from 'vitest';
-import { START_STEP, STEPS, UPLINK_TICK_MS, Uplink } from '../src/media/uplink.js';
+import { START_STEP, STEPS, UPLINK_TICK_MS, Uplink } from '../src/engine/uplink.js';
 
 const TICK_MS = 5;
 const BASE_RTT_MS = 4;

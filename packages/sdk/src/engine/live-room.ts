@@ -13,7 +13,6 @@ import {
   type ControlFrame,
   type TrackKind,
 } from '@vss/protocol';
-import { errorMessage } from '../api';
 import { readRecordingStatus } from '../recording';
 import { AudioOut } from './audio-out';
 import { capture, type Devices } from './local-media';
@@ -45,8 +44,11 @@ const KEYFRAME_ASK_EVERY_MS = RECEIVER_KEYFRAME_INTERVAL_MS + 100;
 const OPEN = 1;
 const DEVICE: Record<TrackKind, string> = { cam: 'camera', mic: 'microphone', screen: 'screen share' };
 
+const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 /** Options of a room. */
 export interface RoomOptions {
+  /** the vss server (http or https; default: this page's origin) */
+  url?: string;
   sessionId: string;
   userId: string;
   /** the name this participant joined with */
@@ -80,7 +82,7 @@ export class LiveRoom {
   constructor(private readonly opts: RoomOptions) {
     this.state = initialState(opts.userId, opts.displayName, opts.canPublish);
     this.out = opts.audio ? new AudioOut(opts.audio) : null;
-    const origin = location.origin.replace(/^http/, 'ws');
+    const origin = (opts.url ?? location.origin).replace(/^http/, 'ws');
     this.client = new LiveClient({
       url: origin,
       session: opts.sessionId,
@@ -108,9 +110,13 @@ export class LiveRoom {
       // This person opened the session again elsewhere (another tab, another device): that one
       // is now the live one. Or the host removed them. Either is final, and this page lets go of
       // the camera and microphone as well.
-      if (ev.code === CLOSE.REPLACED) return this.ended('replaced');
-      if (ev.code === CLOSE.REMOVED) return this.ended('removed');
-      this.set({ status: 'closed', detail: `closed (code ${ev.code}${ev.reason ? `: ${ev.reason}` : ''})` });
+      if (ev.code === CLOSE.REPLACED) return this.ended('replaced', ev.code);
+      if (ev.code === CLOSE.REMOVED) return this.ended('removed', ev.code);
+      this.set({
+        status: 'closed',
+        detail: `closed (code ${ev.code}${ev.reason ? `: ${ev.reason}` : ''})`,
+        closeCode: ev.code,
+      });
     });
     this.client.on('error', (err) => {
       if (!this.left) this.set({ error: err.message });
@@ -240,14 +246,14 @@ export class LiveRoom {
     if (this.left) return;
     this.release();
     await this.client.close().catch(() => undefined);
-    this.set({ status: 'closed', detail: 'left', local: {} });
+    this.set({ status: 'closed', detail: 'left', closeCode: 1000, local: {} });
   }
 
   /** Closed for good by the server: `replaced` (the person joined again elsewhere) or `removed`. */
-  private ended(detail: 'replaced' | 'removed'): void {
+  private ended(detail: 'replaced' | 'removed', closeCode: number): void {
     if (this.left) return;
     this.release();
-    this.set({ status: 'closed', detail, local: {}, tracks: {} });
+    this.set({ status: 'closed', detail, closeCode, local: {}, tracks: {} });
   }
 
   /** Stops capturing, encoding, decoding and playing: the room is done. */
@@ -348,7 +354,7 @@ export class LiveRoom {
         return this.set({ error: typeof d.message === 'string' ? d.message : String(d.code) });
       case 'removed':
         // The host removed this participant: the final close follows.
-        return this.ended('removed');
+        return this.ended('removed', CLOSE.REMOVED);
       case 'recording': {
         // Paused, resumed, or other rules: whether (and what of) everyone is being recorded.
         const recording = readRecordingStatus(c.data);

@@ -1,0 +1,25 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+// One ES module, dist/vss.js, with @vss/client and @vss/protocol inside: what the server serves at
+// /sdk/vss.js and what `npm pack` ships. Not minified names-wise beyond what esbuild does by
+// default, so that a stack trace in an app's console still reads.
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@vss/client': fileURLToPath(new URL('../client/src/index.ts', import.meta.url)),
+      '@vss/protocol': fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
+    },
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: false,
+    target: 'es2022',
+    reportCompressedSize: false,
+    lib: {
+      entry: fileURLToPath(new URL('src/index.ts', import.meta.url)),
+      formats: ['es'],
+      fileName: () => 'vss.js',
+    },
+  },
+});
