@@ -207,7 +207,29 @@ describe('vss sessions and projects', () => {
     expect(s.project_id).toBe(server.projectId);
     expect((await vssJson(server, ['projects', 'get', p.id])).name).toBe('Mobile app');
     const bad = await vss(['projects', 'update', p.id], { env: server.env });
-    expect(bad).toMatchObject({ code: 2, stderr: 'vss: projects update: give --name or --environment\n' });
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: 'vss: projects update: give --name, --environment, --embed-origin or --no-embed-origins\n',
+    });
+    // The sites that may frame the project's room: set, refused when not an origin, cleared.
+    const framed = await vssJson(server, [
+      'projects',
+      'update',
+      p.id,
+      '--embed-origin',
+      'https://app.example.com',
+      '--embed-origin',
+      'http://localhost:3000',
+    ]);
+    expect(framed.embed_origins).toEqual(['https://app.example.com', 'http://localhost:3000']);
+    const wrong = await vss(['projects', 'update', p.id, '--embed-origin', 'https://app.example.com/call'], {
+      env: server.env,
+    });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('embed_origins[0]');
+    expect((await vssJson(server, ['projects', 'get', p.id])).embed_origins).toHaveLength(2);
+    const cleared = await vssJson(server, ['projects', 'update', p.id, '--no-embed-origins']);
+    expect(cleared.embed_origins).toEqual([]);
   });
 });
 

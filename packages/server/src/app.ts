@@ -184,6 +184,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   });
   await app.register(oauthRoutes, { baseUrl, oauth: services.oauth, projects: services.projects });
   await app.register(dashboardRoutes, { page });
-  await app.register(sdkRoutes);
+  await app.register(sdkRoutes, { embedOrigins: (id) => services.projects.embedOrigins(id) });
   return app;
 }

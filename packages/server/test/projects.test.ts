@@ -69,6 +69,53 @@ describe('projects', () => {
     );
   });
 
+  it('keeps the sites that may frame its room, refuses anything but exact origins naming the entry, and frames the room for those only', async () => {
+    const id = a.projectId;
+    const path = `/v1/projects/${id}`;
+    expect((await call(t, 'GET', path, { key: a.key })).body.data.embed_origins).toEqual([]);
+    const room = () => call(t, 'GET', `/embed/${id}`);
+    expect(String((await room()).headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    const bad: Array<[unknown, string]> = [
+      [['javascript:alert(1)'], 'body.embed_origins[0]'],
+      [['https://ok.example.com', 'https://app.example.com/call'], 'body.embed_origins[1]'],
+      [['https://app.example.com/'], 'body.embed_origins[0]'],
+      [['https://*.example.com'], 'body.embed_origins[0]'],
+      [['http://app.example.com'], 'body.embed_origins[0]'],
+      [['https://u:p@app.example.com'], 'body.embed_origins[0]'],
+      [Array.from({ length: 21 }, (_, i) => `https://a${i}.example.com`), 'body.embed_origins'],
+      ['https://app.example.com', 'body.embed_origins'],
+    ];
+    for (const [embed_origins, field] of bad) {
+      const res = await call(t, 'PATCH', path, { key: a.key, body: { embed_origins } });
+      expect(res.status, JSON.stringify(embed_origins)).toBe(400);
+      expect(res.body.error!.message).toContain(field);
+    }
+    // Nothing was half written.
+    expect((await call(t, 'GET', path, { key: a.key })).body.data.embed_origins).toEqual([]);
+    const good = [
+      'https://app.example.com',
+      'https://app.example.com:8443',
+      'http://localhost:3000',
+      'http://[::1]:3000',
+    ];
+    const saved = await call(t, 'PATCH', path, { key: a.key, body: { embed_origins: [...good, good[0]] } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.embed_origins).toEqual(good);
+    expect((await call(t, 'GET', path, { key: a.key })).body.data.embed_origins).toEqual(good);
+    const page = await room();
+    expect(page.status).toBe(200);
+    expect(String(page.headers['content-type'])).toMatch(/^text\/html/);
+    expect(String(page.headers['content-security-policy'])).toContain(`frame-ancestors ${good.join(' ')}`);
+    expect(page.headers['x-frame-options']).toBeUndefined();
+    // Every other page is still never framed; an unknown project's room is 404.
+    expect(String((await call(t, 'GET', '/sessions')).headers['content-security-policy'])).toContain(
+      "frame-ancestors 'none'",
+    );
+    expect((await call(t, 'GET', '/embed/no-such-project')).status).toBe(404);
+    await call(t, 'PATCH', path, { key: a.key, body: { embed_origins: [] } });
+    expect(String((await room()).headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+  });
+
   it('pages through projects with limit and the Link header', async () => {
     const b = await tenant(t);
     for (let i = 0; i < 4; i++)

@@ -51,22 +51,37 @@ export function register(program: Command): void {
 
   projects
     .command('update <projectId>')
-    .description('rename a project or set its environment')
+    .description('rename a project, set its environment, or the sites that may frame its room')
     .option('--name <name>', 'new name')
     .addOption(environment())
+    .option(
+      '--embed-origin <origin>',
+      "a site that may frame the project's room at /embed/<projectId> (https://host[:port]); repeat for more; replaces the list",
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
+    .option('--no-embed-origins', "let no site frame the project's room")
     .action(
       async (
         projectId: string,
-        o: { name?: string; environment?: (typeof ENVIRONMENTS)[number] },
+        o: {
+          name?: string;
+          environment?: (typeof ENVIRONMENTS)[number];
+          embedOrigin?: string[];
+          embedOrigins?: boolean;
+        },
         cmd: Command,
       ) => {
-        if (o.name === undefined && o.environment === undefined)
-          throw new UsageError('projects update: give --name or --environment');
+        const origins = o.embedOrigins === false ? [] : o.embedOrigin;
+        if (o.name === undefined && o.environment === undefined && origins === undefined)
+          throw new UsageError(
+            'projects update: give --name, --environment, --embed-origin or --no-embed-origins',
+          );
         const body = {
           ...(o.name !== undefined ? { name: o.name } : {}),
           ...(o.environment !== undefined
             ? { environment: o.environment === 'none' ? null : o.environment }
             : {}),
+          ...(origins !== undefined ? { embed_origins: origins } : {}),
         };
         printObject(
           cmd,

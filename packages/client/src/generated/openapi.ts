@@ -733,8 +733,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a project or change its environment
-         * @description Owners and admins (and API keys) only. Send at least one of `name`, `environment`.
+         * Rename a project, change its environment or the sites that may embed its room
+         * @description Owners and admins (and API keys) only. Send at least one of `name`, `environment`, `embed_origins`. An `embed_origins` entry that is not an exact origin is refused with 400 naming it (`body.embed_origins[i]`), and nothing is changed.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -3116,6 +3116,8 @@ export interface components {
         Project: {
             /** Format: date-time */
             created_at: string;
+            /** @description the origins allowed to frame the prebuilt room `/embed/{projectId}` (none: no site may) */
+            embed_origins: string[];
             environment: string | null;
             id: string;
             name: string;
@@ -3784,6 +3786,8 @@ export interface components {
         UpdateProjectRequest: {
             content: {
                 "application/json": {
+                    /** @description The sites allowed to frame this project's prebuilt room (`/embed/{projectId}`), as its `Content-Security-Policy: frame-ancestors`: at most 20 exact origins, `https://host[:port]`, or `http://` for localhost, 127.0.0.1 and [::1]; no path, query, fragment, wildcard or trailing slash. Replaces the list; `[]` lets no site frame it (the default). Every other page of the server may never be framed. */
+                    embed_origins?: string[];
                     /**
                      * @description `development`, `staging`, `production`, or null when not set
                      * @enum {string|null}

@@ -41,6 +41,8 @@ export interface ProjectsTable {
   name: string;
   environment: string | null;
   created_at: number;
+  /** JSON array of the origins that may frame the project's prebuilt room */
+  embed_origins: string;
 }
 
 export interface ApiKeysTable {

@@ -7,6 +7,7 @@ import { useAction, usePagedList } from '../ui/hooks';
 import { Badge, Empty, PageHeader } from '../ui/kit';
 import { PagedView } from '../ui/list';
 import { AutoExportSettings } from './projects/auto-export';
+import { EmbedSettings } from './projects/embed-settings';
 import { ProjectForm, type Environment } from './projects/project-form';
 import './projects/projects.css';
 
@@ -15,6 +16,7 @@ function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSav
   const { project } = useAuth();
   const [editing, setEditing] = useState(false);
   const [exporting, setExporting] = useState(false);
+  const [embedding, setEmbedding] = useState(false);
   // The Edit button is replaced by the form while editing: focus goes back to it after.
   const editButton = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(false);
@@ -75,9 +77,21 @@ function ProjectRow({ p, manage, onSaved }: { p: Project; manage: boolean; onSav
               Auto-export
             </button>
           ) : null}
+          {manage ? (
+            <button
+              type="button"
+              className="secondary"
+              aria-expanded={embedding}
+              aria-label={`Embedding settings of ${p.name}`}
+              onClick={() => setEmbedding((x) => !x)}
+            >
+              Embedding
+            </button>
+          ) : null}
         </div>
       )}
       {manage && exporting ? <AutoExportSettings projectId={p.id} /> : null}
+      {manage && embedding ? <EmbedSettings p={p} onSaved={onSaved} /> : null}
     </li>
   );
 }

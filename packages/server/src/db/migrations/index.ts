@@ -15,6 +15,7 @@ import { webhookRedeliveryMigration } from './012-webhook-redelivery.js';
 import { exportKeepGapsMigration } from './013-export-keep-gaps.js';
 import { exportOptionsMigration } from './014-export-options.js';
 import { liveCredentialsMigration } from './015-live-credentials.js';
+import { embedOriginsMigration } from './016-embed-origins.js';
 
 /** Every migration in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrations(engine: Engine): Record<string, Migration> {
@@ -34,5 +35,6 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '013-export-keep-gaps': exportKeepGapsMigration(),
     '014-export-options': exportOptionsMigration(),
     '015-live-credentials': liveCredentialsMigration(),
+    '016-embed-origins': embedOriginsMigration(),
   };
 }

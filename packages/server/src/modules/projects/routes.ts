@@ -87,8 +87,9 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<ProjectsRoutesOptions> = 
       schema: {
         tags,
         operationId: 'updateProject',
-        summary: 'Rename a project or change its environment',
-        description: 'Owners and admins (and API keys) only. Send at least one of `name`, `environment`.',
+        summary: 'Rename a project, change its environment or the sites that may embed its room',
+        description:
+          'Owners and admins (and API keys) only. Send at least one of `name`, `environment`, `embed_origins`. An `embed_origins` entry that is not an exact origin is refused with 400 naming it (`body.embed_origins[i]`), and nothing is changed.',
         params: ProjectParams,
         body: UpdateProject,
         response: { 200: okResponse('The project as changed.', Project) },

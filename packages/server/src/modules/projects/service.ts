@@ -1,6 +1,7 @@
 import type { RequestReads } from '../../db/request-reads.js';
 import type { Db, ProjectsTable, Trx } from '../../db/types.js';
-import { Forbidden, NotFound } from '../../http/errors.js';
+import { BadRequest, Forbidden, NotFound } from '../../http/errors.js';
+import { embedOriginProblem } from './embed-origins.js';
 import { decodeCursor } from '../../http/pagination.js';
 import { roleAtLeast, type Principal, type Role } from '../../http/principal.js';
 import { newId } from '../../lib/ids.js';
@@ -14,8 +15,19 @@ export function presentProject(p: ProjectsTable) {
     name: p.name,
     org_id: p.org_id,
     environment: p.environment,
+    embed_origins: readOrigins(p.embed_origins),
     created_at: iso(p.created_at),
   };
+}
+
+/** The stored list of embed origins (a JSON array; anything else reads as none). */
+function readOrigins(json: string | undefined): string[] {
+  try {
+    const v: unknown = JSON.parse(json ?? '[]');
+    return Array.isArray(v) ? v.filter((o): o is string => typeof o === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Refuses with 403 when the principal's role is below `min`. */
@@ -47,6 +59,7 @@ export function projectsService(deps: { store: ProjectsStore; reads: RequestRead
         name: input.name,
         environment: input.environment,
         created_at: now(),
+        embed_origins: '[]',
       };
       await store.insert(q, row);
       return row;
@@ -104,12 +117,28 @@ export function projectsService(deps: { store: ProjectsStore; reads: RequestRead
     async update(
       principal: Principal,
       projectId: string,
-      patch: { name?: string; environment?: string | null },
+      patch: { name?: string; environment?: string | null; embed_origins?: string[] },
     ) {
       requireRole(principal, 'admin');
       const p = await this.inOrg(principal, projectId);
-      await store.update(principal.orgId, p.id, patch);
-      return { ...p, ...patch } as ProjectsTable;
+      const { embed_origins, ...rest } = patch;
+      const row: Partial<Pick<ProjectsTable, 'name' | 'environment' | 'embed_origins'>> = { ...rest };
+      if (embed_origins) {
+        embed_origins.forEach((o, i) => {
+          const problem = embedOriginProblem(o);
+          if (problem) throw new BadRequest(`body.embed_origins[${i}]: ${problem}`);
+        });
+        // The same origin twice is one.
+        row.embed_origins = JSON.stringify([...new Set(embed_origins)]);
+      }
+      await store.update(principal.orgId, p.id, row);
+      return { ...p, ...row } as ProjectsTable;
+    },
+
+    /** The origins that may frame a project's prebuilt room; null when there is no such project. */
+    async embedOrigins(projectId: string): Promise<string[] | null> {
+      const p = await store.anyById(projectId);
+      return p ? readOrigins(p.embed_origins) : null;
     },
   };
 }

@@ -19,6 +19,10 @@ export function projectsStore(db: Db) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
+    /** A project by id alone: for what any page may read of it (the embed page's framing). */
+    anyById(id: string): Promise<ProjectsTable | undefined> {
+      return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
     /** The organisation's first project: the default scope of a dashboard user. */
     first(q: Db | Trx, orgId: string): Promise<ProjectsTable | undefined> {
       return q
@@ -38,7 +42,7 @@ export function projectsStore(db: Db) {
     async update(
       orgId: string,
       id: string,
-      patch: Partial<Pick<ProjectsTable, 'name' | 'environment'>>,
+      patch: Partial<Pick<ProjectsTable, 'name' | 'environment' | 'embed_origins'>>,
     ): Promise<void> {
       await db.updateTable('projects').set(patch).where('org_id', '=', orgId).where('id', '=', id).execute();
     },

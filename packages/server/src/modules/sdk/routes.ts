@@ -37,7 +37,59 @@ function loader(file: string): () => { body: Buffer; etag: string } | null {
   };
 }
 
-export const sdkRoutes: FastifyPluginAsync<{ dir?: string }> = async (app, { dir = SDK_DIST }) => {
+/** The embed page's script: the SDK's own prebuilt room, mounted on the page (no inline script). */
+const EMBED_JS = `import { mountEmbed } from './vss.js';\nvoid mountEmbed(document.getElementById('room'));\n`;
+
+/** The prebuilt room's page; `title` is escaped by the caller (it is fixed text). */
+const EMBED_HTML = `<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Call</title>
+<style>html,body,#room{height:100%;margin:0;background:#111418;color:#f4f6f8;font-family:system-ui,sans-serif}
+.vss-embed-note,.vss-embed-join{padding:24px}.vss-embed-join label{display:flex;flex-direction:column;gap:6px;max-width:320px}
+.vss-embed-join input{padding:8px;font:inherit}.vss-embed-join button{margin-top:12px;padding:8px 16px;font:inherit}</style>
+<div id="room"></div>
+<noscript>This call needs JavaScript.</noscript>
+<script type="module" src="/sdk/embed.js"></script>
+</html>
+`;
+
+/**
+ * The embed page's headers: as the dashboard's pages, except that the project's embed origins may
+ * frame it (`frame-ancestors`, none when it lists none), the camera and microphone are this
+ * page's to ask for inside a frame the embedding page allowed them to, and the socket may be
+ * opened to this origin.
+ */
+function embedHeaders(origins: readonly string[]): Record<string, string> {
+  return {
+    'content-security-policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data: blob:",
+      "media-src 'self' blob:",
+      "connect-src 'self'",
+      "worker-src 'self' blob:",
+      `frame-ancestors ${origins.length ? origins.join(' ') : "'none'"}`,
+      "base-uri 'none'",
+      "form-action 'self'",
+    ].join('; '),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+  };
+}
+
+/** What the SDK's routes need. */
+export interface SdkOptions {
+  /** the built SDK; defaults to SDK_DIST */
+  dir?: string;
+  /** the origins that may frame a project's prebuilt room; null when there is no such project */
+  embedOrigins(projectId: string): Promise<string[] | null>;
+}
+
+export const sdkRoutes: FastifyPluginAsync<SdkOptions> = async (app, { dir = SDK_DIST, embedOrigins }) => {
   const load = loader(`${dir}/vss.js`);
   app.get(
     '/sdk/vss.js',
@@ -57,6 +109,35 @@ export const sdkRoutes: FastifyPluginAsync<{ dir?: string }> = async (app, { dir
         .type('text/javascript; charset=utf-8');
       if (request.headers['if-none-match'] === sdk.etag) return reply.code(304).send();
       return reply.code(200).send(sdk.body);
+    },
+  );
+  app.get(
+    '/sdk/embed.js',
+    { config: { auth: 'public', rateLimit: false }, schema: { hide: true } },
+    (_req, reply) =>
+      reply
+        .header('access-control-allow-origin', '*')
+        .header('cache-control', 'no-cache')
+        .header('x-content-type-options', 'nosniff')
+        .type('text/javascript; charset=utf-8')
+        .send(EMBED_JS),
+  );
+  // The prebuilt room, for an iframe on one of the project's embed origins. Its credential is in
+  // the address's fragment (`#token=` or `#join=`), which never reaches this server.
+  app.get<{ Params: { projectId: string } }>(
+    '/embed/:projectId',
+    { config: { auth: 'public' }, schema: { hide: true } },
+    async (request, reply) => {
+      const origins = /^[\w-]{1,64}$/.test(request.params.projectId)
+        ? await embedOrigins(request.params.projectId)
+        : null;
+      if (!origins)
+        return reply
+          .code(404)
+          .headers(embedHeaders([]))
+          .type('text/plain; charset=utf-8')
+          .send('No such project: check the address of this room.');
+      return reply.code(200).headers(embedHeaders(origins)).type('text/html; charset=utf-8').send(EMBED_HTML);
     },
   );
 };
