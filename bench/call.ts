@@ -9,7 +9,8 @@
  * Target: no recorded camera has a gap over 1.5 s (a publisher's adaptation lowers its camera's
  * rate and frame rate, never stops it; a gap over that shows as a held picture in the export).
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './lib/chromium.ts';
 import { joinLive, member } from './lib/member.ts';
 import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
@@ -18,7 +19,6 @@ import { startVss } from './lib/server.ts';
 import { fmt, printTable } from './lib/table.ts';
 import { benchTenant } from './lib/tenant.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const GAP_TARGET_MS = 1500;
 
 interface Event {
@@ -57,16 +57,7 @@ export default async function call({ quick, args }: BenchOptions): Promise<void>
     const cookies = await Promise.all(
       Array.from({ length: people }, (_, i) => member(base, projectId, auth, i)),
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-fake-device-for-media-stream',
-        '--use-fake-ui-for-media-stream',
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-    });
+    browser = await launchChromium();
     const pages: Page[] = [];
     for (let i = 0; i < people; i++)
       pages.push(await joinLive(browser, base, sessionId, cookies[i]!, `person ${i + 1}`));

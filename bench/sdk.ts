@@ -13,15 +13,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './lib/chromium.ts';
 import type { BenchOptions } from './run.ts';
 import { intFlag } from './lib/args.ts';
 import { expectCall } from './lib/http.ts';
 import { startVss } from './lib/server.ts';
 import { fmt, printTable } from './lib/table.ts';
 import { benchTenant } from './lib/tenant.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The app: a page that times joinRoom (or a bare socket), and a token route. */
 function appServer(vss: string, secret: string, sessionId: string): Promise<{ server: Server; url: string }> {
@@ -87,15 +86,7 @@ export default async function sdk({ quick, args }: BenchOptions): Promise<void> 
     const tenant = await benchTenant(vss.url, 'sdk');
     const made = await appServer(vss.url, tenant.secret, tenant.sessionId);
     app = made.server;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-fake-device-for-media-stream',
-        '--use-fake-ui-for-media-stream',
-      ],
-    });
+    browser = await launchChromium();
     const context = () => browser!.newContext({ permissions: ['camera', 'microphone'] });
     // Someone already in the call, sending their camera.
     const sender = await (await context()).newPage();

@@ -8,7 +8,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 import { createLink, type Link } from '../../packages/server/test/support/netlab/links.ts';
 import {
   newSession,
@@ -22,8 +23,6 @@ import {
 } from '../../packages/server/test/support/netlab/scenario.ts';
 import { joinLive, member } from './member.ts';
 import { benchTenant } from './tenant.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * One run: a new link, a new server whose public address is the link's host side (the page's
@@ -59,17 +58,7 @@ async function joinOn(port: number, link: Link, tm: Timings, n: number): Promise
   let browser: Browser | null = null;
   const receiver = await startReceiver(t, sessionId, 'viewer', null);
   try {
-    browser = await chromium.launch({
-      executablePath: wrapper,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-fake-device-for-media-stream',
-        '--use-fake-ui-for-media-stream',
-        '--autoplay-policy=no-user-gesture-required',
-        `--unsafely-treat-insecure-origin-as-secure=${base}`,
-      ],
-    });
+    browser = await launchChromium([`--unsafely-treat-insecure-origin-as-secure=${base}`], wrapper);
     await joinLive(browser, base, sessionId, cookie, `page ${n}`);
     const t0 = Date.now();
     const end = t0 + tm.joinS * 1000;
