@@ -92,6 +92,12 @@ export interface UplinkLook {
   buffered: number;
   /** bytes handed to the socket so far (one counter across the publisher's connections) */
   sentBytes: number;
+  /**
+   * the publisher's own device is busy now (its event loop held up): its answers are read late
+   * whatever the link does, so their delay says nothing of the link. Only the socket's bytes then
+   * count: piling up, they step down; drained for the usual quiet time, they step up.
+   */
+  busy?: boolean;
 }
 
 /**
@@ -184,7 +190,8 @@ export class UplinkRule {
     this.lastBuffered = look.buffered;
     this.measureStep(now, look.sentBytes);
     const onTrial = now - this.upAt < TRIAL_MS;
-    if (this.delayMs > (onTrial ? TRIAL_DELAY_MS : CONGESTED_MS) || growing) {
+    const late = this.delayMs > (onTrial ? TRIAL_DELAY_MS : CONGESTED_MS) && !look.busy;
+    if (late || growing) {
       this.congestedAt = now;
       this.quietSince = null;
       this.congestedChecks++;
@@ -194,7 +201,7 @@ export class UplinkRule {
       return;
     }
     this.congestedChecks = 0;
-    if (this.delayMs < QUIET_MS && look.buffered < BUFFERED_BOUND) {
+    if ((look.busy || this.delayMs < QUIET_MS) && look.buffered < BUFFERED_BOUND) {
       this.quietSince ??= now;
       const quietFor = this.congestedAt === -Infinity ? FIRST_QUIET_FOR_MS : QUIET_FOR_MS;
       if (this.want > 0 && now - this.quietSince >= quietFor && this.fits(this.want - 1, now)) {

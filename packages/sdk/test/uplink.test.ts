@@ -20,12 +20,21 @@ interface Sim {
   kbit: (s: number) => number;
   /** the server reads nothing while this is true (a busy event loop) */
   paused?: (s: number) => boolean;
+  /** the page's own device is busy (device-busy.ts says so) while this is true */
+  busy?: (s: number) => boolean;
+  /** what the page's busy main thread adds to when it reads each ack (ms), at second s */
+  lateReads?: (s: number) => number;
 }
 
 /** Runs a page's uplink for `seconds`; returns its steps over time and the delays its sound saw. */
 function run(seconds: number, sim: Sim) {
   const socket = { bufferedAmount: 0, bytesSent: 0 };
-  const uplink = new Uplink(socket, () => undefined, 0);
+  const uplink = new Uplink(
+    socket,
+    () => undefined,
+    0,
+    (t) => sim.busy?.(t / 1000) ?? false,
+  );
   /** sends not yet read by the server, in order: the bytes sent up to each, and its ack */
   const queue: { upTo: number; at: number; audio: boolean; ack?: (ok?: boolean, at?: number) => void }[] = [];
   const acks: { due: number; fire: () => void }[] = [];
@@ -68,7 +77,8 @@ function run(seconds: number, sim: Sim) {
         const q = queue.shift()!;
         if (q.audio) audioDelays.push({ s, ms: t - q.at });
         const ack = q.ack;
-        if (ack) acks.push({ due: t + BASE_RTT_MS, fire: () => ack(true, t + BASE_RTT_MS) });
+        const due = t + BASE_RTT_MS + (sim.lateReads?.(s) ?? 0);
+        if (ack) acks.push({ due, fire: () => ack(true, due) });
       }
     }
     for (const a of acks.filter((a) => a.due <= t)) a.fire();
@@ -113,6 +123,16 @@ describe("the page's uplink", () => {
   it('a busy server that reads nothing for a second in every ten is no full link: no step down', () => {
     const r = run(60, { kbit: () => 10_000, paused: (s) => s >= 15 && s % 10 < 1 });
     expect(r.at(14.9), JSON.stringify(r.steps)).toBe(0);
+    expect(
+      r.steps.filter((x) => x.s >= 15),
+      JSON.stringify(r.steps),
+    ).toEqual([]);
+  });
+
+  it('on a busy device that reads its acks 300 ms late, the fast link is not called full: no step down', () => {
+    const busy = (s: number) => s >= 15;
+    const r = run(40, { kbit: () => 10_000, busy, lateReads: (s) => (busy(s) ? 300 : 0) });
+    expect(r.at(14.9)).toBe(0);
     expect(
       r.steps.filter((x) => x.s >= 15),
       JSON.stringify(r.steps),

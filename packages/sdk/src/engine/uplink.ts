@@ -18,11 +18,16 @@
  * second for a screen, two for a camera) at a small bitrate, so a recording never gets a hole from
  * adaptation.
  *
+ * A page on a busy device (three people in a call on one two-core machine) reads its acks late
+ * whatever its link does: while device-busy.ts says so, late acks neither step down nor hold
+ * pictures back; the socket's bytes decide (piling up, a step down; drained, a step up).
+ *
  * A page starts at START_STEP, not at everything: on a link it does not know yet, a camera's three
  * layers (up to 800 kbit/s) would queue seconds of its sound behind them before the first ack
  * said so. It steps up as the acks show room, one step per 2.5 s while nothing has queued.
  */
 import { UPLINK_CHECK_MS, UplinkRule } from '@vss/protocol';
+import { deviceBusy } from './device-busy';
 
 /** One step: each layer's share of its profile's bitrate (0: not sent) and the share of its frame rate. */
 export interface UplinkStep {
@@ -80,6 +85,8 @@ export class Uplink {
     /** told each new step */
     private readonly onStep: (step: UplinkStep) => void,
     now = performance.now(),
+    /** whether this page's device is busy now (device-busy.ts; a test gives its own) */
+    private readonly busy: (now: number) => boolean = deviceBusy,
   ) {
     this.rule = new UplinkRule({ maxStep: STEPS.length - 1, start: START_STEP, now });
   }
@@ -99,9 +106,12 @@ export class Uplink {
     return this.rule.delayMs;
   }
 
-  /** True when a picture of `layer` may be encoded now: the queue is short enough for it. */
-  videoMay(layer: number): boolean {
-    return this.rule.delayMs <= (layer === 1 ? VIDEO_DELAY_MS : LASTING_DELAY_MS);
+  /**
+   * True when a picture of `layer` may be encoded now: the queue is short enough for it (on a
+   * busy device the delay says nothing of the queue: the socket's own limit decides then).
+   */
+  videoMay(layer: number, now = performance.now()): boolean {
+    return this.busy(now) || this.rule.delayMs <= (layer === 1 ? VIDEO_DELAY_MS : LASTING_DELAY_MS);
   }
 
   /** True when the next sound chunk should ask for an ack, to time the link. */
@@ -127,7 +137,11 @@ export class Uplink {
   /** Looks at the link once and moves a step when the rule says so. */
   tick(now = performance.now()): void {
     const was = this.rule.want;
-    this.rule.check(now, { buffered: this.socket.bufferedAmount, sentBytes: this.socket.bytesSent });
+    this.rule.check(now, {
+      buffered: this.socket.bufferedAmount,
+      sentBytes: this.socket.bytesSent,
+      busy: this.busy(now),
+    });
     if (this.rule.want !== was) this.onStep(STEPS[this.rule.want]!);
   }
 }
