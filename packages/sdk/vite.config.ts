@@ -16,10 +16,16 @@ export default defineConfig({
     emptyOutDir: false,
     target: 'es2022',
     reportCompressedSize: false,
+    // The SDK, and the two modules it starts by URL (a worklet and a worker cannot come from the
+    // page's bundle): each one file with nothing shared, served from /sdk/ beside it.
     lib: {
-      entry: fileURLToPath(new URL('src/index.ts', import.meta.url)),
+      entry: {
+        vss: fileURLToPath(new URL('src/index.ts', import.meta.url)),
+        'mic-worklet': fileURLToPath(new URL('src/worklets/mic-worklet.ts', import.meta.url)),
+        'capture-worker': fileURLToPath(new URL('src/worklets/capture-worker.ts', import.meta.url)),
+      },
       formats: ['es'],
-      fileName: () => 'vss.js',
+      fileName: (_format, name) => `${name}.js`,
     },
   },
 });

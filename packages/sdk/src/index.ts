@@ -23,7 +23,8 @@ export {
 export { mountEmbed } from './embed';
 
 // The engine.
-export { LiveRoom, type RoomOptions } from './engine/live-room';
+export { LiveRoom } from './engine/live-room';
+export type { RoomOptions } from './engine/room-options';
 export {
   focusOf,
   nameOf,
@@ -36,7 +37,7 @@ export { listDevices, LevelMeter, type DeviceLists, type DeviceOption } from './
 export { capture, type Capture, type Devices } from './engine/local-media';
 export { deviceBusy } from './engine/device-busy';
 export { presenterTile, type PresenterTile } from './engine/presenter';
-export { AudioOut } from './engine/audio-out';
+export { AudioOut, watchSound } from './engine/audio-out';
 export { readEnvelope, type EnvelopeBody } from './engine/envelope';
 export { isKeyPayload, VideoTrackDecoder } from './engine/video-track';
 export * from './recording';

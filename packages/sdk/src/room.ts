@@ -31,6 +31,12 @@ export interface JoinOptions {
   microphone?: DeviceChoice;
   /** Where to draw the room (tiles, toggles, chat, leave); without it nothing is drawn. */
   container?: HTMLElement;
+  /**
+   * The video codec to publish in: `'vp8'` or `'h264'`. By default it is chosen for the browser:
+   * H.264 where VP8 would be encoded in software only (Safari, every iOS browser), VP8 elsewhere.
+   * Every receiver, the recording and every export read both.
+   */
+  videoCodec?: 'vp8' | 'h264';
 }
 
 /** One person in the room. */
@@ -298,6 +304,11 @@ export async function joinRoom(opts: JoinOptions): Promise<Room> {
   const url = opts.url ?? moduleOrigin();
   if (!/^https?:\/\//.test(url))
     throw new RoomError('BAD_REQUEST', `url: ${JSON.stringify(url)} is not an http(s) URL`);
+  if (opts.videoCodec !== undefined && opts.videoCodec !== 'vp8' && opts.videoCodec !== 'h264')
+    throw new RoomError(
+      'BAD_REQUEST',
+      `videoCodec: ${JSON.stringify(opts.videoCodec)} is neither 'vp8' nor 'h264'`,
+    );
   const devices: Devices = { cam: deviceOf(opts.camera), mic: deviceOf(opts.microphone) };
   // Sound starts only from a gesture in most browsers: joinRoom is best called from a click.
   const audio = typeof AudioContext === 'undefined' ? null : new AudioContext({ latencyHint: 'interactive' });
@@ -317,6 +328,7 @@ export async function joinRoom(opts: JoinOptions): Promise<Room> {
       return t;
     },
     audio,
+    videoCodec: opts.videoCodec,
   });
   try {
     await engine.connect();

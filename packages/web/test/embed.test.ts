@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   describeBrowser,
   launchBrowser,
+  newAccount,
   newContext,
   nodeLiveClient,
   poll,
@@ -17,22 +18,7 @@ import {
 
 /** A new account's project id, API key headers, and one session of it. */
 async function tenant(base: string) {
-  const reg = await fetch(`${base}/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `embed-${Date.now()}@example.com`, password: 'a long passphrase' }),
-  });
-  const projectId = ((await reg.json()) as { data: { project_id: string } }).data.project_id;
-  const cookie = reg.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .find((c) => c.startsWith('service_session='))!;
-  const key = await fetch(`${base}/v1/projects/${projectId}/api-keys`, {
-    method: 'POST',
-    headers: { cookie, origin: base, 'content-type': 'application/json' },
-    body: JSON.stringify({ label: 'embed' }),
-  });
-  const secret = ((await key.json()) as { data: { secret: string } }).data.secret;
+  const { projectId, secret, cookie } = await newAccount(base, 'embed');
   const auth = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${base}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
@@ -41,7 +27,7 @@ async function tenant(base: string) {
   const sessionId = (await post('/v1/sessions', { name: 'Embedded' })).id!;
   const token = async (user: string, session = sessionId) =>
     (await post(`/v1/sessions/${session}/connection`, { user_id: user, display_name: user })).access_token!;
-  return { projectId, auth, sessionId, token, post, cookie: cookie.slice('service_session='.length) };
+  return { projectId, auth, sessionId, token, post, cookie };
 }
 
 /** A site on its own origin whose page frames `src` as the embedding page should. */

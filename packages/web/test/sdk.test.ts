@@ -9,6 +9,7 @@ import { freePort, waitForHttp } from '../../server/test/support/process.js';
 import {
   describeBrowser,
   launchBrowser,
+  newAccount,
   newContext,
   poll,
   screenshot,
@@ -17,26 +18,6 @@ import {
 } from './support/browser.js';
 
 const ROOT = resolve(__dirname, '../../..');
-
-/** An account's API key, through the API as a new user gets one. */
-async function apiKey(base: string): Promise<string> {
-  const reg = await fetch(`${base}/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `sdk-${Date.now()}@example.com`, password: 'a long passphrase' }),
-  });
-  const { data } = (await reg.json()) as { data: { project_id: string } };
-  const cookie = reg.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .find((c) => c.startsWith('service_session='))!;
-  const key = await fetch(`${base}/v1/projects/${data.project_id}/api-keys`, {
-    method: 'POST',
-    headers: { cookie, origin: base, 'content-type': 'application/json' },
-    body: JSON.stringify({ label: 'embed example' }),
-  });
-  return ((await key.json()) as { data: { secret: string } }).data.secret;
-}
 
 /** A cheap fingerprint of what a canvas shows now (0 while it is empty). */
 function picture(page: Page, selector: string): Promise<number> {
@@ -75,7 +56,12 @@ describeBrowser('the browser SDK, on another origin', () => {
     const port = await freePort();
     appBase = `http://127.0.0.1:${port}`;
     app = spawn(process.execPath, [resolve(ROOT, 'examples/embed/server.mjs')], {
-      env: { ...process.env, VSS_URL: vss.base, VSS_API_KEY: await apiKey(vss.base), PORT: String(port) },
+      env: {
+        ...process.env,
+        VSS_URL: vss.base,
+        VSS_API_KEY: (await newAccount(vss.base, 'sdk')).secret,
+        PORT: String(port),
+      },
       stdio: 'inherit',
     });
     await waitForHttp(`${appBase}/token?user=probe`, 30_000);
@@ -86,7 +72,7 @@ describeBrowser('the browser SDK, on another origin', () => {
     await vss?.stop();
   });
 
-  it('serves one ES module any origin may load, revalidated by its ETag', async () => {
+  it('serves one ES module any origin may load, revalidated by its ETag, and the two modules it starts beside it', async () => {
     const res = await fetch(`${vss.base}/sdk/vss.js`, { headers: { origin: appBase } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
@@ -97,6 +83,17 @@ describeBrowser('the browser SDK, on another origin', () => {
       headers: { 'if-none-match': res.headers.get('etag')! },
     });
     expect(again.status).toBe(304);
+    // The modules it starts by URL, beside it: the microphone's AudioWorklet and the capture worker.
+    for (const [file, registers] of [
+      ['mic-worklet.js', "registerProcessor('vss-mic'"],
+      ['capture-worker.js', 'MediaStreamTrackProcessor'],
+    ] as const) {
+      const mod = await fetch(`${vss.base}/sdk/${file}`, { headers: { origin: appBase } });
+      expect(mod.status).toBe(200);
+      expect(mod.headers.get('access-control-allow-origin')).toBe('*');
+      expect((await mod.text()).replace(/"/g, "'")).toContain(registers);
+    }
+    expect((await fetch(`${vss.base}/sdk/other.js`)).status).toBe(404);
   });
 
   it('two people see each other under their names in the room it draws; a third places the video itself; chat, participants and leave', async () => {
@@ -175,26 +172,28 @@ describeBrowser('the browser SDK, on another origin', () => {
       const out = [];
       // Shaped like a connection token, but not signed by this server.
       const forged = 'e30.' + btoa(JSON.stringify({ sub: 'app-mallory', sid: crypto.randomUUID() })).replace(/=+$/, '') + '.c2ln';
-      for (const opts of [{}, { token: 'not-a-jwt' }, { token: 'a.b.c' }, { token: forged, url: 'ftp://host' }, { token: forged }])
+      for (const opts of [{}, { token: 'not-a-jwt' }, { token: 'a.b.c' }, { token: forged, url: 'ftp://host' }, { token: forged, videoCodec: 'vp9' }, { token: forged }])
         await joinRoom(opts).then(
           () => out.push({ code: 'JOINED', message: '' }),
           (e) => out.push({ code: e.code, message: e.message }),
         );
       return out;
     })()`)) as { code: string; message: string }[];
-    expect(tries.slice(0, 4).map((t) => t.code)).toEqual([
+    expect(tries.slice(0, 5).map((t) => t.code)).toEqual([
       'INVALID_TOKEN',
       'INVALID_TOKEN',
       'INVALID_TOKEN',
       'BAD_REQUEST',
+      'BAD_REQUEST',
     ]);
     for (const t of tries.slice(0, 3)) expect(t.message).toMatch(/^token: /);
     expect(tries[3]!.message).toMatch(/^url: /);
+    expect(tries[4]!.message).toBe(`videoCodec: "vp9" is neither 'vp8' nor 'h264'`);
     // The server refuses what it did not sign, with the protocol's code.
     // eslint-disable-next-line no-console -- what the server answered, for whoever reads the run
-    console.log(`[sdk] a forged token: ${tries[4]!.code} ${tries[4]!.message}`);
-    expect(tries[4]!.code).not.toBe('JOINED');
-    expect(tries[4]!.code, tries[4]!.message).toMatch(/^\w+$/);
+    console.log(`[sdk] a forged token: ${tries[5]!.code} ${tries[5]!.message}`);
+    expect(tries[5]!.code).not.toBe('JOINED');
+    expect(tries[5]!.code, tries[5]!.message).toMatch(/^\w+$/);
     await page.context().close();
   });
 });

@@ -61,6 +61,23 @@ function pcmFormat(chunk: Evc1Chunk): { sampleRate: number; channels: number } |
   }
 }
 
+/** How long a sound output may take to start before a page says there is none. */
+export const SOUND_START_MS = 2000;
+
+/**
+ * Tells `off` when `ctx` (null: no Web Audio at all) has not started within SOUND_START_MS, and
+ * `on` when it starts after all. Never wait for it: a browser with no sound output device never
+ * starts an AudioContext (Firefox), and one not started from a click may stay suspended.
+ */
+export function watchSound(
+  ctx: AudioContext | null,
+  off: () => void,
+  on: () => void = () => undefined,
+): void {
+  setTimeout(() => ctx?.state !== 'running' && off(), SOUND_START_MS);
+  ctx?.addEventListener('statechange', () => ctx.state === 'running' && on());
+}
+
 /** Mixes the audio of any number of tracks into an AudioContext's destination. */
 export class AudioOut {
   private readonly gain: GainNode;

@@ -1,10 +1,18 @@
 /**
  * Encodes a microphone for publishing: Opus (48 kHz mono) in EVC1 through WebCodecs'
- * `AudioEncoder` where the browser has it, 16-bit PCM in EVC1 (`pcm-s16`) otherwise.
+ * `AudioEncoder` where the browser has it, or Opus as the browser's MediaRecorder encoded it where
+ * only that can read the microphone (mic-capture.ts). Without either, 16-bit PCM in EVC1
+ * (`pcm-s16`): about 768 kbit/s at 48 kHz, against Opus's 32, but heard by every receiver and
+ * recorded. Why not an Opus encoder in WebAssembly for that case: every browser vss supports
+ * (Chromium, Firefox 130+, Safari 26+) has `AudioEncoder` with Opus; only a Safari older than 26
+ * lacks it, and a ~300 KB WebAssembly module in every page's download would serve only that.
  */
 import { encodeEvc1 } from '@vss/protocol';
-import { micBlocks, type PcmBlock, type StopFrames } from './track-frames';
+import { micCapture, type PcmBlock } from './mic-capture';
+import type { OpusPacket } from './webm-opus';
 
+/** The rate PCM is sent at, about: enough for speech (telephony's wideband). */
+const PCM_RATE = 16_000;
 const OPUS = { codec: 'opus', sampleRate: 48_000, numberOfChannels: 1, bitrate: 32_000 } as const;
 
 /** What the publisher needs from the connection. */
@@ -13,13 +21,16 @@ export interface AudioSink {
   ready(): boolean;
   /** publishes one payload, stamped `timestampMs` (when its sound was captured, ms since 1970) */
   send(payload: Uint8Array, timestampMs: number): Promise<boolean>;
-  /** sound keeps failing to encode: told once per run of failures */
-  failed(err: unknown): void;
+  /**
+   * sound keeps failing to encode (told once per run of failures), or cannot be read at all in
+   * this browser (`final`: nothing will be sent)
+   */
+  failed(err: unknown, final?: boolean): void;
 }
 
 /** Encodes one microphone track and hands each payload to the sink. */
 export class AudioPublisher {
-  private readonly stopBlocks: StopFrames;
+  private readonly stopCapture: () => void;
   private encoder: AudioEncoder | null = null;
   private description: Uint8Array = new Uint8Array(0);
   /** the encoder's clock: µs of audio fed so far, so timestamps never jump backwards */
@@ -37,11 +48,17 @@ export class AudioPublisher {
     private readonly sink: AudioSink,
     /** Opus (true) or PCM (false); see `AudioPublisher.canEncode` */
     private readonly opus: boolean,
+    /** where the SDK's AudioWorklet module is served (mic-capture.ts) */
+    workletUrl: string,
   ) {
-    this.stopBlocks = micBlocks(
+    this.stopCapture = micCapture(
       track,
-      (b) => this.onBlock(b),
-      (err) => sink.failed(err),
+      {
+        pcm: (b) => this.onBlock(b),
+        opus: (p, head, capturedMs) => this.onPacket(p, head, capturedMs),
+        failed: (err, final) => sink.failed(err, final),
+      },
+      workletUrl,
     );
   }
 
@@ -58,7 +75,7 @@ export class AudioPublisher {
   /** Stops reading and encoding. */
   stop(): void {
     this.stopped = true;
-    this.stopBlocks();
+    this.stopCapture();
     if (this.encoder && this.encoder.state !== 'closed') this.encoder.close();
     this.encoder = null;
   }
@@ -73,6 +90,24 @@ export class AudioPublisher {
     if (this.captured.length > 64) this.captured.shift();
     if (this.opus) this.encode(b, timestampUs);
     else this.pcm(b, timestampUs);
+  }
+
+  /** A packet the browser encoded already (MediaRecorder's Opus): sent as it is. */
+  private onPacket(p: OpusPacket, head: Uint8Array, capturedMs: number): void {
+    if (this.stopped || !this.sink.ready()) return;
+    const timestampUs = this.fedUs;
+    this.fedUs += p.durationUs;
+    void this.sink.send(
+      encodeEvc1({
+        codec: 'opus',
+        key: true,
+        timestampUs,
+        durationUs: p.durationUs,
+        description: head,
+        data: p.data,
+      }),
+      capturedMs,
+    );
   }
 
   private encode(b: PcmBlock, timestampUs: number): void {
@@ -134,23 +169,30 @@ export class AudioPublisher {
     );
   }
 
+  /**
+   * 16-bit PCM, at about 16 kHz (every 2nd or 3rd sample, each the mean of its group): speech
+   * stays clear and the rate falls from 768 to 256 kbit/s.
+   */
   private pcm(b: PcmBlock, timestampUs: number): void {
     if (!this.sink.ready()) return;
-    const bytes = new Uint8Array(b.samples.length * 2);
+    const factor = Math.max(1, Math.floor(b.sampleRate / PCM_RATE));
+    const rate = b.sampleRate / factor;
+    const n = Math.floor(b.samples.length / factor);
+    const bytes = new Uint8Array(n * 2);
     const view = new DataView(bytes.buffer);
-    for (let i = 0; i < b.samples.length; i++) {
-      const s = Math.max(-1, Math.min(1, b.samples[i]!));
+    for (let i = 0; i < n; i++) {
+      let sum = 0;
+      for (let j = 0; j < factor; j++) sum += b.samples[i * factor + j]!;
+      const s = Math.max(-1, Math.min(1, sum / factor));
       view.setInt16(i * 2, Math.round(s * 32767), true);
     }
-    const description = new TextEncoder().encode(
-      JSON.stringify({ sampleRate: b.sampleRate, numberOfChannels: 1 }),
-    );
+    const description = new TextEncoder().encode(JSON.stringify({ sampleRate: rate, numberOfChannels: 1 }));
     void this.sink.send(
       encodeEvc1({
         codec: 'pcm-s16',
         key: true,
         timestampUs,
-        durationUs: Math.round((b.samples.length / b.sampleRate) * 1e6),
+        durationUs: Math.round((n / rate) * 1e6),
         description,
         data: bytes,
       }),

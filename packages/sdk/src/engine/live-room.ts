@@ -14,8 +14,9 @@ import {
   type TrackKind,
 } from '@vss/protocol';
 import { readRecordingStatus } from '../recording';
-import { AudioOut } from './audio-out';
-import { capture, type Devices } from './local-media';
+import { AudioOut, watchSound } from './audio-out';
+import { capture } from './local-media';
+import type { RoomOptions } from './room-options';
 import { startPublishing, type Publishing } from './publishing';
 import { RateBudget } from './rate-budget';
 import { readEnvelope } from './envelope';
@@ -44,25 +45,9 @@ const KEYFRAME_ASK_EVERY_MS = RECEIVER_KEYFRAME_INTERVAL_MS + 100;
 const OPEN = 1;
 const DEVICE: Record<TrackKind, string> = { cam: 'camera', mic: 'microphone', screen: 'screen share' };
 
+const NO_SOUND =
+  'You cannot hear the others: this browser has not started sound (no speakers, or sound is blocked until you click the page)';
 const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-/** Options of a room. */
-export interface RoomOptions {
-  /** the vss server (http or https; default: this page's origin) */
-  url?: string;
-  sessionId: string;
-  userId: string;
-  /** the name this participant joined with */
-  displayName: string;
-  /** false: a guest who may only watch and chat (the welcome says so too) */
-  canPublish: boolean;
-  /** the camera and microphone chosen before joining */
-  devices: Devices;
-  /** a fresh connection token; called for every (re)connect */
-  token: () => Promise<string>;
-  /** where the others' sound plays (created and resumed on a click); null: no sound */
-  audio: AudioContext | null;
-}
-
 /** A live room; subscribe() and snapshot() make it a store for React's useSyncExternalStore. */
 export class LiveRoom {
   private readonly client: LiveClient;
@@ -82,6 +67,11 @@ export class LiveRoom {
   constructor(private readonly opts: RoomOptions) {
     this.state = initialState(opts.userId, opts.displayName, opts.canPublish);
     this.out = opts.audio ? new AudioOut(opts.audio) : null;
+    watchSound(
+      opts.audio,
+      () => !this.left && this.set({ notice: NO_SOUND }),
+      () => this.state.notice === NO_SOUND && this.set({ notice: null }),
+    );
     const origin = (opts.url ?? location.origin).replace(/^http/, 'ws');
     this.client = new LiveClient({
       url: origin,
@@ -181,9 +171,15 @@ export class LiveRoom {
         userId: this.opts.userId,
         budget: this.budget,
         uplink: this.uplink,
-        failed: (err) => {
-          if (!this.left)
-            this.set({ notice: `Your ${DEVICE[kind]} is not being sent: ${errorMessage(err)}` });
+        media: {
+          videoCodec: this.opts.videoCodec,
+          sdkBase: new URL('/sdk/', this.opts.url ?? location.origin).href,
+        },
+        failed: (err, final) => {
+          if (this.left) return;
+          this.set({ notice: `Your ${DEVICE[kind]} is not being sent: ${errorMessage(err)}` });
+          // It cannot be read in this browser at all: it is off, and shown off, not a silent gap.
+          if (final) void this.stopPublishing(kind);
         },
         refused: (message) => {
           if (!this.left) this.set({ error: message });
@@ -218,25 +214,26 @@ export class LiveRoom {
   }
 
   /** Sets everybody's layout (stream `director`); shown at once, undone if the server refuses. */
-  async setLayout(layout: Layout): Promise<void> {
-    const was = this.state.layout;
-    this.set({ layout });
-    try {
-      await this.client.publishDirector({ type: 'director.layout', data: { layout } }, { ack: true });
-    } catch (err) {
-      if (this.state.layout === layout) this.set({ layout: was });
-      throw err;
-    }
+  setLayout(layout: Layout): Promise<void> {
+    return this.direct('layout', layout, { type: 'director.layout', data: { layout } });
   }
 
   /** Sets who everybody sees large in the presenter layout; shown at once, undone if refused. */
-  async setFocus(userId: string): Promise<void> {
-    const was = this.state.focus;
-    this.set({ focus: userId });
+  setFocus(userId: string): Promise<void> {
+    return this.direct('focus', userId, { type: 'director.focus', data: { user_id: userId } });
+  }
+
+  private async direct<K extends 'layout' | 'focus'>(
+    key: K,
+    value: RoomState[K],
+    event: Parameters<LiveClient['publishDirector']>[0],
+  ): Promise<void> {
+    const was = this.state[key];
+    this.set({ [key]: value });
     try {
-      await this.client.publishDirector({ type: 'director.focus', data: { user_id: userId } }, { ack: true });
+      await this.client.publishDirector(event, { ack: true });
     } catch (err) {
-      if (this.state.focus === userId) this.set({ focus: was });
+      if (this.state[key] === value) this.set({ [key]: was });
       throw err;
     }
   }

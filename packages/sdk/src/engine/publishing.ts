@@ -31,10 +31,20 @@ export interface PublishingDeps {
   userId: string;
   budget: RateBudget;
   uplink: Uplink;
-  /** frames keep failing to encode */
-  failed(err: unknown): void;
+  /** frames keep failing to encode, or (`final`) the device cannot be read in this browser */
+  failed(err: unknown, final?: boolean): void;
+  /** what this room publishes with */
+  media: MediaChoices;
   /** the server refused a frame (e.g. REDACTED): what to tell the person */
   refused(message: string): void;
+}
+
+/** How a room publishes: chosen by the app, or for the browser. */
+export interface MediaChoices {
+  /** the video codec to publish; absent: chosen for this browser (video-publisher.ts) */
+  videoCodec?: 'vp8' | 'h264';
+  /** where the SDK's own modules are served (the microphone's AudioWorklet): `<server>/sdk/` */
+  sdkBase: string;
 }
 
 /** Client-side codes of a send that did not reach the server: nothing to tell about them. */
@@ -81,6 +91,7 @@ export async function startPublishing(
       track,
       { ready: () => ready(AUDIO_QUEUE_BYTES, 'audio'), send, failed: deps.failed },
       await AudioPublisher.canEncode(),
+      new URL('mic-worklet.js', deps.media.sdkBase).href,
     );
     return { track, stop: () => p.stop(), requestKeyFrame: () => undefined, setStep: () => undefined };
   }
@@ -104,7 +115,8 @@ export async function startPublishing(
       send,
       failed: deps.failed,
     },
-    await VideoPublisher.canEncode(profile),
+    await VideoPublisher.codecFor(profile, deps.media.videoCodec),
+    new URL('capture-worker.js', deps.media.sdkBase).href,
   );
   p.setStep(uplink.current);
   return {

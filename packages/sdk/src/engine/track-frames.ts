@@ -1,6 +1,6 @@
 /**
- * Raw frames of a local capture track: `MediaStreamTrackProcessor` where the browser has it,
- * otherwise a hidden <video> (pictures) or a Web Audio node (sound) read on a clock.
+ * Pictures of a local camera or screen track: `MediaStreamTrackProcessor` where the browser has it,
+ * otherwise a hidden <video> read on a clock. (The microphone's sound: mic-capture.ts.)
  */
 
 type Processor<T> = new (init: { track: MediaStreamTrack }) => { readable: ReadableStream<T> };
@@ -63,105 +63,136 @@ function pump<T>(readable: ReadableStream<T>, each: (value: T) => void): StopFra
 }
 
 /**
- * Calls `each` with pictures of a video track, at most `fps` per second. A `{ frame }` must be
- * closed by the callee; an `{ element }` is only valid during the call.
+ * Starts the SDK's capture worker from `url` (capture-worker.ts); null where workers cannot run.
+ * A worker's script must come from the page's own origin: for a page of another origin, a blob of
+ * that origin loads it (the page's content security policy must allow `worker-src blob:` then).
+ */
+function startWorker(url: string | null): Worker | null {
+  if (!url || typeof Worker === 'undefined') return null;
+  try {
+    if (new URL(url).origin === location.origin) return new Worker(url);
+    const code = `importScripts(${JSON.stringify(url)});`;
+    return new Worker(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
+  } catch {
+    return null;
+  }
+}
+
+/** Without a picture from requestVideoFrameCallback for this long, the worker's ticks take over. */
+const RVFC_QUIET_MS = 500;
+
+/**
+ * Pictures from a hidden <video> playing the track: each new frame as `requestVideoFrameCallback`
+ * tells of it, and on the worker's ticks while it tells of none (a hidden tab, a browser without
+ * it). Without a worker, the page's own timer ticks (slowed to once a second in a hidden tab).
+ */
+function elementPictures(
+  track: MediaStreamTrack,
+  fps: number,
+  handle: (p: Picture) => void,
+  worker: Worker | null,
+): StopFrames {
+  const video = document.createElement('video');
+  video.muted = true;
+  video.playsInline = true;
+  video.srcObject = new MediaStream([track]);
+  void video.play().catch(() => undefined);
+  const minGapMs = 1000 / fps - 2;
+  let last = -Infinity;
+  let lastCallback = -Infinity;
+  const take = () => {
+    const now = performance.now();
+    if (now - last < minGapMs || video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA || !video.videoWidth)
+      return;
+    last = now;
+    handle({ element: video });
+  };
+  const rvfc = typeof video.requestVideoFrameCallback === 'function';
+  let callback = 0;
+  const onVideoFrame = () => {
+    lastCallback = performance.now();
+    take();
+    callback = video.requestVideoFrameCallback(onVideoFrame);
+  };
+  if (rvfc) callback = video.requestVideoFrameCallback(onVideoFrame);
+  const tick = () => {
+    if (performance.now() - lastCallback > RVFC_QUIET_MS) take();
+  };
+  let timer: ReturnType<typeof setInterval> | null = null;
+  const ownTimer = () => (timer ??= setInterval(tick, 1000 / fps));
+  if (worker) {
+    worker.onmessage = (ev) => ev.data === 'tick' && tick();
+    worker.onerror = ownTimer;
+    worker.postMessage({ tick: fps });
+  } else ownTimer();
+  return () => {
+    if (rvfc) video.cancelVideoFrameCallback(callback);
+    if (timer) clearInterval(timer);
+    if (worker) worker.onmessage = null;
+    video.pause();
+    video.srcObject = null;
+  };
+}
+
+/**
+ * Calls `each` with pictures of a video track, at most `fps` per second, read in the first way
+ * this browser allows: `MediaStreamTrackProcessor` on the page (Chromium); in the capture worker
+ * `workerUrl` (Safari has the processor in workers only; a clone of the track is sent there);
+ * else a hidden <video> (Firefox), see elementPictures. A `{ frame }` must be closed by the
+ * callee; an `{ element }` is only valid during the call.
  */
 export function videoPictures(
   track: MediaStreamTrack,
   fps: number,
   each: (p: Picture) => void,
   failed: FramesFailed,
+  workerUrl: string | null,
 ): StopFrames {
   const P = processor<VideoFrame>();
   const minGapUs = 1_000_000 / fps - 2000;
-  if (P) {
-    let last = -Infinity;
-    const thinned = (frame: VideoFrame) => {
-      // Why thin out here: cameras deliver 30 fps; encoding fewer saves CPU and the rate budget.
-      if (frame.timestamp - last < minGapUs) return frame.close();
-      last = frame.timestamp;
-      try {
-        each({ frame });
-      } catch (err) {
-        // The callee owns the frame, but one that threw may not have closed it (closing twice is harmless).
-        frame.close();
-        throw err;
-      }
-    };
-    return pump(new P({ track }).readable, guarded(thinned, failed));
-  }
-  const handle = guarded(each, failed);
-  const video = document.createElement('video');
-  video.muted = true;
-  video.playsInline = true;
-  video.srcObject = new MediaStream([track]);
-  void video.play().catch(() => undefined);
-  const timer = setInterval(() => {
-    if (video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA && video.videoWidth)
-      handle({ element: video });
-  }, 1000 / fps);
-  return () => {
-    clearInterval(timer);
-    video.pause();
-    video.srcObject = null;
+  let last = -Infinity;
+  const thinned = (frame: VideoFrame) => {
+    // Why thin out here: cameras deliver 30 fps; encoding fewer saves CPU and the rate budget.
+    if (frame.timestamp - last < minGapUs) return frame.close();
+    last = frame.timestamp;
+    try {
+      each({ frame });
+    } catch (err) {
+      // The callee owns the frame, but one that threw may not have closed it (closing twice is harmless).
+      frame.close();
+      throw err;
+    }
   };
-}
-
-/** Mono PCM of a microphone: `samples` at `sampleRate`, captured starting at `timestampUs`. */
-export interface PcmBlock {
-  samples: Float32Array;
-  sampleRate: number;
-  timestampUs: number;
-}
-
-/** Mixes the planes of an AudioData down to one mono block. */
-function monoOf(data: AudioData): Float32Array {
-  const n = data.numberOfFrames;
-  const mono = new Float32Array(n);
-  const plane = new Float32Array(n);
-  for (let c = 0; c < data.numberOfChannels; c++) {
-    data.copyTo(plane, { planeIndex: c, format: 'f32-planar' });
-    for (let i = 0; i < n; i++) mono[i]! += plane[i]! / data.numberOfChannels;
-  }
-  return mono;
-}
-
-/** Calls `each` with mono PCM blocks of an audio track, in order. */
-export function micBlocks(
-  track: MediaStreamTrack,
-  each: (b: PcmBlock) => void,
-  failed: FramesFailed,
-): StopFrames {
-  const P = processor<AudioData>();
-  if (P) {
-    const mono = (data: AudioData) => {
-      try {
-        each({ samples: monoOf(data), sampleRate: data.sampleRate, timestampUs: data.timestamp });
-      } finally {
-        data.close();
-      }
-    };
-    return pump(new P({ track }).readable, guarded(mono, failed));
-  }
-  const handle = guarded(each, failed);
-  // Why a ScriptProcessorNode: an AudioWorklet needs a module URL, and the dashboard's content
-  // security policy allows scripts from its own origin only; this fallback serves browsers
-  // without MediaStreamTrackProcessor, at a small latency cost.
-  const ctx = new AudioContext();
-  const source = ctx.createMediaStreamSource(new MediaStream([track]));
-  const node = ctx.createScriptProcessor(2048, 1, 1);
-  node.onaudioprocess = (ev) => {
-    const samples = new Float32Array(ev.inputBuffer.getChannelData(0));
-    handle({ samples, sampleRate: ctx.sampleRate, timestampUs: Math.round(ev.playbackTime * 1e6) });
+  if (P) return pump(new P({ track }).readable, guarded(thinned, failed));
+  const worker = startWorker(workerUrl);
+  let stopped = false;
+  let stop: StopFrames = () => undefined;
+  const fromElement = () => {
+    if (!stopped) stop = elementPictures(track, fps, guarded(each, failed), worker);
   };
-  source.connect(node);
-  // The node only runs while connected to the destination; it writes silence there.
-  node.connect(ctx.destination);
-  void ctx.resume();
+  let clone: MediaStreamTrack | null = null;
+  try {
+    clone = track.clone();
+    // Why a clone: a track sent to a worker leaves the page, which shows it to the person.
+    worker?.postMessage({ track: clone, fps }, [clone as unknown as Transferable]);
+  } catch {
+    // This browser cannot send a track to a worker (Firefox).
+    clone?.stop();
+    clone = null;
+  }
+  if (!worker || !clone) fromElement();
+  else {
+    const handle = guarded(thinned, failed);
+    worker.onmessage = (ev: MessageEvent<{ frame?: VideoFrame; unavailable?: string }>) => {
+      if (ev.data.frame) return stopped ? ev.data.frame.close() : handle(ev.data.frame);
+      if (ev.data.unavailable) fromElement();
+    };
+    stop = () => worker.postMessage({ stop: true });
+  }
   return () => {
-    node.onaudioprocess = null;
-    source.disconnect();
-    node.disconnect();
-    void ctx.close();
+    stopped = true;
+    stop();
+    // Why later: the worker stops its copy of the track on the message above.
+    if (worker) setTimeout(() => worker.terminate(), 1000);
   };
 }

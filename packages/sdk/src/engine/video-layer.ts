@@ -1,6 +1,8 @@
 /**
- * One video layer's encoder (docs/protocol.md §6): a WebCodecs VP8 `VideoEncoder` of one size and
- * bitrate, its own key frames, its chunks wrapped in EVC1 and handed on with the layer's number.
+ * One video layer's encoder (docs/protocol.md §6): a WebCodecs `VideoEncoder` (VP8 or H.264) of one
+ * size and bitrate, its own key frames, its chunks wrapped in EVC1 and handed on with the layer's
+ * number. An H.264 layer's key frames carry its avcC description (the decoder's configuration);
+ * its delta frames carry none, and a receiver keeps the configuration of the key frame before.
  */
 import { encodeEvc1, type Layer } from '@vss/protocol';
 
@@ -32,9 +34,13 @@ export class LayerEncoder {
   private lastKey = -Infinity;
   private wantKey = true;
   private closed = false;
+  /** the encoder's latest decoder description (H.264's avcC; VP8 has none) */
+  private description = new Uint8Array(0);
 
   constructor(
     readonly layer: Layer,
+    /** the WebCodecs codec string: `vp8` or `avc1.…` */
+    private readonly codec: string,
     private readonly output: LayerOutput,
   ) {}
 
@@ -115,7 +121,8 @@ export class LayerEncoder {
       resized = true;
     }
     this.encoder.configure({
-      codec: 'vp8',
+      codec: this.codec,
+      ...(this.codec.startsWith('avc1.') ? { avc: { format: 'avc' as const } } : {}),
       width: settings.size.width,
       height: settings.size.height,
       bitrate: settings.bitrate,
@@ -133,17 +140,19 @@ export class LayerEncoder {
     if (this.closed) return;
     const data = new Uint8Array(chunk.byteLength);
     chunk.copyTo(data);
-    const description = meta?.decoderConfig?.description;
+    const d = meta?.decoderConfig?.description;
+    // A copy: the encoder may reuse the buffer it handed out.
+    if (d)
+      this.description = (
+        ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d)
+      ).slice();
+    const key = chunk.type === 'key';
     const payload = encodeEvc1({
-      codec: 'vp8',
-      key: chunk.type === 'key',
+      codec: this.codec,
+      key,
       timestampUs: chunk.timestamp,
       durationUs: chunk.duration ?? Math.round(1_000_000 / (this.settings?.fps ?? 15)),
-      description: !description
-        ? new Uint8Array(0)
-        : ArrayBuffer.isView(description)
-          ? new Uint8Array(description.buffer, description.byteOffset, description.byteLength)
-          : new Uint8Array(description),
+      description: key ? this.description : new Uint8Array(0),
       data,
     });
     if (payload.length > MAX_MEDIA_BYTES) {

@@ -1,7 +1,7 @@
 /**
- * Encodes a camera or screen track for publishing: VP8 in EVC1 through WebCodecs' `VideoEncoder`
- * where the browser has it, in three layers (docs/protocol.md §6), one JPEG per frame (MJPEG, one
- * layer) otherwise.
+ * Encodes a camera or screen track for publishing: VP8 or H.264 in EVC1 through WebCodecs'
+ * `VideoEncoder` where the browser has it, in three layers (docs/protocol.md §6), one JPEG per
+ * frame (MJPEG, one layer) otherwise.
  */
 import type { Layer } from '@vss/protocol';
 import { isVp8Yuv, rgbaToI420, VP8_COLOUR_SPACE } from './colour';
@@ -30,6 +30,8 @@ export const PROFILES = {
  */
 const LAYER_BITRATE = [1, 1 / 4, 1 / 12] as const;
 const LAYERS: readonly Layer[] = [0, 1, 2];
+/** H.264 constrained baseline, level 3.1: what every H.264 decoder reads, hardware ones included. */
+const H264 = 'avc1.42E01F';
 
 /** What the publisher needs from the connection. */
 export interface VideoSink {
@@ -78,17 +80,21 @@ export class VideoPublisher {
   /** the wall clock at startMs: a picture's timestamp_ms is this plus its encoder timestamp */
   private readonly startEpochMs = Date.now();
   private stopped = false;
+  private readonly webCodecs: boolean;
 
   constructor(
     track: MediaStreamTrack,
     private readonly profile: VideoProfile,
     private readonly sink: VideoSink,
-    /** EVC1 VP8 in layers (true) or MJPEG (false); see `VideoPublisher.canEncode` */
-    private readonly webCodecs: boolean,
+    /** the WebCodecs codec of the layers, or null for MJPEG; see `VideoPublisher.codecFor` */
+    codec: string | null,
+    /** where the SDK's capture worker is served (track-frames.ts); null: none */
+    workerUrl: string | null = null,
   ) {
+    this.webCodecs = codec !== null;
     this.layers = LAYERS.map(
       (layer) =>
-        new LayerEncoder(layer, (l, payload, timestampUs) =>
+        new LayerEncoder(layer, codec ?? 'vp8', (l, payload, timestampUs) =>
           this.stopped
             ? Promise.resolve(false)
             : sink.send(payload, l, Math.round(this.startEpochMs + timestampUs / 1000)),
@@ -99,23 +105,45 @@ export class VideoPublisher {
       profile.fps,
       (p) => this.onPicture(p),
       (err) => sink.failed(err),
+      workerUrl,
     );
   }
 
-  /** True when this browser can encode VP8 through WebCodecs. */
-  static async canEncode(profile: VideoProfile): Promise<boolean> {
-    if (typeof VideoEncoder === 'undefined' || typeof VideoFrame === 'undefined') return false;
-    try {
-      const { supported } = await VideoEncoder.isConfigSupported({
-        codec: 'vp8',
-        width: profile.maxWidth,
-        height: profile.maxHeight,
-        bitrate: profile.bitrate,
-      });
-      return supported === true;
-    } catch {
-      return false;
-    }
+  /**
+   * The codec to publish in: `vp8`, or H.264 (`avc1.42E01F`, constrained baseline, which every
+   * decoder reads) where the app asks for it or where VP8 would be encoded in software but H.264 in
+   * hardware: Safari, and every browser on iOS, encode VP8 in software only, which costs a phone
+   * its battery and frames. Null when WebCodecs cannot encode either (MJPEG then).
+   */
+  static async codecFor(profile: VideoProfile, wanted?: 'vp8' | 'h264'): Promise<string | null> {
+    if (typeof VideoEncoder === 'undefined' || typeof VideoFrame === 'undefined') return null;
+    // Why a decoder's question first: WebKitGTK's web process aborts when a VideoEncoder is its
+    // first WebCodecs call, before GStreamer is initialised (a VideoDecoder query initialises it).
+    await VideoDecoder?.isConfigSupported({ codec: 'vp8' }).catch(() => undefined);
+    const ok = async (codec: string, hardwareAcceleration: HardwareAcceleration = 'no-preference') => {
+      try {
+        const { supported } = await VideoEncoder.isConfigSupported({
+          codec,
+          width: profile.maxWidth,
+          height: profile.maxHeight,
+          bitrate: profile.bitrate,
+          hardwareAcceleration,
+          ...(codec === H264 ? { avc: { format: 'avc' as const } } : {}),
+        });
+        return supported === true;
+      } catch {
+        return false;
+      }
+    };
+    const apple = typeof navigator !== 'undefined' && navigator.vendor.startsWith('Apple');
+    const order =
+      wanted === 'h264' ||
+      (wanted !== 'vp8' &&
+        (apple || (!(await ok('vp8', 'prefer-hardware')) && (await ok(H264, 'prefer-hardware')))))
+        ? [H264, 'vp8']
+        : ['vp8', H264];
+    for (const codec of order) if (await ok(codec)) return codec;
+    return null;
   }
 
   /** Makes the next frame of `layer` (of every layer when absent) a key frame. */

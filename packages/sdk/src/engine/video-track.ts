@@ -78,7 +78,12 @@ export class VideoTrackDecoder {
       return;
     }
     if (!isVideoCodec(chunk.codec)) return;
-    const key = configKey(chunk);
+    // A delta frame without a description goes on in the configuration of its key frame (H.264
+    // publishers send their avcC on key frames only).
+    const key =
+      !chunk.key && !chunk.description.length && this.key?.startsWith(`${chunk.codec}|`)
+        ? this.key
+        : configKey(chunk);
     if (key !== this.key || !this.decoder || this.decoder.state === 'closed') {
       // A new codec or description can only start at a key frame.
       if (!chunk.key) return;

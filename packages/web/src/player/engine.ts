@@ -5,7 +5,7 @@
  */
 import { fromBase64, parseMediaStream, shownFocus } from '@vss/protocol';
 import { errorMessage } from '../api';
-import { AudioOut } from '@vss/sdk';
+import { AudioOut, watchSound } from '@vss/sdk';
 import { readEnvelope } from '@vss/sdk';
 import { presenterTile } from '@vss/sdk';
 import { isKeyPayload, VideoTrackDecoder } from '@vss/sdk';
@@ -30,7 +30,7 @@ const AUDIO_LEAD_MS = 250;
 const TICK_MS = 30;
 
 const NO_NAMES: Record<string, string> = {};
-
+const NO_SOUND = 'Sound unavailable: this browser could not start sound (no speakers, or sound is blocked)';
 /** The speeds offered. Audio is heard at 1× only: other speeds mute it (see setSpeed). */
 export const SPEEDS = [0.5, 1, 1.5, 2, 4] as const;
 
@@ -57,6 +57,7 @@ export class ReplayEngine {
   /** index in `audio` of the next payload not yet handed to AudioOut */
   private audioNext = 0;
   private ctx: AudioContext | null = null;
+  private soundOff: string | null = typeof AudioContext === 'undefined' ? NO_SOUND : null;
   private out: AudioOut | null = null;
   /** what the viewer asked for; the clock itself stops while buffering */
   private wantPlay = false;
@@ -205,6 +206,11 @@ export class ReplayEngine {
     ctx.onstatechange = () => this.clock.useAudio(ctx);
     this.clock.useAudio(ctx);
     void ctx.resume().catch(() => undefined);
+    watchSound(ctx, () => {
+      if (this.ctx !== ctx) return;
+      this.soundOff = NO_SOUND;
+      this.emit(true);
+    });
   }
 
   /** Drops the audio handed on but not yet heard; it is handed on again from the playhead. */
@@ -376,6 +382,7 @@ export class ReplayEngine {
           : [...this.transcript.markers],
       error: this.error ?? this.reader.error ?? this.backfill?.error ?? null,
       names: info?.names ?? NO_NAMES,
+      soundUnavailable: this.soundOff,
     };
   }
 

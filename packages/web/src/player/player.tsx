@@ -100,7 +100,8 @@ function PlayerView(props: { engine: ReplayEngine; snap: PlayerSnapshot; board: 
             </select>
           </span>
           <small id={`${speedId}-hint`} className="muted">
-            {snap.speed === 1 ? 'Sound on' : 'Sound is muted at speeds other than 1×'}
+            {snap.soundUnavailable ??
+              (snap.speed === 1 ? 'Sound on' : 'Sound is muted at speeds other than 1×')}
           </small>
         </div>
         <PlayerStatus snap={snap} onRetry={() => seek(snap.position)} />

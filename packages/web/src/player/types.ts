@@ -72,4 +72,9 @@ export interface PlayerSnapshot {
   /** the names participants joined with, by user_id */
   names: Record<string, string>;
   error: string | null;
+  /**
+   * why sound cannot be heard in this browser (its AudioContext did not start: no sound output
+   * device, or sound is blocked), or null; the video plays on without it
+   */
+  soundUnavailable: string | null;
 }

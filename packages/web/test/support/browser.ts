@@ -40,6 +40,8 @@ export function describeBrowser(name: string, fn: () => void): void {
   describe.skipIf(browserSkipReason !== null)(name, fn);
 }
 
+let accounts = 0;
+
 /** Where the tests write the screenshots the README shows. */
 export const SCREENSHOTS = resolve(__dirname, '../../../../docs/screenshots');
 
@@ -131,6 +133,33 @@ export function launchBrowser(opts: { executablePath?: string; args?: string[] }
   });
 }
 
+/** A new account through the API, as a new user makes one: its project, an API key and its login cookie. */
+export async function newAccount(
+  base: string,
+  label: string,
+): Promise<{ projectId: string; secret: string; cookie: string }> {
+  const reg = await fetch(`${base}/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `${label}-${++accounts}-${Date.now()}@example.com`,
+      password: 'a long passphrase',
+    }),
+  });
+  const projectId = ((await reg.json()) as { data: { project_id: string } }).data.project_id;
+  const cookie = reg.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .find((c) => c.startsWith('service_session='))!;
+  const key = await fetch(`${base}/v1/projects/${projectId}/api-keys`, {
+    method: 'POST',
+    headers: { cookie, origin: base, 'content-type': 'application/json' },
+    body: JSON.stringify({ label }),
+  });
+  const secret = ((await key.json()) as { data: { secret: string } }).data.secret;
+  return { projectId, secret, cookie: cookie.slice('service_session='.length) };
+}
+
 /** A fresh browser profile (no cookie) at the dashboard, allowed the camera and microphone. */
 export async function newContext(browser: Browser, base: string): Promise<BrowserContext> {
   const context = await browser.newContext({
@@ -142,7 +171,6 @@ export async function newContext(browser: Browser, base: string): Promise<Browse
   return context;
 }
 
-let accounts = 0;
 /** Signs up through the sign-up page; lands on the sessions page. Returns the email used. */
 export async function signUp(
   page: Page,

@@ -1,7 +1,7 @@
 /**
  * The browser SDK, served for pages of any origin: `GET /sdk/vss.js`, one ES module (what
  * `npm run build` makes of packages/sdk), so that an app needs no build step to put a call in its
- * page:
+ * page; beside it `/sdk/mic-worklet.js` and `/sdk/capture-worker.js`, which it starts by URL:
  *
  *   import { joinRoom } from 'https://vss.example.com/sdk/vss.js';
  *
@@ -90,27 +90,31 @@ export interface SdkOptions {
 }
 
 export const sdkRoutes: FastifyPluginAsync<SdkOptions> = async (app, { dir = SDK_DIST, embedOrigins }) => {
-  const load = loader(`${dir}/vss.js`);
-  app.get(
-    '/sdk/vss.js',
-    { config: { auth: 'public', rateLimit: false }, schema: { hide: true } },
-    (request, reply) => {
-      const sdk = load();
-      reply.header('access-control-allow-origin', '*').header('x-content-type-options', 'nosniff');
-      if (!sdk)
-        return reply
-          .code(503)
-          .type('text/plain; charset=utf-8')
-          .send('The browser SDK is not built: run `npm run build` (npm start does it), then restart.');
-      reply
-        .header('cross-origin-resource-policy', 'cross-origin')
-        .header('cache-control', 'no-cache')
-        .header('etag', sdk.etag)
-        .type('text/javascript; charset=utf-8');
-      if (request.headers['if-none-match'] === sdk.etag) return reply.code(304).send();
-      return reply.code(200).send(sdk.body);
-    },
-  );
+  // The SDK and the two modules it starts by URL: its microphone's AudioWorklet and its capture
+  // worker (packages/sdk/src/worklets).
+  for (const file of ['vss.js', 'mic-worklet.js', 'capture-worker.js']) {
+    const load = loader(`${dir}/${file}`);
+    app.get(
+      `/sdk/${file}`,
+      { config: { auth: 'public', rateLimit: false }, schema: { hide: true } },
+      (request, reply) => {
+        const sdk = load();
+        reply.header('access-control-allow-origin', '*').header('x-content-type-options', 'nosniff');
+        if (!sdk)
+          return reply
+            .code(503)
+            .type('text/plain; charset=utf-8')
+            .send('The browser SDK is not built: run `npm run build` (npm start does it), then restart.');
+        reply
+          .header('cross-origin-resource-policy', 'cross-origin')
+          .header('cache-control', 'no-cache')
+          .header('etag', sdk.etag)
+          .type('text/javascript; charset=utf-8');
+        if (request.headers['if-none-match'] === sdk.etag) return reply.code(304).send();
+        return reply.code(200).send(sdk.body);
+      },
+    );
+  }
   app.get(
     '/sdk/embed.js',
     { config: { auth: 'public', rateLimit: false }, schema: { hide: true } },

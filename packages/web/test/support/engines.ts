@@ -1,0 +1,198 @@
+/**
+ * Browser tests in other engines than Chromium's: Debian's Firefox ESR, driven by puppeteer-core
+ * over WebDriver BiDi with its fake camera and microphone, and Chromium through the same API, so
+ * that one test can hold a person in each. A person's machine has speakers: Firefox gets a
+ * PulseAudio server with a null sink (startSound), or none at all for the case without them.
+ * Skipped, with the reason printed, where Firefox or PulseAudio is missing.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { describe, expect } from 'vitest';
+import { browserSkipReason, CHROMIUM, SCREENSHOTS } from './browser.js';
+
+/** The Firefox the tests drive: FIREFOX_PATH, else Debian's ESR. */
+export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+const hasPulse = spawnSync('sh', ['-c', 'command -v pulseaudio'], { stdio: 'ignore' }).status === 0;
+
+/** Why Firefox tests cannot run here, or null when they can. */
+export const firefoxSkipReason: string | null =
+  browserSkipReason ??
+  (!existsSync(FIREFOX)
+    ? `no Firefox at ${FIREFOX} (apt-get install firefox-esr, or set FIREFOX_PATH; .ci/run installs it)`
+    : !hasPulse
+      ? 'no pulseaudio for Firefox sound output (apt-get install pulseaudio; .ci/run installs it)'
+      : null);
+
+let told = false;
+/** A describe block of tests in Firefox and Chromium: skipped with the reason printed where either is missing. */
+export function describeEngines(name: string, fn: () => void): void {
+  if (firefoxSkipReason && !told) {
+    told = true;
+    // eslint-disable-next-line no-console -- the one line that says why these tests did not run
+    console.log(`[vss] Firefox tests skipped: ${firefoxSkipReason}.`);
+  }
+  describe.skipIf(firefoxSkipReason !== null)(name, fn);
+}
+
+/** A sound server with one output (a null sink), as a person's machine has speakers. */
+export interface Sound {
+  /** PULSE_SERVER for a browser that should use it */
+  server: string;
+  stop(): void;
+}
+
+/** Starts PulseAudio with a null sink on a socket of its own; resolves once the socket is there. */
+export async function startSound(): Promise<Sound> {
+  const dir = mkdtempSync(join(tmpdir(), 'vss-pulse-'));
+  const socket = join(dir, 'native');
+  const child: ChildProcess = spawn(
+    'pulseaudio',
+    [
+      '--daemonize=no',
+      '--exit-idle-time=-1',
+      '-n',
+      '--load=module-null-sink sink_name=speakers',
+      `--load=module-native-protocol-unix socket=${socket} auth-anonymous=1`,
+    ],
+    { env: { ...process.env, HOME: dir, XDG_RUNTIME_DIR: dir }, stdio: 'ignore' },
+  );
+  // Ready once its socket exists (or failed once it exited).
+  const deadline = Date.now() + 15_000;
+  while (!existsSync(socket)) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`pulseaudio did not start (exit ${child.exitCode})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    server: `unix:${socket}`,
+    stop() {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Launches headless Firefox with a fake camera (a moving picture) and microphone (a tone of
+ * `toneHz`), no permission prompts, sound allowed to play, and `sound` as its only way to output
+ * sound (null: none, as on a machine without speakers).
+ */
+export function launchFirefox(sound: Sound | null, toneHz = 440): Promise<Browser> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'PULSE_SERVER') env[k] = v;
+  // Without a server to reach, Firefox has no sound output: the default socket is in a fresh dir.
+  env.PULSE_SERVER = sound?.server ?? 'unix:/nonexistent/pulse';
+  return puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX,
+    headless: true,
+    env,
+    extraPrefsFirefox: {
+      'media.navigator.streams.fake': true,
+      'media.navigator.permission.disabled': true,
+      'media.navigator.audio.fake_frequency': toneHz,
+      'media.autoplay.default': 0,
+    },
+  });
+}
+
+/** Launches Chromium as the other browser tests do (support/browser.ts), through puppeteer-core. */
+export function launchChromium(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
+}
+
+/** Polls an expression in the page until it is truthy (15 s, or `timeout`); returns its value. */
+export async function until<T = unknown>(page: Page, expression: string, timeout = 15_000): Promise<T> {
+  let value: unknown;
+  await expect
+    .poll(async () => (value = await page.evaluate(expression)), {
+      timeout,
+      interval: 150,
+      message: expression,
+    })
+    .toBeTruthy();
+  return value as T;
+}
+
+/** Types `value` into the input labelled `label` (its <label>'s text), as a person does. */
+export async function fill(page: Page, label: string, value: string): Promise<void> {
+  const id = await until<string>(
+    page,
+    `[...document.querySelectorAll('label')].find((l) => l.textContent.trim() === ${JSON.stringify(label)})?.htmlFor`,
+  );
+  await page.type(`[id="${id}"]`, value);
+}
+
+/** Clicks the button whose text is `text` once it is enabled. */
+export async function click(page: Page, text: string): Promise<void> {
+  const find = `[...document.querySelectorAll('button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)} && !b.disabled)`;
+  await until(page, `!!${find}`);
+  await page.evaluate(`${find}.click()`);
+}
+
+/** The text the page shows (its body's). */
+export function text(page: Page): Promise<string> {
+  return page.evaluate('document.body.innerText') as Promise<string>;
+}
+
+/** Resolves once the canvas at `selector` has shown three different pictures: the video moves. */
+export async function moving(page: Page, selector: string): Promise<void> {
+  const seen = new Set<number>();
+  const fingerprint = `(() => {
+    const canvas = document.querySelector(${JSON.stringify(selector)});
+    if (!canvas || canvas.width < 16) return 0;
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let hash = 0;
+    for (let i = 0; i < data.length; i += 4) hash = (hash * 31 + data[i] + data[i + 1] * 3) | 0;
+    return hash;
+  })()`;
+  await expect
+    .poll(
+      async () => {
+        const h = (await page.evaluate(fingerprint)) as number;
+        if (h) seen.add(h);
+        return seen.size;
+      },
+      { timeout: 30_000, interval: 200, message: `moving pictures in ${selector}` },
+    )
+    .toBeGreaterThanOrEqual(3);
+}
+
+/**
+ * Plays session `id`'s public replay (`base`/watch/`id`) in a new page of `browser`; resolves once
+ * the playhead passed 0:02 and two tiles showed their pictures at once, nothing left at "Loading…".
+ */
+export async function replays(browser: Browser, base: string, id: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(`${base}/watch/${id}`);
+  await click(page, 'Play');
+  await until(page, `/0:0[2-9] \\//.test(document.querySelector('main').innerText)`, 30_000);
+  // Both pictures drawn at once (a tile without one shows the person's name card, class dark).
+  await until(page, `document.querySelectorAll('main figure.tile:not(.dark) canvas').length >= 2`, 15_000);
+  expect(await text(page)).not.toContain('Loading');
+  return page;
+}
+
+/** Writes `docs/screenshots/<name>.png` of the page when VSS_SCREENSHOTS is set, as support/browser.ts does. */
+export async function shot(page: Page, name: string): Promise<void> {
+  if (!process.env.VSS_SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) as `${string}.png` });
+}
