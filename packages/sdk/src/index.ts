@@ -37,7 +37,7 @@ export { listDevices, LevelMeter, type DeviceLists, type DeviceOption } from './
 export { capture, type Capture, type Devices } from './engine/local-media';
 export { deviceBusy } from './engine/device-busy';
 export { presenterTile, type PresenterTile } from './engine/presenter';
-export { AudioOut, watchSound } from './engine/audio-out';
+export { AudioOut, SOUND_UNSUPPORTED, watchSound } from './engine/audio-out';
 export { readEnvelope, type EnvelopeBody } from './engine/envelope';
 export { isKeyPayload, VideoTrackDecoder } from './engine/video-track';
 export * from './recording';

@@ -3,6 +3,7 @@
  * `AudioDecoder`, EVC1 `pcm-s16` directly; every track is mixed into one gain node.
  */
 import { decodeEvc1, isEvc1, type Evc1Chunk } from '@vss/protocol';
+import { audioPlanes } from './audio-planes';
 
 /** Seconds of audio kept ahead of the clock for chunks played as soon as possible. */
 const JITTER_S = 0.12;
@@ -61,6 +62,26 @@ function pcmFormat(chunk: Evc1Chunk): { sampleRate: number; channels: number } |
   }
 }
 
+/**
+ * Why this browser cannot play others' sound, or null: it has no WebCodecs decoders, or it is
+ * WebKitGTK (GNOME Web, WebKit on Linux;
+ * measured on 2.50.6) aborts its whole web process ("double free or corruption") when a page reads
+ * the samples of mono Opus its AudioDecoder decoded, which is what every vss publisher sends: its
+ * page would crash the moment someone spoke. Safari (macOS, iOS) is another build and is not
+ * affected.
+ */
+export const SOUND_UNSUPPORTED: string | null =
+  typeof navigator === 'undefined'
+    ? null
+    : typeof AudioDecoder === 'undefined' || typeof VideoDecoder === 'undefined'
+      ? // Firefox for Android, and browsers older than WebCodecs: JPEG pictures alone are drawn.
+        "this browser has no WebCodecs (Firefox for Android has none): it cannot play the others' sound or show most video; open the call in Chrome, Edge, Safari or Firefox on a computer"
+      : /AppleWebKit/.test(navigator.userAgent) &&
+          /X11|Linux/.test(navigator.userAgent) &&
+          !/Chrome|Chromium|Android/.test(navigator.userAgent)
+        ? 'this browser (WebKitGTK, GNOME Web) cannot play the sound of a call without crashing: open it in Firefox or Chromium to hear the others'
+        : null;
+
 /** How long a sound output may take to start before a page says there is none. */
 export const SOUND_START_MS = 2000;
 
@@ -74,6 +95,7 @@ export function watchSound(
   off: () => void,
   on: () => void = () => undefined,
 ): void {
+  if (SOUND_UNSUPPORTED) return off();
   setTimeout(() => ctx?.state !== 'running' && off(), SOUND_START_MS);
   ctx?.addEventListener('statechange', () => ctx.state === 'running' && on());
 }
@@ -103,7 +125,7 @@ export class AudioOut {
     }
     const track = this.track(trackId);
     if (chunk.codec === 'pcm-s16') return this.pushPcm(track, chunk, when);
-    if (chunk.codec !== 'opus' || typeof AudioDecoder === 'undefined') return;
+    if (chunk.codec !== 'opus' || typeof AudioDecoder === 'undefined' || SOUND_UNSUPPORTED) return;
     const channels = opusChannels(chunk);
     const key = `opus|${channels}|${chunk.description.length}`;
     if (key !== track.key || !track.decoder || track.decoder.state === 'closed') {
@@ -217,13 +239,9 @@ export class AudioOut {
   private play(track: TrackState, data: AudioData): void {
     try {
       if (this.closed || track.gone) return;
-      const channels = data.numberOfChannels;
-      const buffer = this.ctx.createBuffer(channels, data.numberOfFrames, data.sampleRate);
-      for (let c = 0; c < channels; c++) {
-        const plane = new Float32Array(data.numberOfFrames);
-        data.copyTo(plane, { planeIndex: c, format: 'f32-planar' });
-        buffer.copyToChannel(plane, c);
-      }
+      const planes = audioPlanes(data);
+      const buffer = this.ctx.createBuffer(planes.length, data.numberOfFrames, data.sampleRate);
+      planes.forEach((plane, c) => buffer.copyToChannel(plane as Float32Array<ArrayBuffer>, c));
       const when = track.when.get(data.timestamp);
       // Output comes in input order: what was handed in up to this chunk is done with, also
       // entries whose output carried another timestamp (they would otherwise stay until reset).

@@ -9,6 +9,7 @@
  */
 import { encodeEvc1 } from '@vss/protocol';
 import { micCapture, type PcmBlock } from './mic-capture';
+import { webCodecsReady } from './webcodecs-ready';
 import type { OpusPacket } from './webm-opus';
 
 /** The rate PCM is sent at, about: enough for speech (telephony's wideband). */
@@ -65,6 +66,7 @@ export class AudioPublisher {
   /** True when this browser can encode Opus through WebCodecs. */
   static async canEncode(): Promise<boolean> {
     if (typeof AudioEncoder === 'undefined' || typeof AudioData === 'undefined') return false;
+    await webCodecsReady();
     try {
       return (await AudioEncoder.isConfigSupported(OPUS)).supported === true;
     } catch {

@@ -14,7 +14,7 @@ import {
   type TrackKind,
 } from '@vss/protocol';
 import { readRecordingStatus } from '../recording';
-import { AudioOut, watchSound } from './audio-out';
+import { AudioOut, SOUND_UNSUPPORTED, watchSound } from './audio-out';
 import { capture } from './local-media';
 import type { RoomOptions } from './room-options';
 import { startPublishing, type Publishing } from './publishing';
@@ -45,8 +45,7 @@ const KEYFRAME_ASK_EVERY_MS = RECEIVER_KEYFRAME_INTERVAL_MS + 100;
 const OPEN = 1;
 const DEVICE: Record<TrackKind, string> = { cam: 'camera', mic: 'microphone', screen: 'screen share' };
 
-const NO_SOUND =
-  'You cannot hear the others: this browser has not started sound (no speakers, or sound is blocked until you click the page)';
+const NO_SOUND = `You cannot hear the others: ${SOUND_UNSUPPORTED ?? 'this browser has not started sound (no speakers, or sound is blocked until you click the page)'}`;
 const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 /** A live room; subscribe() and snapshot() make it a store for React's useSyncExternalStore. */
 export class LiveRoom {
@@ -159,7 +158,8 @@ export class LiveRoom {
     if (this.left || this.state.switching || this.pubs.has(kind) === on) return;
     if (!on) return this.stopPublishing(kind);
     if (!this.state.canPublish) return;
-    this.set({ switching: kind, notice: null });
+    // A notice of a device clears; that the others cannot be heard stays true.
+    this.set({ switching: kind, notice: this.state.notice === NO_SOUND ? NO_SOUND : null });
     let track: MediaStreamTrack | null = null;
     try {
       const got = await capture(kind, kind === 'screen' ? undefined : this.opts.devices[kind]);

@@ -10,6 +10,7 @@
  * microphone cannot be sent from this browser, and the person (and, by its absence, everyone
  * else) is told so rather than left with a silent gap.
  */
+import { audioPlanes } from './audio-planes';
 import { WebmOpusReader, type OpusPacket } from './webm-opus';
 
 /** Mono PCM of a microphone: `samples` at `sampleRate`, captured starting at `timestampUs`. */
@@ -38,13 +39,9 @@ type Processor = new (init: { track: MediaStreamTrack }) => { readable: Readable
 
 /** Mixes the planes of an AudioData down to one mono block. */
 function monoOf(data: AudioData): Float32Array {
-  const n = data.numberOfFrames;
-  const mono = new Float32Array(n);
-  const plane = new Float32Array(n);
-  for (let c = 0; c < data.numberOfChannels; c++) {
-    data.copyTo(plane, { planeIndex: c, format: 'f32-planar' });
-    for (let i = 0; i < n; i++) mono[i]! += plane[i]! / data.numberOfChannels;
-  }
+  const planes = audioPlanes(data);
+  const mono = new Float32Array(data.numberOfFrames);
+  for (const plane of planes) for (let i = 0; i < mono.length; i++) mono[i]! += plane[i]! / planes.length;
   return mono;
 }
 

@@ -140,7 +140,9 @@ export class LayerEncoder {
     if (this.closed) return;
     const data = new Uint8Array(chunk.byteLength);
     chunk.copyTo(data);
-    const d = meta?.decoderConfig?.description;
+    // Only H.264 has a description; what some browsers hand out for VP8 (WebKitGTK) would make
+    // a receiver's decoder refuse the stream.
+    const d = this.codec.startsWith('avc1.') ? meta?.decoderConfig?.description : undefined;
     // A copy: the encoder may reuse the buffer it handed out.
     if (d)
       this.description = (

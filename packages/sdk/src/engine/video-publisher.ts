@@ -5,6 +5,7 @@
  */
 import type { Layer } from '@vss/protocol';
 import { isVp8Yuv, rgbaToI420, VP8_COLOUR_SPACE } from './colour';
+import { webCodecsReady } from './webcodecs-ready';
 import { videoPictures, type Picture, type StopFrames } from './track-frames';
 import { STEPS, type UplinkStep } from './uplink';
 import { LayerEncoder, MAX_MEDIA_BYTES, type Size } from './video-layer';
@@ -117,9 +118,7 @@ export class VideoPublisher {
    */
   static async codecFor(profile: VideoProfile, wanted?: 'vp8' | 'h264'): Promise<string | null> {
     if (typeof VideoEncoder === 'undefined' || typeof VideoFrame === 'undefined') return null;
-    // Why a decoder's question first: WebKitGTK's web process aborts when a VideoEncoder is its
-    // first WebCodecs call, before GStreamer is initialised (a VideoDecoder query initialises it).
-    await VideoDecoder?.isConfigSupported({ codec: 'vp8' }).catch(() => undefined);
+    await webCodecsReady();
     const ok = async (codec: string, hardwareAcceleration: HardwareAcceleration = 'no-preference') => {
       try {
         const { supported } = await VideoEncoder.isConfigSupported({
@@ -135,7 +134,13 @@ export class VideoPublisher {
         return false;
       }
     };
-    const apple = typeof navigator !== 'undefined' && navigator.vendor.startsWith('Apple');
+    // Apple's own builds of WebKit (Safari, iOS); WebKitGTK on Linux says Apple too, but encodes
+    // VP8 as every Linux browser does, and its H.264 (OpenH264 through GStreamer) refuses the
+    // layers' settings (measured on 2.50.6).
+    const apple =
+      typeof navigator !== 'undefined' &&
+      navigator.vendor.startsWith('Apple') &&
+      !/X11|Linux/.test(navigator.userAgent);
     const order =
       wanted === 'h264' ||
       (wanted !== 'vp8' &&

@@ -128,7 +128,8 @@ export class VideoTrackDecoder {
     const config: VideoDecoderConfig = {
       codec: chunk.codec,
       optimizeForLatency: true,
-      ...(chunk.description.length ? { description: chunk.description } : {}),
+      // VP8 and VP9 streams have no description: one sent anyway (WebKitGTK) is left out.
+      ...(chunk.description.length && !/^vp/.test(chunk.codec) ? { description: chunk.description } : {}),
       // Why only VP8: its stream cannot say its colour space, and the browser would guess BT.709;
       // VP9 and H.264 streams carry theirs, which a colour space given here would override.
       ...(chunk.codec === 'vp8' ? { colorSpace: VP8_COLOUR_SPACE } : {}),

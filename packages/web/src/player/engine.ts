@@ -5,7 +5,7 @@
  */
 import { fromBase64, parseMediaStream, shownFocus } from '@vss/protocol';
 import { errorMessage } from '../api';
-import { AudioOut, watchSound } from '@vss/sdk';
+import { AudioOut, SOUND_UNSUPPORTED, watchSound } from '@vss/sdk';
 import { readEnvelope } from '@vss/sdk';
 import { presenterTile } from '@vss/sdk';
 import { isKeyPayload, VideoTrackDecoder } from '@vss/sdk';
@@ -208,7 +208,7 @@ export class ReplayEngine {
     void ctx.resume().catch(() => undefined);
     watchSound(ctx, () => {
       if (this.ctx !== ctx) return;
-      this.soundOff = NO_SOUND;
+      this.soundOff = SOUND_UNSUPPORTED ? `Sound unavailable: ${SOUND_UNSUPPORTED}` : NO_SOUND;
       this.emit(true);
     });
   }

@@ -80,7 +80,11 @@ export async function startSound(): Promise<Sound> {
  * `toneHz`), no permission prompts, sound allowed to play, and `sound` as its only way to output
  * sound (null: none, as on a machine without speakers).
  */
-export function launchFirefox(sound: Sound | null, toneHz = 440): Promise<Browser> {
+export function launchFirefox(
+  sound: Sound | null,
+  toneHz = 440,
+  prefs: Record<string, boolean | number | string> = {},
+): Promise<Browser> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'PULSE_SERVER') env[k] = v;
   // Without a server to reach, Firefox has no sound output: the default socket is in a fresh dir.
@@ -95,6 +99,7 @@ export function launchFirefox(sound: Sound | null, toneHz = 440): Promise<Browse
       'media.navigator.permission.disabled': true,
       'media.navigator.audio.fake_frequency': toneHz,
       'media.autoplay.default': 0,
+      ...prefs,
     },
   });
 }
@@ -118,8 +123,17 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * A page in any engine, as these helpers drive it: puppeteer's Page is one; a WebDriver session
+ * is wrapped into one (support/webkit.ts).
+ */
+export interface Tab {
+  evaluate(expression: string): Promise<unknown>;
+  type(selector: string, text: string): Promise<void>;
+}
+
 /** Polls an expression in the page until it is truthy (15 s, or `timeout`); returns its value. */
-export async function until<T = unknown>(page: Page, expression: string, timeout = 15_000): Promise<T> {
+export async function until<T = unknown>(page: Tab, expression: string, timeout = 15_000): Promise<T> {
   let value: unknown;
   await expect
     .poll(async () => (value = await page.evaluate(expression)), {
@@ -132,7 +146,7 @@ export async function until<T = unknown>(page: Page, expression: string, timeout
 }
 
 /** Types `value` into the input labelled `label` (its <label>'s text), as a person does. */
-export async function fill(page: Page, label: string, value: string): Promise<void> {
+export async function fill(page: Tab, label: string, value: string): Promise<void> {
   const id = await until<string>(
     page,
     `[...document.querySelectorAll('label')].find((l) => l.textContent.trim() === ${JSON.stringify(label)})?.htmlFor`,
@@ -141,19 +155,19 @@ export async function fill(page: Page, label: string, value: string): Promise<vo
 }
 
 /** Clicks the button whose text is `text` once it is enabled. */
-export async function click(page: Page, text: string): Promise<void> {
+export async function click(page: Tab, text: string): Promise<void> {
   const find = `[...document.querySelectorAll('button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)} && !b.disabled)`;
   await until(page, `!!${find}`);
   await page.evaluate(`${find}.click()`);
 }
 
 /** The text the page shows (its body's). */
-export function text(page: Page): Promise<string> {
+export function text(page: Tab): Promise<string> {
   return page.evaluate('document.body.innerText') as Promise<string>;
 }
 
 /** Resolves once the canvas at `selector` has shown three different pictures: the video moves. */
-export async function moving(page: Page, selector: string): Promise<void> {
+export async function moving(page: Tab, selector: string): Promise<void> {
   const seen = new Set<number>();
   const fingerprint = `(() => {
     const canvas = document.querySelector(${JSON.stringify(selector)});

@@ -1,0 +1,118 @@
+// WebKit, the engine of Safari and of every iOS browser, in a call with Chromium: a guest in
+// Debian's WebKitGTK (no MediaStreamTrackProcessor on its page or in its workers, so its camera is
+// read from a <video>; its microphone through the AudioWorklet; VP8, as on every Linux browser:
+// Safari's H.264 is tested forced in codecs.test.ts) and a guest in Chromium, through one join link. WebKitGTK cannot play others' sound (its web process aborts on
+// the decoded samples, audio-out.ts), so its page says so in words instead of crashing.
+import type { LiveClient } from '@vss/client';
+import { decodeEvc1, isEvc1, isVideoCodec } from '@vss/protocol';
+import type { Browser, Page } from 'puppeteer-core';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { newAccount, nodeLiveClient, SCREENSHOTS, startVss, type Vss } from './support/browser.js';
+import {
+  click,
+  fill,
+  launchChromium,
+  moving,
+  startSound,
+  text,
+  until,
+  type Sound,
+  type Tab,
+} from './support/engines.js';
+import { describeWebKit, startWebKit, type WebKit, type WebKitTab } from './support/webkit.js';
+
+describeWebKit('a call between WebKit and Chromium', () => {
+  let vss: Vss;
+  let sound: Sound;
+  let chromium: Browser;
+  let webkit: WebKit;
+  let key = '';
+  beforeAll(async () => {
+    [vss, sound, chromium] = await Promise.all([startVss(), startSound(), launchChromium()]);
+    webkit = startWebKit(sound);
+    key = (await newAccount(vss.base, 'webkit')).secret;
+  });
+  afterAll(async () => {
+    await webkit?.stop();
+    await chromium?.close().catch(() => undefined);
+    sound?.stop();
+    await vss?.stop();
+  });
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${vss.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as { data: any };
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  const joinAs = async (tab: Tab, name: string) => {
+    await fill(tab, 'Name in this session', name);
+    await click(tab, 'Join');
+    await until(tab, `document.body.innerText.includes('Connected as ${name}')`, 30_000);
+  };
+  /** A person's camera tile (an observer in Node watches too, with a tile of its own). */
+  const cam = (name: string) => `canvas[aria-label="${name}'s camera"]`;
+
+  it('a WebKit guest publishes its camera and microphone, sees Chromium, says it cannot play sound, and replays the recording', async () => {
+    const session = await api('POST', '/v1/sessions', { name: 'WebKit and Chromium' });
+    const link = await api('POST', `/v1/sessions/${session.id}/join-links`, {});
+    const observer: LiveClient = nodeLiveClient(
+      vss.base,
+      session.id,
+      'observer',
+      async () =>
+        (await api('POST', `/v1/sessions/${session.id}/connection`, { user_id: 'observer' })).access_token,
+    );
+    const codecs = new Map<string, string>();
+    observer.on('message', (m) => {
+      if (!m.streamType.startsWith('media/') || !isEvc1(m.payload)) return;
+      const c = decodeEvc1(m.payload);
+      if (isVideoCodec(c.codec) && c.key) codecs.set(m.streamType.split('/')[1]!, c.codec);
+    });
+    await observer.connect();
+
+    const wk: WebKitTab = await webkit.open();
+    await wk.goto(link.url);
+    await joinAs(wk, 'Safari');
+    const chr: Page = await chromium.newPage();
+    await chr.goto(link.url);
+    await joinAs(chr, 'Chromium');
+
+    // Chromium sees WebKit's camera and hears its microphone; WebKit sees Chromium's camera.
+    await moving(chr, cam('Safari'));
+    await moving(wk, cam('Chromium'));
+    await until(chr, `!!document.querySelector('figure.speaking[data-kind="cam"]:not(.own)')`, 30_000);
+    // Both send VP8 (WebKitGTK is not Apple's build: it encodes VP8 as every Linux browser does).
+    expect([...codecs.values()]).toEqual(['vp8', 'vp8']);
+    await observer.close();
+    // It says in words that it cannot play the others' sound, and lives on while they talk.
+    await until(wk, `document.body.innerText.includes('cannot play the sound of a call')`);
+    await moving(wk, cam('Chromium'));
+    if (process.env.VSS_SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      writeFileSync(join(SCREENSHOTS, 'webkit-live.png'), await wk.driver.takeScreenshot(), 'base64');
+    }
+    await fill(wk, 'Message', 'hello from WebKit');
+    await click(wk, 'Send');
+    await until(chr, `document.body.innerText.includes('hello from WebKit')`);
+
+    for (const p of [wk, chr]) await click(p, 'Leave');
+    await expect
+      .poll(async () => (await api('GET', `/v1/sessions/${session.id}`)).ended_at, { timeout: 20_000 })
+      .toBeTruthy();
+    // The replay plays in WebKit: both pictures, and the reason there is no sound.
+    await api('PUT', `/v1/sessions/${session.id}/visibility`, { is_public: true });
+    await wk.goto(`${vss.base}/watch/${session.id}`);
+    await click(wk, 'Play');
+    await until(wk, `/0:0[2-9] \\//.test(document.querySelector('main').innerText)`, 30_000);
+    await until(wk, `document.querySelectorAll('main figure.tile:not(.dark) canvas').length >= 2`);
+    expect(await text(wk)).toContain('Sound unavailable');
+    expect(await text(wk)).not.toContain('Loading');
+  });
+});
