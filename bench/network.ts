@@ -17,8 +17,10 @@
  *   page-join the same with the dashboard's live page in Chromium (fake camera and microphone) as
  *             the publisher, a member joining from a browser started inside the namespace; the
  *             delay is the arrival less the page's capture timestamp of each picture and sound.
+ *   firefox-join  the same with a guest in Firefox ESR (join link, PulseAudio null sink as its
+ *             speakers), started inside the namespace: the engine without MediaStreamTrackProcessor.
  * --quick: 12 s slow (judged 4–12 s), 10 s recovery; uplink 4 s lead, 12 s shaped; joins 12 s, twice.
- * --only=downlink,uplink,join,page-join: the scenarios to run (default all).
+ * --only=downlink,uplink,join,page-join,firefox-join: the scenarios to run (default all).
  * Prints, per second of each run: delay p50/p95 per track (ms, beyond the unconstrained median),
  * video frames, the audio's longest gap, layer events; then the targets with pass/fail, the slow
  * receiver beside the unconstrained one. "added": per frame, the slow receiver's arrival minus the
@@ -164,7 +166,9 @@ export default async function network(options: BenchOptions): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')} (${cpus().length} cores)`,
     );
-    const only = new Set((strFlag(options.args, 'only') ?? 'downlink,uplink,join,page-join').split(','));
+    const only = new Set(
+      (strFlag(options.args, 'only') ?? 'downlink,uplink,join,page-join,firefox-join').split(','),
+    );
     const joinRuns = intFlag(options.args, 'join-runs') ?? (options.quick ? 2 : 5);
     const json = (checks: Check[]) =>
       Object.fromEntries(checks.map((c) => [c.name, { value: c.value, baseline: c.baseline, pass: c.pass }]));
@@ -270,6 +274,8 @@ export default async function network(options: BenchOptions): Promise<void> {
     if (only.has('join')) await joins('join', 'the bot', () => runJoinBehind(t, tm));
     if (only.has('page-join'))
       await joins('page-join', "the dashboard's page (Chromium)", (i) => runPageJoin(startServer, tm, i));
+    if (only.has('firefox-join'))
+      await joins('firefox-join', 'a guest in Firefox', (i) => runPageJoin(startServer, tm, i, 'firefox'));
     console.log(
       `load average after the runs: ${loadavg()
         .map((l) => l.toFixed(2))

@@ -5,9 +5,10 @@
  * connected, the delay being the arrival less the page's own capture timestamp (one machine, one
  * clock).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { CHROMIUM, launchChromium } from './chromium.ts';
 import { createLink, type Link } from '../../packages/server/test/support/netlab/links.ts';
@@ -21,8 +22,13 @@ import {
   type Target,
   type Timings,
 } from '../../packages/server/test/support/netlab/scenario.ts';
+import { startSound } from '../../packages/web/test/support/firefox.ts';
+import { expectCall } from './http.ts';
 import { joinLive, member } from './member.ts';
 import { benchTenant } from './tenant.ts';
+
+const TSX = resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs');
+const GUEST = resolve(import.meta.dirname, 'firefox-guest.ts');
 
 /**
  * One run: a new link, a new server whose public address is the link's host side (the page's
@@ -32,12 +38,15 @@ export async function runPageJoin(
   startServer: (publicHost: string) => Promise<{ port: number; stop: () => Promise<void> }>,
   tm: Timings,
   n: number,
+  engine: 'chromium' | 'firefox' = 'chromium',
 ): Promise<JoinRun> {
   const link = createLink({ upKbit: RATES.slowUpKbit });
   let server: { port: number; stop: () => Promise<void> } | null = null;
   try {
     server = await startServer(link.hostAddress);
-    return await joinOn(server.port, link, tm, n);
+    return engine === 'firefox'
+      ? await firefoxJoinOn(server.port, link, tm, n)
+      : await joinOn(server.port, link, tm, n);
   } finally {
     await server?.stop();
     link.destroy();
@@ -77,5 +86,55 @@ async function joinOn(port: number, link: Link, tm: Timings, n: number): Promise
     await browser?.close();
     if (receiver.child.exitCode === null) receiver.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same with a guest in Firefox (through a join link), started inside the namespace by
+ * firefox-guest.ts, with a PulseAudio null sink as its speakers, as a person's machine has.
+ */
+async function firefoxJoinOn(port: number, link: Link, tm: Timings, n: number): Promise<JoinRun> {
+  const base = `http://${link.hostAddress}:${port}`;
+  const tenant = await benchTenant(base, `firefox-join-${n}`);
+  const t: Target = { port, key: tenant.secret };
+  const sessionId = await newSession(t, 'Firefox joins behind a slow uplink');
+  const joinLink = await expectCall<{ data: { url: string } }>(
+    201,
+    `${base}/v1/sessions/${sessionId}/join-links`,
+    {
+      method: 'POST',
+      headers: tenant.auth,
+      json: {},
+    },
+  );
+  const sound = await startSound();
+  const receiver = await startReceiver(t, sessionId, 'viewer', null);
+  const guest = spawn(
+    'ip',
+    ['netns', 'exec', link.ns, process.execPath, TSX, GUEST, joinLink.json.data.url, `firefox ${n}`],
+    { env: { ...process.env, PULSE_SERVER: sound.server }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      guest.stdout.on('data', (b: Buffer) => b.toString().includes('joined') && resolve());
+      guest.on('exit', (code) => reject(new Error(`the Firefox guest exited (${code}) before joining`)));
+    });
+    const t0 = Date.now();
+    const end = t0 + tm.joinS * 1000;
+    await receiver.waitFor((l) => l.t >= end, (tm.joinS + 30) * 1000, `${tm.joinS} s after the join`);
+    guest.kill('SIGTERM');
+    await new Promise((r) => guest.once('exit', r));
+    return {
+      sessionId,
+      t0,
+      end,
+      receiver: await stopReceiver(receiver),
+      bot: [],
+      record: await recorded(t, sessionId),
+    };
+  } finally {
+    if (guest.exitCode === null) guest.kill('SIGKILL');
+    if (receiver.child.exitCode === null) receiver.child.kill('SIGKILL');
+    sound.stop();
   }
 }
