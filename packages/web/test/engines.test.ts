@@ -16,6 +16,7 @@ import {
   launchChromium,
   launchFirefox,
   moving,
+  picturesIn,
   replays,
   shot,
   startSound,
@@ -120,6 +121,15 @@ describeEngines('a call between Firefox and Chromium', () => {
         p,
         `['hello from Firefox', 'hello from Chromium'].every((t) => document.body.innerText.includes(t))`,
       );
+    // Firefox's tab goes to the background (another tab in front): it keeps sending its sound
+    // and at least two pictures a second, though requestVideoFrameCallback stops in a hidden
+    // page (the capture worker's clock, or the page's own, takes over).
+    const front = await firefox.newPage();
+    await front.bringToFront();
+    expect(await fox.evaluate('document.visibilityState')).toBe('hidden');
+    expect(await picturesIn(chr, `canvas[aria-label="Fox's camera"]`, 4000)).toBeGreaterThanOrEqual(8);
+    await until(chr, otherSpeaking);
+    await front.close();
     await endCall([fox, chr], id);
 
     // The replay plays in both engines, both tiles drawn.

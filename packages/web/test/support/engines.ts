@@ -99,10 +99,8 @@ export function text(page: Tab): Promise<string> {
   return page.evaluate('document.body.innerText') as Promise<string>;
 }
 
-/** Resolves once the canvas at `selector` has shown three different pictures: the video moves. */
-export async function moving(page: Tab, selector: string): Promise<void> {
-  const seen = new Set<number>();
-  const fingerprint = `(() => {
+/** A cheap fingerprint of what the canvas at `selector` shows now (0 while it is empty). */
+const fingerprint = (selector: string) => `(() => {
     const canvas = document.querySelector(${JSON.stringify(selector)});
     if (!canvas || canvas.width < 16) return 0;
     const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
@@ -110,10 +108,24 @@ export async function moving(page: Tab, selector: string): Promise<void> {
     for (let i = 0; i < data.length; i += 4) hash = (hash * 31 + data[i] + data[i + 1] * 3) | 0;
     return hash;
   })()`;
+
+/** How many different pictures the canvas at `selector` shows in `ms`, looked at every 100 ms. */
+export async function picturesIn(page: Tab, selector: string, ms: number): Promise<number> {
+  const seen = new Set<number>();
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    const h = (await page.evaluate(fingerprint(selector))) as number;
+    if (h) seen.add(h);
+  }
+  return seen.size;
+}
+
+/** Resolves once the canvas at `selector` has shown three different pictures: the video moves. */
+export async function moving(page: Tab, selector: string): Promise<void> {
+  const seen = new Set<number>();
   await expect
     .poll(
       async () => {
-        const h = (await page.evaluate(fingerprint)) as number;
+        const h = (await page.evaluate(fingerprint(selector))) as number;
         if (h) seen.add(h);
         return seen.size;
       },
