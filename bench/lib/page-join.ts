@@ -45,19 +45,64 @@ export async function runPageJoin(
   try {
     server = await startServer(link.hostAddress);
     return engine === 'firefox'
-      ? await firefoxJoinOn(server.port, link, tm, n)
-      : await joinOn(server.port, link, tm, n);
+      ? await joinOn(server.port, link, tm, n, 'firefox-join', firefoxGuest)
+      : await joinOn(server.port, link, tm, n, 'page-join', chromiumMember);
   } finally {
     await server?.stop();
     link.destroy();
   }
 }
 
-async function joinOn(port: number, link: Link, tm: Timings, n: number): Promise<JoinRun> {
+/** A publisher inside the link's namespace, joined to the session: `stop` leaves, `dispose` cleans up. */
+interface Publisher {
+  stop(): Promise<void>;
+  dispose(): void;
+}
+type StartPublisher = (
+  base: string,
+  tenant: Awaited<ReturnType<typeof benchTenant>>,
+  link: Link,
+  sessionId: string,
+  n: number,
+) => Promise<Publisher>;
+
+/** Joins a publisher behind the link and judges the `tm.joinS` seconds after it says it joined. */
+async function joinOn(
+  port: number,
+  link: Link,
+  tm: Timings,
+  n: number,
+  label: string,
+  start: StartPublisher,
+): Promise<JoinRun> {
   const base = `http://${link.hostAddress}:${port}`;
-  const tenant = await benchTenant(base, `page-join-${n}`);
+  const tenant = await benchTenant(base, `${label}-${n}`);
   const t: Target = { port, key: tenant.secret };
-  const sessionId = await newSession(t, 'a page joins behind a slow uplink');
+  const sessionId = await newSession(t, `${label}: joins behind a slow uplink`);
+  const receiver = await startReceiver(t, sessionId, 'viewer', null);
+  let publisher: Publisher | null = null;
+  try {
+    publisher = await start(base, tenant, link, sessionId, n);
+    const t0 = Date.now();
+    const end = t0 + tm.joinS * 1000;
+    await receiver.waitFor((l) => l.t >= end, (tm.joinS + 30) * 1000, `${tm.joinS} s after the join`);
+    await publisher.stop();
+    return {
+      sessionId,
+      t0,
+      end,
+      receiver: await stopReceiver(receiver),
+      bot: [],
+      record: await recorded(t, sessionId),
+    };
+  } finally {
+    publisher?.dispose();
+    if (receiver.child.exitCode === null) receiver.child.kill('SIGKILL');
+  }
+}
+
+/** A member on the dashboard's live page in Chromium. */
+const chromiumMember: StartPublisher = async (base, tenant, link, sessionId, n) => {
   const cookie = await member(base, tenant.projectId, tenant.auth, n);
   // Why a wrapper: playwright starts the executable it is given and talks to it over inherited
   // pipes, which `ip netns exec` passes on.
@@ -65,76 +110,60 @@ async function joinOn(port: number, link: Link, tm: Timings, n: number): Promise
   const wrapper = join(dir, 'chromium-in-netns');
   writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${link.ns} ${CHROMIUM} "$@"\n`, { mode: 0o755 });
   let browser: Browser | null = null;
-  const receiver = await startReceiver(t, sessionId, 'viewer', null);
+  const dispose = () => {
+    void browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     browser = await launchChromium([`--unsafely-treat-insecure-origin-as-secure=${base}`], wrapper);
     await joinLive(browser, base, sessionId, cookie, `page ${n}`);
-    const t0 = Date.now();
-    const end = t0 + tm.joinS * 1000;
-    await receiver.waitFor((l) => l.t >= end, (tm.joinS + 30) * 1000, `${tm.joinS} s after the join`);
-    await browser.close();
-    browser = null;
-    return {
-      sessionId,
-      t0,
-      end,
-      receiver: await stopReceiver(receiver),
-      bot: [],
-      record: await recorded(t, sessionId),
-    };
-  } finally {
-    await browser?.close();
-    if (receiver.child.exitCode === null) receiver.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+  } catch (err) {
+    dispose();
+    throw err;
   }
-}
+  return {
+    async stop() {
+      await browser?.close();
+      browser = null;
+    },
+    dispose,
+  };
+};
 
 /**
- * The same with a guest in Firefox (through a join link), started inside the namespace by
- * firefox-guest.ts, with a PulseAudio null sink as its speakers, as a person's machine has.
+ * A guest in Firefox (through a join link), started inside the namespace by firefox-guest.ts, with
+ * a PulseAudio null sink as its speakers, as a person's machine has.
  */
-async function firefoxJoinOn(port: number, link: Link, tm: Timings, n: number): Promise<JoinRun> {
-  const base = `http://${link.hostAddress}:${port}`;
-  const tenant = await benchTenant(base, `firefox-join-${n}`);
-  const t: Target = { port, key: tenant.secret };
-  const sessionId = await newSession(t, 'Firefox joins behind a slow uplink');
+const firefoxGuest: StartPublisher = async (base, tenant, link, sessionId, n) => {
   const joinLink = await expectCall<{ data: { url: string } }>(
     201,
     `${base}/v1/sessions/${sessionId}/join-links`,
-    {
-      method: 'POST',
-      headers: tenant.auth,
-      json: {},
-    },
+    { method: 'POST', headers: tenant.auth, json: {} },
   );
   const sound = await startSound();
-  const receiver = await startReceiver(t, sessionId, 'viewer', null);
   const guest = spawn(
     'ip',
     ['netns', 'exec', link.ns, process.execPath, TSX, GUEST, joinLink.json.data.url, `firefox ${n}`],
     { env: { ...process.env, PULSE_SERVER: sound.server }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  const dispose = () => {
+    if (guest.exitCode === null) guest.kill('SIGKILL');
+    sound.stop();
+  };
   try {
     await new Promise<void>((resolve, reject) => {
       guest.stdout.on('data', (b: Buffer) => b.toString().includes('joined') && resolve());
       guest.on('exit', (code) => reject(new Error(`the Firefox guest exited (${code}) before joining`)));
     });
-    const t0 = Date.now();
-    const end = t0 + tm.joinS * 1000;
-    await receiver.waitFor((l) => l.t >= end, (tm.joinS + 30) * 1000, `${tm.joinS} s after the join`);
-    guest.kill('SIGTERM');
-    await new Promise((r) => guest.once('exit', r));
-    return {
-      sessionId,
-      t0,
-      end,
-      receiver: await stopReceiver(receiver),
-      bot: [],
-      record: await recorded(t, sessionId),
-    };
-  } finally {
-    if (guest.exitCode === null) guest.kill('SIGKILL');
-    if (receiver.child.exitCode === null) receiver.child.kill('SIGKILL');
-    sound.stop();
+  } catch (err) {
+    dispose();
+    throw err;
   }
-}
+  return {
+    async stop() {
+      guest.kill('SIGTERM');
+      await new Promise((r) => guest.once('exit', r));
+    },
+    dispose,
+  };
+};

@@ -2,10 +2,8 @@
 // forced here in Chromium through the SDK's `videoCodec`), one in Firefox that sends VP8, and a
 // receiver in Chromium. Everyone draws both; the recording replays both and its grid export shows
 // both moving. The SDK runs on a page of another origin, as a team embeds it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LiveClient } from '@vss/client';
 import { decodeEvc1, isEvc1, isVideoCodec } from '@vss/protocol';
 import type { Browser, Page } from 'puppeteer-core';
@@ -13,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../server/test/support/process.js';
 import { decodeVideo } from '../../server/test/support/decode.js';
 import { newAccount, nodeLiveClient, startVss, type Vss } from './support/browser.js';
+import { call, exported } from './support/record.js';
 import {
   describeEngines,
   launchChromium,
@@ -62,16 +61,7 @@ describeEngines('a call with an H.264 and a VP8 publisher', () => {
     await vss?.stop();
   });
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${vss.base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await res.json()) as { data: any };
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json.data;
-  };
+  const api = (method: string, path: string, body?: unknown) => call(vss, key, method, path, body);
 
   it('everyone draws both; the recording replays both and its grid export shows both moving', async () => {
     const session = await api('POST', '/v1/sessions', { name: 'Two codecs' });
@@ -120,25 +110,11 @@ describeEngines('a call with an H.264 and a VP8 publisher', () => {
 
     // The replay draws both, in Chromium and Firefox.
     await api('PUT', `/v1/sessions/${session.id}/visibility`, { is_public: true });
-    await replays(chromium, vss.base, session.id);
-    await replays(firefox, vss.base, session.id);
+    await replays(await chromium.newPage(), vss.base, session.id);
+    await replays(await firefox.newPage(), vss.base, session.id);
 
     // The grid export: two tiles side by side, each moving.
-    const job = await api('GET', `/v1/sessions/${session.id}/export`);
-    await expect
-      .poll(async () => (await api('GET', `/v1/exports/${job.job_id}`)).status, {
-        timeout: 120_000,
-        interval: 500,
-      })
-      .toMatch(/completed|failed/);
-    expect((await api('GET', `/v1/exports/${job.job_id}`)).status).toBe('completed');
-    const dir = mkdtempSync(join(tmpdir(), 'vss-codecs-'));
-    try {
-      const file = join(dir, 'grid.mp4');
-      const res = await fetch(`${vss.base}/v1/exports/${job.job_id}/download`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
-      writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    await exported(vss, key, session.id, async (file) => {
       if (process.env.KEEP_EXPORT) writeFileSync(process.env.KEEP_EXPORT, readFileSync(file));
       const v = await decodeVideo(file, 1280, 720);
       // How much each half of the picture changes between frames a second apart, late in the call.
@@ -156,8 +132,6 @@ describeEngines('a call with an H.264 and a VP8 publisher', () => {
       };
       expect(change(0)).toBeGreaterThan(1000);
       expect(change(640)).toBeGreaterThan(1000);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

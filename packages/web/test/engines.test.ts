@@ -2,13 +2,11 @@
 // MediaStreamTrackProcessor, so its camera is read from a <video> and its microphone through an
 // AudioWorklet or MediaRecorder) and a guest in Chromium, through one join link. Each must see
 // and hear the other; the recording must replay in both engines and export with both voices.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { decodeAudio } from '../../server/test/support/decode.js';
+import { decodeAudio, toneLevel } from '../../server/test/support/decode.js';
 import { newAccount, startVss, type Vss } from './support/browser.js';
+import { call, exported } from './support/record.js';
 import {
   click,
   describeEngines,
@@ -29,36 +27,13 @@ import {
 const FIREFOX_TONE_HZ = 1000;
 const CHROMIUM_BEEP_HZ = 400;
 
-/** How strong `hz` is in 8 kHz samples (Goertzel), as an amplitude comparable to RMS. */
-function toneLevel(samples: Int16Array, hz: number): number {
-  const w = (2 * Math.PI * hz) / 8000;
-  const c = 2 * Math.cos(w);
-  let s1 = 0;
-  let s2 = 0;
-  for (const x of samples) {
-    const s0 = x + c * s1 - s2;
-    s2 = s1;
-    s1 = s0;
-  }
-  return (2 * Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - c * s1 * s2))) / samples.length;
-}
-
 describeEngines('a call between Firefox and Chromium', () => {
   let vss: Vss;
   let sound: Sound;
   let chromium: Browser;
   let key = '';
   const open: Browser[] = [];
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${vss.base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await res.json()) as { data: any };
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json.data;
-  };
+  const api = (method: string, path: string, body?: unknown) => call(vss, key, method, path, body);
   beforeAll(async () => {
     [vss, sound, chromium] = await Promise.all([startVss(), startSound(), launchChromium()]);
     key = (await newAccount(vss.base, 'engines')).secret;
@@ -134,26 +109,13 @@ describeEngines('a call between Firefox and Chromium', () => {
 
     // The replay plays in both engines, both tiles drawn.
     await api('PUT', `/v1/sessions/${id}/visibility`, { is_public: true });
-    await shot(await replays(firefox, vss.base, id), 'firefox-replay');
-    await replays(chromium, vss.base, id);
+    const foxReplay = await firefox.newPage();
+    await replays(foxReplay, vss.base, id);
+    await shot(foxReplay, 'firefox-replay');
+    await replays(await chromium.newPage(), vss.base, id);
 
     // The MP4 export (grid) has both voices: Firefox's tone and Chromium's beep.
-    const job = await api('GET', `/v1/sessions/${id}/export`);
-    const done = await expect
-      .poll(async () => (await api('GET', `/v1/exports/${job.job_id}`)).status, {
-        timeout: 120_000,
-        interval: 500,
-      })
-      .toMatch(/completed|failed/);
-    void done;
-    expect((await api('GET', `/v1/exports/${job.job_id}`)).status).toBe('completed');
-    const dir = mkdtempSync(join(tmpdir(), 'vss-engines-'));
-    try {
-      const file = join(dir, 'call.mp4');
-      const res = await fetch(`${vss.base}/v1/exports/${job.job_id}/download`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
-      writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    await exported(vss, key, id, async (file) => {
       const samples = await decodeAudio(file);
       const off = toneLevel(samples, 3_100);
       // eslint-disable-next-line no-console -- the measured levels, for a failure's reader
@@ -162,9 +124,7 @@ describeEngines('a call between Firefox and Chromium', () => {
       );
       expect(toneLevel(samples, FIREFOX_TONE_HZ)).toBeGreaterThan(10 * off + 50);
       expect(toneLevel(samples, CHROMIUM_BEEP_HZ)).toBeGreaterThan(10 * off + 50);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('Firefox without a sound output still sends its microphone and says it cannot play sound; its replay plays the video with a notice', async () => {
@@ -182,7 +142,8 @@ describeEngines('a call between Firefox and Chromium', () => {
     expect(await text(fox)).not.toContain('microphone is not being sent');
     await endCall([fox, chr], id);
     await api('PUT', `/v1/sessions/${id}/visibility`, { is_public: true });
-    const replay = await replays(firefox, vss.base, id);
+    const replay = await firefox.newPage();
+    await replays(replay, vss.base, id);
     await until(replay, `document.body.innerText.includes('Sound unavailable')`);
   });
 });

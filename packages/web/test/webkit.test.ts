@@ -10,11 +10,13 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newAccount, nodeLiveClient, SCREENSHOTS, startVss, type Vss } from './support/browser.js';
+import { call } from './support/record.js';
 import {
   click,
   fill,
   launchChromium,
   moving,
+  replays,
   startSound,
   text,
   until,
@@ -41,16 +43,7 @@ describeWebKit('a call between WebKit and Chromium', () => {
     await vss?.stop();
   });
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${vss.base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await res.json()) as { data: any };
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json.data;
-  };
+  const api = (method: string, path: string, body?: unknown) => call(vss, key, method, path, body);
   const joinAs = async (tab: Tab, name: string) => {
     await fill(tab, 'Name in this session', name);
     await click(tab, 'Join');
@@ -108,11 +101,7 @@ describeWebKit('a call between WebKit and Chromium', () => {
       .toBeTruthy();
     // The replay plays in WebKit: both pictures, and the reason there is no sound.
     await api('PUT', `/v1/sessions/${session.id}/visibility`, { is_public: true });
-    await wk.goto(`${vss.base}/watch/${session.id}`);
-    await click(wk, 'Play');
-    await until(wk, `/0:0[2-9] \\//.test(document.querySelector('main').innerText)`, 30_000);
-    await until(wk, `document.querySelectorAll('main figure.tile:not(.dark) canvas').length >= 2`);
+    await replays(wk, vss.base, session.id);
     expect(await text(wk)).toContain('Sound unavailable');
-    expect(await text(wk)).not.toContain('Loading');
   });
 });

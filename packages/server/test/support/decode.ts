@@ -69,6 +69,20 @@ export function rms(samples: Int16Array, fromS: number, toS: number): number {
   return Math.sqrt(sum / Math.max(1, b - a));
 }
 
+/** How strong `hz` is in decodeAudio's 8 kHz samples (Goertzel), as an amplitude comparable to RMS. */
+export function toneLevel(samples: Int16Array, hz: number): number {
+  const w = (2 * Math.PI * hz) / 8000;
+  const c = 2 * Math.cos(w);
+  let s1 = 0;
+  let s2 = 0;
+  for (const x of samples) {
+    const s0 = x + c * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  return (2 * Math.sqrt(Math.max(0, s1 * s1 + s2 * s2 - c * s1 * s2))) / samples.length;
+}
+
 /** The name of the colour nearest to `rgb` among `palette`, and how far it is. */
 export function nearest(
   rgb: [number, number, number],

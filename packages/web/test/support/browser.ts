@@ -29,16 +29,23 @@ export const browserSkipReason: string | null = !existsSync(CHROMIUM)
     ? 'the dashboard is not built (npm test builds it first)'
     : null;
 
-let told = false;
-/** A describe block of browser tests: skipped with the reason printed where Chromium is missing. */
-export function describeBrowser(name: string, fn: () => void): void {
-  if (browserSkipReason && !told) {
-    told = true;
+const told = new Set<string>();
+/**
+ * A describe block that runs only where `reason` is null; elsewhere it is skipped and the reason is
+ * printed once per kind of test (`what`), so a run says why a part of it did not happen.
+ */
+export function describeIf(reason: string | null, what: string, name: string, fn: () => void): void {
+  if (reason && !told.has(what)) {
+    told.add(what);
     // eslint-disable-next-line no-console -- the one line that says why these tests did not run
-    console.log(`[vss] browser tests skipped: ${browserSkipReason}.`);
+    console.log(`[vss] ${what} skipped: ${reason}.`);
   }
-  describe.skipIf(browserSkipReason !== null)(name, fn);
+  describe.skipIf(reason !== null)(name, fn);
 }
+
+/** A describe block of browser tests: skipped with the reason printed where Chromium is missing. */
+export const describeBrowser = (name: string, fn: () => void): void =>
+  describeIf(browserSkipReason, 'browser tests', name, fn);
 
 let accounts = 0;
 

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { describe, expect } from 'vitest';
-import { browserSkipReason, CHROMIUM, SCREENSHOTS } from './browser.js';
+import { expect } from 'vitest';
+import { browserSkipReason, CHROMIUM, describeIf, SCREENSHOTS } from './browser.js';
 import { FIREFOX } from './firefox.js';
 
 export { FIREFOX, launchFirefox, startSound, type Sound } from './firefox.js';
@@ -26,19 +26,12 @@ export const firefoxSkipReason: string | null =
       ? 'no pulseaudio for Firefox sound output (apt-get install pulseaudio; .ci/run installs it)'
       : null);
 
-let told = false;
 /** A describe block of tests in Firefox and Chromium: skipped with the reason printed where either is missing. */
-export function describeEngines(name: string, fn: () => void): void {
-  if (firefoxSkipReason && !told) {
-    told = true;
-    // eslint-disable-next-line no-console -- the one line that says why these tests did not run
-    console.log(`[vss] Firefox tests skipped: ${firefoxSkipReason}.`);
-  }
-  describe.skipIf(firefoxSkipReason !== null)(name, fn);
-}
+export const describeEngines = (name: string, fn: () => void): void =>
+  describeIf(firefoxSkipReason, 'Firefox tests', name, fn);
 
 /** Launches Chromium as the other browser tests do (support/browser.ts), through puppeteer-core. */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -52,6 +45,7 @@ export function launchChromium(): Promise<Browser> {
       '--use-fake-device-for-media-stream',
       '--use-fake-ui-for-media-stream',
       '--autoplay-policy=no-user-gesture-required',
+      ...extraArgs,
     ],
   });
 }
@@ -63,6 +57,7 @@ export function launchChromium(): Promise<Browser> {
 export interface Tab {
   evaluate(expression: string): Promise<unknown>;
   type(selector: string, text: string): Promise<void>;
+  goto(url: string): Promise<unknown>;
 }
 
 /** Polls an expression in the page until it is truthy (15 s, or `timeout`); returns its value. */
@@ -135,18 +130,16 @@ export async function moving(page: Tab, selector: string): Promise<void> {
 }
 
 /**
- * Plays session `id`'s public replay (`base`/watch/`id`) in a new page of `browser`; resolves once
- * the playhead passed 0:02 and two tiles showed their pictures at once, nothing left at "Loading…".
+ * Plays session `id`'s public replay (`base`/watch/`id`) in `tab`; resolves once the playhead
+ * passed 0:02 and two tiles showed their pictures at once, nothing left at "Loading…".
  */
-export async function replays(browser: Browser, base: string, id: string): Promise<Page> {
-  const page = await browser.newPage();
-  await page.goto(`${base}/watch/${id}`);
-  await click(page, 'Play');
-  await until(page, `/0:0[2-9] \\//.test(document.querySelector('main').innerText)`, 30_000);
+export async function replays(tab: Tab, base: string, id: string): Promise<void> {
+  await tab.goto(`${base}/watch/${id}`);
+  await click(tab, 'Play');
+  await until(tab, `/0:0[2-9] \\//.test(document.querySelector('main').innerText)`, 30_000);
   // Both pictures drawn at once (a tile without one shows the person's name card, class dark).
-  await until(page, `document.querySelectorAll('main figure.tile:not(.dark) canvas').length >= 2`, 15_000);
-  expect(await text(page)).not.toContain('Loading');
-  return page;
+  await until(tab, `document.querySelectorAll('main figure.tile:not(.dark) canvas').length >= 2`, 15_000);
+  expect(await text(tab)).not.toContain('Loading');
 }
 
 /** Writes `docs/screenshots/<name>.png` of the page when VSS_SCREENSHOTS is set, as support/browser.ts does. */

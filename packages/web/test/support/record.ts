@@ -3,8 +3,12 @@
  * publish media, chat and director commands at the pace of a live session, with their media
  * timestamps, through the real server.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { LiveClient } from '@vss/client';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { evc1, opusPackets, vpxChunks } from '../../../server/test/support/media.js';
 import { eventually } from '../../../server/test/support/wait.js';
 import { nodeLiveClient, type Vss } from './browser.js';
@@ -25,6 +29,37 @@ export async function call(
   const json = (await res.json()) as any;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json.data;
+}
+
+/**
+ * Exports session `id` (its default export: the grid MP4), waits for the job to complete and
+ * hands `use` the downloaded file, which is removed afterwards.
+ */
+export async function exported(
+  vss: Vss,
+  key: string,
+  id: string,
+  use: (file: string) => Promise<void>,
+): Promise<void> {
+  const job = await call(vss, key, 'GET', `/v1/sessions/${id}/export`);
+  await expect
+    .poll(async () => (await call(vss, key, 'GET', `/v1/exports/${job.job_id}`)).status, {
+      timeout: 120_000,
+      interval: 500,
+    })
+    .toMatch(/completed|failed/);
+  expect((await call(vss, key, 'GET', `/v1/exports/${job.job_id}`)).status).toBe('completed');
+  const dir = mkdtempSync(join(tmpdir(), 'vss-export-'));
+  try {
+    const file = join(dir, 'export.mp4');
+    const res = await fetch(`${vss.base}/v1/exports/${job.job_id}/download`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    await use(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** An API key of the signed-in page's project, made with its cookie (same origin). */

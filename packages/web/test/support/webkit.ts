@@ -7,8 +7,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Builder, By, type WebDriver } from 'selenium-webdriver';
-import { describe } from 'vitest';
 import { freePort, waitForHttp } from '../../../server/test/support/process.js';
+import { describeIf } from './browser.js';
 import { firefoxSkipReason, type Sound, type Tab } from './engines.js';
 
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -23,16 +23,9 @@ export const webkitSkipReason: string | null =
       ? 'no xvfb-run for WebKit (apt-get install xvfb xauth; .ci/run installs it)'
       : null);
 
-let told = false;
 /** A describe block of tests in WebKit: skipped with the reason printed where it cannot run. */
-export function describeWebKit(name: string, fn: () => void): void {
-  if (webkitSkipReason && !told) {
-    told = true;
-    // eslint-disable-next-line no-console -- the one line that says why these tests did not run
-    console.log(`[vss] WebKit tests skipped: ${webkitSkipReason}.`);
-  }
-  describe.skipIf(webkitSkipReason !== null)(name, fn);
-}
+export const describeWebKit = (name: string, fn: () => void): void =>
+  describeIf(webkitSkipReason, 'WebKit tests', name, fn);
 
 /** WebKit for a test: `open()` starts one person's MiniBrowser. */
 export interface WebKit {
@@ -43,7 +36,6 @@ export interface WebKit {
 /** One MiniBrowser, as the helpers of support/engines.ts drive it. */
 export interface WebKitTab extends Tab {
   driver: WebDriver;
-  goto(url: string): Promise<void>;
   close(): Promise<void>;
 }
 
