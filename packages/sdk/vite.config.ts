@@ -16,13 +16,15 @@ export default defineConfig({
     emptyOutDir: false,
     target: 'es2022',
     reportCompressedSize: false,
-    // The SDK, and the two modules it starts by URL (a worklet and a worker cannot come from the
-    // page's bundle): each one file with nothing shared, served from /sdk/ beside it.
+    // The SDK, and the modules it loads by URL (a worklet and a worker cannot come from the page's
+    // bundle; the WebAssembly Opus decoder is fetched only by the browsers that need it): each
+    // one file with nothing shared, served from /sdk/ beside it.
     lib: {
       entry: {
         vss: fileURLToPath(new URL('src/index.ts', import.meta.url)),
         'mic-worklet': fileURLToPath(new URL('src/worklets/mic-worklet.ts', import.meta.url)),
         'capture-worker': fileURLToPath(new URL('src/worklets/capture-worker.ts', import.meta.url)),
+        'opus-decoder': fileURLToPath(new URL('src/worklets/opus-decoder.ts', import.meta.url)),
       },
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,

@@ -314,7 +314,9 @@ describe('the HTTP edge', () => {
       expect(res.headers['x-frame-options'], path).toBe('DENY');
       expect(res.headers['x-content-type-options'], path).toBe('nosniff');
       expect(res.headers['content-security-policy'], path).toMatch(/frame-ancestors 'none'/);
-      expect(res.headers['content-security-policy'], path).toMatch(/script-src 'self'(;|$)/);
+      expect(res.headers['content-security-policy'], path).toMatch(
+        /script-src 'self' 'wasm-unsafe-eval'(;|$)/,
+      );
       if (dashboard.status === 200)
         expect(res.headers['content-security-policy'], path).toBe(
           dashboard.headers['content-security-policy'],

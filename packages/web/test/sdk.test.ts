@@ -83,10 +83,12 @@ describeBrowser('the browser SDK, on another origin', () => {
       headers: { 'if-none-match': res.headers.get('etag')! },
     });
     expect(again.status).toBe(304);
-    // The modules it starts by URL, beside it: the microphone's AudioWorklet and the capture worker.
+    // The modules it loads by URL, beside it: the microphone's AudioWorklet, the capture worker
+    // and the WebAssembly Opus decoder.
     for (const [file, registers] of [
       ['mic-worklet.js', "registerProcessor('vss-mic'"],
       ['capture-worker.js', 'MediaStreamTrackProcessor'],
+      ['opus-decoder.js', 'OpusDecoder'],
     ] as const) {
       const mod = await fetch(`${vss.base}/sdk/${file}`, { headers: { origin: appBase } });
       expect(mod.status).toBe(200);

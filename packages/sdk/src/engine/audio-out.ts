@@ -1,6 +1,7 @@
 /**
  * Plays audio tracks (live or recorded) through Web Audio: EVC1 `opus` through WebCodecs'
- * `AudioDecoder`, EVC1 `pcm-s16` directly; every track is mixed into one gain node.
+ * `AudioDecoder` (or libopus in WebAssembly where that cannot be used, see OPUS_IN_WASM), EVC1
+ * `pcm-s16` directly; every track is mixed into one gain node.
  */
 import { decodeEvc1, isEvc1, type Evc1Chunk } from '@vss/protocol';
 import { audioPlanes } from './audio-planes';
@@ -13,8 +14,18 @@ const MAX_AHEAD_S = 1;
 /** Start times kept per track for chunks in its decoder; far more than a decoder holds. */
 const MAX_PENDING = 256;
 
+/** The part of the `opus-decoder` package's OpusDecoder used here. */
+interface WasmOpus {
+  ready: Promise<void>;
+  decodeFrame(frame: Uint8Array): { channelData: Float32Array[]; samplesDecoded: number; sampleRate: number };
+  free(): void;
+}
+type WasmOpusClass = new (options: { channels: number; preSkip: number }) => WasmOpus;
+
 interface TrackState {
   decoder: AudioDecoder | null;
+  /** the WebAssembly decoder (OPUS_IN_WASM), once it is ready */
+  wasm: WasmOpus | null;
   key: string | null;
   /** where the next "as soon as possible" chunk of this track starts, in AudioContext time */
   next: number;
@@ -62,13 +73,22 @@ function pcmFormat(chunk: Evc1Chunk): { sampleRate: number; channels: number } |
   }
 }
 
+const UA = typeof navigator === 'undefined' ? '' : navigator.userAgent;
+/** WebKitGTK (GNOME Web, WebKit on Linux): Apple's engine on Linux, not a Chromium. */
+const WEBKIT_GTK = /AppleWebKit/.test(UA) && /X11|Linux/.test(UA) && !/Chrome|Chromium|Android/.test(UA);
+
+/**
+ * True where Opus is decoded by libopus in WebAssembly (/sdk/opus-decoder.js, loaded on the
+ * first Opus chunk) instead of WebCodecs: WebKitGTK (measured on 2.50.6) aborts its whole web
+ * process ("double free or corruption") when a page reads the samples its own AudioDecoder
+ * decoded from mono Opus, which is what every vss publisher sends. Safari (macOS, iOS) is another
+ * build and is not affected.
+ */
+export const OPUS_IN_WASM = WEBKIT_GTK && typeof WebAssembly !== 'undefined';
+
 /**
  * Why this browser cannot play others' sound, or null: it has no WebCodecs decoders, or it is
- * WebKitGTK (GNOME Web, WebKit on Linux;
- * measured on 2.50.6) aborts its whole web process ("double free or corruption") when a page reads
- * the samples of mono Opus its AudioDecoder decoded, which is what every vss publisher sends: its
- * page would crash the moment someone spoke. Safari (macOS, iOS) is another build and is not
- * affected.
+ * WebKitGTK without WebAssembly.
  */
 export const SOUND_UNSUPPORTED: string | null =
   typeof navigator === 'undefined'
@@ -76,11 +96,12 @@ export const SOUND_UNSUPPORTED: string | null =
     : typeof AudioDecoder === 'undefined' || typeof VideoDecoder === 'undefined'
       ? // Firefox for Android, and browsers older than WebCodecs: JPEG pictures alone are drawn.
         "this browser has no WebCodecs (Firefox for Android has none): it cannot play the others' sound or show most video; open the call in Chrome, Edge, Safari or Firefox on a computer"
-      : /AppleWebKit/.test(navigator.userAgent) &&
-          /X11|Linux/.test(navigator.userAgent) &&
-          !/Chrome|Chromium|Android/.test(navigator.userAgent)
-        ? 'this browser (WebKitGTK, GNOME Web) cannot play the sound of a call without crashing: open it in Firefox or Chromium to hear the others'
+      : WEBKIT_GTK && !OPUS_IN_WASM
+        ? 'this browser (WebKitGTK, GNOME Web) cannot play the sound of a call without WebAssembly: open it in Firefox or Chromium to hear the others'
         : null;
+
+/** The WebAssembly Opus decoder's class, loaded once per page; null when it could not be. */
+let wasmOpus: Promise<WasmOpusClass | null> | null = null;
 
 /** How long a sound output may take to start before a page says there is none. */
 export const SOUND_START_MS = 2000;
@@ -106,7 +127,14 @@ export class AudioOut {
   private readonly tracks = new Map<string, TrackState>();
   private closed = false;
 
-  constructor(private readonly ctx: AudioContext) {
+  /**
+   * `sdkBase`: where the SDK's files are served (the WebAssembly decoder is loaded from there when
+   * this browser needs it); `unavailable`: told why, when sound cannot be decoded after all.
+   */
+  constructor(
+    private readonly ctx: AudioContext,
+    private readonly opts: { sdkBase?: string; unavailable?: (why: string) => void } = {},
+  ) {
     this.gain = ctx.createGain();
     this.gain.connect(ctx.destination);
   }
@@ -125,8 +153,9 @@ export class AudioOut {
     }
     const track = this.track(trackId);
     if (chunk.codec === 'pcm-s16') return this.pushPcm(track, chunk, when);
-    if (chunk.codec !== 'opus' || typeof AudioDecoder === 'undefined' || SOUND_UNSUPPORTED) return;
+    if (chunk.codec !== 'opus' || SOUND_UNSUPPORTED) return;
     const channels = opusChannels(chunk);
+    if (OPUS_IN_WASM) return this.pushWasm(track, chunk, channels, when);
     const key = `opus|${channels}|${chunk.description.length}`;
     if (key !== track.key || !track.decoder || track.decoder.state === 'closed') {
       if (!this.configure(track, chunk, channels, key)) return;
@@ -187,6 +216,7 @@ export class AudioOut {
     if (!t) {
       t = {
         decoder: null,
+        wasm: null,
         key: null,
         next: 0,
         when: new Map(),
@@ -222,7 +252,60 @@ export class AudioOut {
     }
   }
 
+  /**
+   * Decodes one Opus packet in WebAssembly and plays it. Packets that come while the module loads
+   * (once per page) or a track's decoder starts are dropped: a fraction of a second of sound.
+   */
+  private pushWasm(track: TrackState, chunk: Evc1Chunk, channels: number, when?: number): void {
+    const key = `wasm|${channels}`;
+    if (track.key !== key) {
+      this.dropDecoder(track);
+      track.key = key;
+      void this.startWasm(track, key, channels);
+    }
+    if (!track.wasm) return;
+    let decoded: ReturnType<WasmOpus['decodeFrame']>;
+    try {
+      decoded = track.wasm.decodeFrame(chunk.data);
+    } catch {
+      return;
+    }
+    if (!decoded.samplesDecoded) return;
+    const buffer = this.ctx.createBuffer(
+      decoded.channelData.length,
+      decoded.samplesDecoded,
+      decoded.sampleRate,
+    );
+    decoded.channelData.forEach((plane, c) => buffer.copyToChannel(plane as Float32Array<ArrayBuffer>, c));
+    this.schedule(track, buffer, when);
+  }
+
+  private async startWasm(track: TrackState, key: string, channels: number): Promise<void> {
+    const url = new URL('opus-decoder.js', this.opts.sdkBase ?? new URL('/sdk/', location.href)).href;
+    wasmOpus ??= (import(/* @vite-ignore */ url) as Promise<{ OpusDecoder: WasmOpusClass }>).then(
+      (m) => m.OpusDecoder,
+      () => null,
+    );
+    const Decoder = await wasmOpus;
+    if (!Decoder) {
+      this.opts.unavailable?.(`this browser could not load the sound decoder from ${url}`);
+      return;
+    }
+    const decoder = new Decoder({ channels, preSkip: 0 });
+    try {
+      await decoder.ready;
+    } catch {
+      decoder.free();
+      this.opts.unavailable?.('this browser could not start the sound decoder (WebAssembly is blocked)');
+      return;
+    }
+    if (this.closed || track.gone || track.key !== key) return decoder.free();
+    track.wasm = decoder;
+  }
+
   private dropDecoder(track: TrackState): void {
+    track.wasm?.free();
+    track.wasm = null;
     const d = track.decoder;
     track.decoder = null;
     track.key = null;

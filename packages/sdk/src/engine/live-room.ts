@@ -16,7 +16,7 @@ import {
 import { readRecordingStatus } from '../recording';
 import { AudioOut, SOUND_UNSUPPORTED, watchSound } from './audio-out';
 import { capture } from './local-media';
-import type { RoomOptions } from './room-options';
+import { sdkBase, type RoomOptions } from './room-options';
 import { startPublishing, type Publishing } from './publishing';
 import { RateBudget } from './rate-budget';
 import { readEnvelope } from './envelope';
@@ -65,7 +65,9 @@ export class LiveRoom {
 
   constructor(private readonly opts: RoomOptions) {
     this.state = initialState(opts.userId, opts.displayName, opts.canPublish);
-    this.out = opts.audio ? new AudioOut(opts.audio) : null;
+    const unavailable = (why: string) =>
+      !this.left && this.set({ notice: `You cannot hear the others: ${why}` });
+    this.out = opts.audio ? new AudioOut(opts.audio, { sdkBase: sdkBase(opts), unavailable }) : null;
     watchSound(
       opts.audio,
       () => !this.left && this.set({ notice: NO_SOUND }),
@@ -173,7 +175,7 @@ export class LiveRoom {
         uplink: this.uplink,
         media: {
           videoCodec: this.opts.videoCodec,
-          sdkBase: new URL('/sdk/', this.opts.url ?? location.origin).href,
+          sdkBase: sdkBase(this.opts),
         },
         failed: (err, final) => {
           if (this.left) return;

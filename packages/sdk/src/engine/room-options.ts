@@ -20,3 +20,7 @@ export interface RoomOptions {
   /** the video codec to publish; absent: chosen for this browser */
   videoCodec?: 'vp8' | 'h264';
 }
+
+/** Where the SDK's own files (its worklet, worker and sound decoder) are served: the server's /sdk/. */
+export const sdkBase = (opts: Pick<RoomOptions, 'url'>): string =>
+  new URL('/sdk/', opts.url ?? location.origin).href;

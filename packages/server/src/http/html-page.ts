@@ -2,7 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The security headers of the pages this origin serves to browsers (the dashboard, the API
- * reference at /docs): scripts from this origin only; styles too, plus inline ones (the pages
+ * reference at /docs): scripts from this origin only, and WebAssembly compiled by them (the
+ * SDK's Opus decoder, for browsers whose own cannot be used; `'wasm-unsafe-eval'` allows no
+ * JavaScript `eval`); styles too, plus inline ones (the pages
  * position elements through style attributes); images also from blob: and data:; requests and
  * WebSockets to this origin only; never framed; no content-type sniffing. The login cookie is
  * this origin's, so a page here that could be framed or run another site's script could act as
@@ -11,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': [
     "default-src 'self'",
-    "script-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "media-src 'self'",

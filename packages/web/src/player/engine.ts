@@ -201,16 +201,13 @@ export class ReplayEngine {
     if (this.ctx || typeof AudioContext === 'undefined') return;
     const ctx = new AudioContext({ latencyHint: 'playback' });
     this.ctx = ctx;
-    this.out = new AudioOut(ctx);
+    const off = (why: string) => this.ctx === ctx && ((this.soundOff = why), this.emit(true));
+    this.out = new AudioOut(ctx, { unavailable: (why) => off(`Sound unavailable: ${why}`) });
     // The playhead follows the audio clock once it runs (and the wall clock whenever it does not).
     ctx.onstatechange = () => this.clock.useAudio(ctx);
     this.clock.useAudio(ctx);
     void ctx.resume().catch(() => undefined);
-    watchSound(ctx, () => {
-      if (this.ctx !== ctx) return;
-      this.soundOff = SOUND_UNSUPPORTED ? `Sound unavailable: ${SOUND_UNSUPPORTED}` : NO_SOUND;
-      this.emit(true);
-    });
+    watchSound(ctx, () => off(SOUND_UNSUPPORTED ? `Sound unavailable: ${SOUND_UNSUPPORTED}` : NO_SOUND));
   }
 
   /** Drops the audio handed on but not yet heard; it is handed on again from the playhead. */

@@ -57,6 +57,8 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
 export interface Tab {
   evaluate(expression: string): Promise<unknown>;
   type(selector: string, text: string): Promise<void>;
+  /** a person's click (the browser's own input, which counts as a gesture: sound may start) */
+  click(selector: string): Promise<void>;
   goto(url: string): Promise<unknown>;
 }
 
@@ -82,11 +84,19 @@ export async function fill(page: Tab, label: string, value: string): Promise<voi
   await page.type(`[id="${id}"]`, value);
 }
 
-/** Clicks the button whose text is `text` once it is enabled. */
+let clicks = 0;
+/**
+ * Clicks the button whose text is `text` once it is enabled, as a person does: through the
+ * browser's input, not a script's `click()`, which would not let the page start its sound.
+ */
 export async function click(page: Tab, text: string): Promise<void> {
   const find = `[...document.querySelectorAll('button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)} && !b.disabled)`;
-  await until(page, `!!${find}`);
-  await page.evaluate(`${find}.click()`);
+  const mark = String(++clicks);
+  await until(
+    page,
+    `(() => { const b = ${find}; if (b) b.dataset.testClick = ${JSON.stringify(mark)}; return !!b; })()`,
+  );
+  await page.click(`[data-test-click="${mark}"]`);
 }
 
 /** The text the page shows (its body's). */

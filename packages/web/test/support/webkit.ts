@@ -72,6 +72,12 @@ export function startWebKit(sound: Sound): WebKit {
         async type(selector, text) {
           await (await driver.findElement(By.css(selector))).sendKeys(text);
         },
+        async click(selector) {
+          const element = await driver.findElement(By.css(selector));
+          // To the middle of the window: at its edge the page's sticky header would take the click.
+          await driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', element);
+          await element.click();
+        },
         goto: (url) => driver.get(url),
         async close() {
           await driver.quit().catch(() => undefined);

@@ -1,7 +1,9 @@
 /**
  * The browser SDK, served for pages of any origin: `GET /sdk/vss.js`, one ES module (what
  * `npm run build` makes of packages/sdk), so that an app needs no build step to put a call in its
- * page; beside it `/sdk/mic-worklet.js` and `/sdk/capture-worker.js`, which it starts by URL:
+ * page; beside it `/sdk/mic-worklet.js`, `/sdk/capture-worker.js` and `/sdk/opus-decoder.js`
+ * (libopus in WebAssembly, fetched only by browsers whose own Opus decoder cannot be used), which
+ * it loads by URL:
  *
  *   import { joinRoom } from 'https://vss.example.com/sdk/vss.js';
  *
@@ -65,7 +67,7 @@ function embedHeaders(origins: readonly string[]): Record<string, string> {
   return {
     'content-security-policy': [
       "default-src 'self'",
-      "script-src 'self'",
+      "script-src 'self' 'wasm-unsafe-eval'",
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob:",
       "media-src 'self' blob:",
@@ -90,9 +92,9 @@ export interface SdkOptions {
 }
 
 export const sdkRoutes: FastifyPluginAsync<SdkOptions> = async (app, { dir = SDK_DIST, embedOrigins }) => {
-  // The SDK and the two modules it starts by URL: its microphone's AudioWorklet and its capture
-  // worker (packages/sdk/src/worklets).
-  for (const file of ['vss.js', 'mic-worklet.js', 'capture-worker.js']) {
+  // The SDK and the modules it loads by URL: its microphone's AudioWorklet, its capture worker and
+  // its WebAssembly Opus decoder (packages/sdk/src/worklets).
+  for (const file of ['vss.js', 'mic-worklet.js', 'capture-worker.js', 'opus-decoder.js']) {
     const load = loader(`${dir}/${file}`);
     app.get(
       `/sdk/${file}`,
