@@ -2,7 +2,9 @@
 // MediaStreamTrackProcessor, so its camera is read from a <video> and its microphone through an
 // AudioWorklet or MediaRecorder) and a guest in Chromium, through one join link. Each must see
 // and hear the other; the recording must replay in both engines and export with both voices.
-import type { Browser, Page } from 'puppeteer-core';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Frame, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { decodeAudio, toneLevel } from '../../server/test/support/decode.js';
 import { newAccount, startVss, type Vss } from './support/browser.js';
@@ -32,11 +34,12 @@ describeEngines('a call between Firefox and Chromium', () => {
   let sound: Sound;
   let chromium: Browser;
   let key = '';
+  let projectId = '';
   const open: Browser[] = [];
   const api = (method: string, path: string, body?: unknown) => call(vss, key, method, path, body);
   beforeAll(async () => {
     [vss, sound, chromium] = await Promise.all([startVss(), startSound(), launchChromium()]);
-    key = (await newAccount(vss.base, 'engines')).secret;
+    ({ secret: key, projectId } = await newAccount(vss.base, 'engines'));
   });
   afterAll(async () => {
     for (const b of [...open, chromium]) await b?.close().catch(() => undefined);
@@ -145,5 +148,50 @@ describeEngines('a call between Firefox and Chromium', () => {
     const replay = await firefox.newPage();
     await replays(replay, vss.base, id);
     await until(replay, `document.body.innerText.includes('Sound unavailable')`);
+  });
+
+  it('the prebuilt room framed by another site works in Firefox: it joins from the frame, sees and is seen', async () => {
+    const firefox = await launchFirefox(sound, FIREFOX_TONE_HZ);
+    open.push(firefox);
+    // A site on its own origin, listed in the project's embed origins, framing the room.
+    let src = '';
+    const site: Server = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<!doctype html><title>A site</title><iframe src="${src}" allow="camera; microphone; autoplay" style="width:900px;height:600px"></iframe>`,
+        ),
+    );
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    try {
+      await api('PATCH', `/v1/projects/${projectId}`, { embed_origins: [origin] });
+      const session = await api('POST', '/v1/sessions', { name: 'Embedded in Firefox' });
+      const framed = async (browser: Browser, user: string): Promise<{ page: Page; room: Frame }> => {
+        const token = (
+          await api('POST', `/v1/sessions/${session.id}/connection`, { user_id: user, display_name: user })
+        ).access_token;
+        src = `${vss.base}/embed/${projectId}#token=${token}`;
+        const page = await browser.newPage();
+        await page.setViewport({ width: 1000, height: 700 });
+        await page.goto(origin);
+        const frame = () => page.frames().find((f) => f.url().includes('/embed/'));
+        await expect.poll(() => !!frame(), { timeout: 15_000 }).toBe(true);
+        const room = frame()!;
+        await until(room, `!!document.querySelector('.vss-room')`, 30_000);
+        return { page, room };
+      };
+      const fox = await framed(firefox, 'app-fox');
+      const chr = await framed(chromium, 'app-chr');
+      await Promise.all([
+        moving(fox.room, 'canvas[aria-label="app-chr: camera"]'),
+        moving(chr.room, 'canvas[aria-label="app-fox: camera"]'),
+      ]);
+      // The token left the frame's address at once.
+      expect(fox.room.url()).not.toContain('#token=');
+      for (const f of [fox, chr]) await f.page.close();
+    } finally {
+      site.close();
+    }
   });
 });
