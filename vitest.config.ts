@@ -83,8 +83,22 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['packages/*/test/**/*.test.ts'],
-                // The command line talks HTTP to the server, whatever the engine behind it: once is enough.
-                exclude: ['packages/web/test/**', 'packages/cli/test/**', 'packages/*/test/network/**'],
+                // Once is enough for what cannot differ by engine: the command line and the client
+                // talk HTTP to the server whatever is behind it; the protocol's and the SDK's specs
+                // touch no server; and the renders below check ffmpeg's output of a recording whose
+                // rows exports.test.ts reads back on PostgreSQL too.
+                exclude: [
+                  'packages/web/test/**',
+                  'packages/cli/test/**',
+                  'packages/client/test/**',
+                  'packages/protocol/test/**',
+                  'packages/sdk/test/**',
+                  'packages/*/test/network/**',
+                  'packages/server/test/export-audio.test.ts',
+                  'packages/server/test/export-cuts.test.ts',
+                  'packages/server/test/export-gaps.test.ts',
+                  'packages/server/test/export-names.test.ts',
+                ],
                 env: { VSS_TEST_ENGINE: 'postgres' },
                 ...API_FILES,
               },
