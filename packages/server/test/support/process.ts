@@ -40,15 +40,29 @@ function builtAfter(records: string[], sources: string[]): boolean {
   return oldestBuild > 0 && sources.every((dir) => newest(dir) < oldestBuild);
 }
 
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
+/**
+ * A port nobody listens on right now, for a server a test starts (or a child process it starts)
+ * on a port it must know first. Taken from a block of 1000 below the kernel's range of ephemeral
+ * ports (32768 and up), one block per vitest worker: a port the kernel hands out at random
+ * (`listen(0)`) and frees again can be taken by any outgoing connection, or by another worker's
+ * freePort, before the test listens on it (EADDRINUSE under load); here no other worker and no
+ * outgoing connection takes it.
+ */
+let nextPort = 0;
+export async function freePort(): Promise<number> {
+  const block = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 12) * 1000;
+  for (let tries = 0; tries < 1000; tries++) {
+    const port = block + (nextPort++ % 1000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${block}–${block + 999}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((ok) => {
     const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => ok(port));
-    });
-    srv.on('error', fail);
+    srv.once('error', () => ok(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
   });
 }
 
