@@ -3,7 +3,8 @@
 // read from a <video>; its microphone through the AudioWorklet; VP8, as on every Linux browser:
 // Safari's H.264 is tested forced in codecs.test.ts) and a guest in Chromium, through one join
 // link. WebKitGTK decodes the others' Opus in WebAssembly (its own decoder's samples abort its web
-// process when read, audio-out.ts), and must hear them.
+// process when read, audio-out.ts), and must hear them; the recording replays in both engines and
+// its MP4 export has both voices.
 import type { LiveClient } from '@vss/client';
 import { decodeEvc1, isEvc1, isVideoCodec } from '@vss/protocol';
 import type { Browser, Page } from 'puppeteer-core';
@@ -11,7 +12,8 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newAccount, nodeLiveClient, SCREENSHOTS, startVss, type Vss } from './support/browser.js';
-import { call } from './support/record.js';
+import { call, exported } from './support/record.js';
+import { decodeAudio, toneLevel } from '../../server/test/support/decode.js';
 import {
   click,
   fill,
@@ -53,7 +55,7 @@ describeWebKit('a call between WebKit and Chromium', () => {
   /** A person's camera tile (an observer in Node watches too, with a tile of its own). */
   const cam = (name: string) => `canvas[aria-label="${name}'s camera"]`;
 
-  it('a WebKit guest publishes its camera and microphone, sees and hears Chromium, and replays the recording with sound', async () => {
+  it('a WebKit guest publishes its camera and microphone, sees and hears Chromium; the recording replays in both engines and exports with both voices', async () => {
     const session = await api('POST', '/v1/sessions', { name: 'WebKit and Chromium' });
     const link = await api('POST', `/v1/sessions/${session.id}/join-links`, {});
     const observer: LiveClient = nodeLiveClient(
@@ -102,9 +104,23 @@ describeWebKit('a call between WebKit and Chromium', () => {
     await expect
       .poll(async () => (await api('GET', `/v1/sessions/${session.id}`)).ended_at, { timeout: 20_000 })
       .toBeTruthy();
-    // The replay plays in WebKit: both pictures, with sound.
+    // The replay plays in WebKit (both pictures, with sound) and in Chromium.
     await api('PUT', `/v1/sessions/${session.id}/visibility`, { is_public: true });
     await replays(wk, vss.base, session.id);
     expect(await text(wk)).not.toContain('Sound unavailable');
+    await replays(await chromium.newPage(), vss.base, session.id);
+    // The MP4 export has both voices: WebKit's mock microphone (a 150 Hz hum under its bip-bop) and
+    // Chromium's 400 Hz beep, each standing out from the frequencies beside it.
+    await exported(vss, key, session.id, async (file) => {
+      const samples = await decodeAudio(file);
+      const standsOut = (hz: number) =>
+        toneLevel(samples, hz) / Math.max(toneLevel(samples, hz - 60), toneLevel(samples, hz + 60));
+      // eslint-disable-next-line no-console -- the measured levels, for a failure's reader
+      console.log(
+        `[webkit] export tones: 150 Hz ${toneLevel(samples, 150).toFixed(1)} (${standsOut(150).toFixed(1)}× its neighbours), 400 Hz ${toneLevel(samples, 400).toFixed(1)} (${standsOut(400).toFixed(1)}×)`,
+      );
+      expect(standsOut(150)).toBeGreaterThan(4);
+      expect(standsOut(400)).toBeGreaterThan(4);
+    });
   });
 });
