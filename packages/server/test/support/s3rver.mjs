@@ -3,6 +3,8 @@
 // GET straight after could then read the object part-written (seen in CI: bytes 0-8 of a 9-byte
 // object just stored over a larger one came back as 1 byte, the file's size read between its
 // truncation and its write). S3 reads back what it acknowledged; so must the stand-in for it.
+// The mend replaces one of s3rver's internal methods, so package.json pins s3rver exactly
+// (3.7.1): another version may have renamed or changed it.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
