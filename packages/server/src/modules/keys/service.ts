@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../../config.js';
 import type { RequestReads } from '../../db/request-reads.js';
 import type { ApiKeysTable, Db, Trx } from '../../db/types.js';
@@ -17,6 +18,7 @@ const PREFIX: Record<KeyKind, string> = { api_key: 'sk_live_', restricted_key: '
  * broadcast could leave behind.
  */
 const CACHE_TTL_MS = 5_000;
+/** Keys remembered at most; past it, the one unused longest is forgotten (a key in use stays). */
 const CACHE_MAX = 10_000;
 
 /** Tells every server process that a key was deleted (Redis pub/sub when several share storage). */
@@ -46,8 +48,16 @@ export function keysService(deps: {
   revocations: Revocations;
 }) {
   const { store, projects } = deps;
-  const cache = new Map<string, { principal: Principal; expires: number; touched: number }>();
   const secretOf = new Map<string, string>();
+  // The expiry is checked against the app's clock (lib/time), which tests move; lru-cache bounds
+  // the size, forgetting the key unused longest rather than all of them at once.
+  const cache = new LRUCache<string, { principal: Principal; expires: number; touched: number }>({
+    max: CACHE_MAX,
+    dispose: (entry, secret) => {
+      if (secretOf.get(entry.principal.credentialId) === secret)
+        secretOf.delete(entry.principal.credentialId);
+    },
+  });
   const evict = (keyId: string) => {
     const secret = secretOf.get(keyId);
     if (secret !== undefined) cache.delete(secret);
@@ -146,10 +156,6 @@ export function keysService(deps: {
       role: 'admin',
       projectHint: null,
     };
-    if (cache.size >= CACHE_MAX) {
-      cache.clear();
-      secretOf.clear();
-    }
     cache.set(secret, { principal, expires: t + CACHE_TTL_MS, touched });
     secretOf.set(key.id, secret);
     return principal;
