@@ -4,14 +4,12 @@
 // both moving. The SDK runs on a page of another origin, as a team embeds it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { LiveClient } from '@vss/client';
-import { decodeEvc1, isEvc1, isVideoCodec } from '@vss/protocol';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../server/test/support/process.js';
 import { decodeVideo } from '../../server/test/support/decode.js';
-import { newAccount, nodeLiveClient, startVss, type Vss } from './support/browser.js';
-import { call, exported } from './support/record.js';
+import { newAccount, startVss, type Vss } from './support/browser.js';
+import { call, exported, watchCodecs } from './support/record.js';
 import {
   describeEngines,
   launchChromium,
@@ -68,17 +66,8 @@ describeEngines('a call with an H.264 and a VP8 publisher', () => {
     const token = async (user: string, name: string) =>
       (await api('POST', `/v1/sessions/${session.id}/connection`, { user_id: user, display_name: name }))
         .access_token as string;
-    // What each publisher sends, as the server relays it: the codec of its camera's key frames.
-    const observer: LiveClient = nodeLiveClient(vss.base, session.id, 'observer', () =>
-      token('observer', 'Observer'),
-    );
-    const codecs = new Map<string, string>();
-    observer.on('message', (m) => {
-      if (!m.streamType.startsWith('media/') || !isEvc1(m.payload)) return;
-      const c = decodeEvc1(m.payload);
-      if (isVideoCodec(c.codec) && c.key) codecs.set(m.streamType, c.codec);
-    });
-    await observer.connect();
+    // What each publisher sends, as the server relays it.
+    const observer = await watchCodecs(vss, key, session.id);
 
     const enter = async (browser: Browser, user: string, name: string, extra: string) => {
       const context = await browser.createBrowserContext();
@@ -98,10 +87,8 @@ describeEngines('a call with an H.264 and a VP8 publisher', () => {
       moving(carol, cam('Alice')),
       moving(carol, cam('Bob')),
     ]);
-    expect(Object.fromEntries(codecs)).toEqual({
-      'media/alice/cam': 'avc1.42E01F',
-      'media/bob/cam': 'vp8',
-    });
+    expect(observer.seen.get('media/alice/cam')).toEqual(new Set(['avc1.42E01F']));
+    expect(observer.seen.get('media/bob/cam')).toEqual(new Set(['vp8']));
     await observer.close();
     for (const p of [alice, bob, carol] as Page[]) await p.evaluate('window.room.leave()');
     await expect

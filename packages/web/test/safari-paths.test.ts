@@ -13,14 +13,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LiveClient } from '@vss/client';
-import { decodeEvc1, isEvc1 } from '@vss/protocol';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { decodeAudio, toneLevel } from '../../server/test/support/decode.js';
-import { describeBrowser, newAccount, nodeLiveClient, startVss, type Vss } from './support/browser.js';
+import { describeBrowser, newAccount, startVss, type Vss } from './support/browser.js';
 import { click, fill, launchChromium, moving, replays, until } from './support/engines.js';
-import { call, exported } from './support/record.js';
+import { call, exported, watchCodecs } from './support/record.js';
 
 const SAFARI_UA =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Safari/605.1.15';
@@ -103,21 +101,11 @@ describeBrowser(
       const session = await api('POST', '/v1/sessions', { name: 'Safari paths' });
       const link = await api('POST', `/v1/sessions/${session.id}/join-links`, {});
       // Which codec each track is sent in, as the server relays it.
-      const observer: LiveClient = nodeLiveClient(
-        vss.base,
-        session.id,
-        'observer',
-        async () =>
-          (await api('POST', `/v1/sessions/${session.id}/connection`, { user_id: 'observer' })).access_token,
-      );
-      const codecs = { cam: new Set<string>(), mic: new Set<string>() };
-      observer.on('message', (m) => {
-        const kind = m.streamType.split('/')[2];
-        if (!m.streamType.startsWith('media/') || !isEvc1(m.payload) || (kind !== 'cam' && kind !== 'mic'))
-          return;
-        codecs[kind].add(decodeEvc1(m.payload).codec);
-      });
-      await observer.connect();
+      const observer = await watchCodecs(vss, key, session.id);
+      const codecs = (kind: string) =>
+        new Set(
+          [...observer.seen].filter(([stream]) => stream.endsWith(`/${kind}`)).flatMap(([, c]) => [...c]),
+        );
 
       const mac = await guest(safari, link.url, 'Mac', async (p) => {
         await p.setUserAgent(SAFARI_UA);
@@ -130,8 +118,8 @@ describeBrowser(
       expect(await mac.evaluate('window.worklets')).toEqual([
         expect.stringMatching(/\/sdk\/mic-worklet\.js$/),
       ]);
-      expect(codecs.cam).toEqual(new Set(['avc1.42E01F', 'vp8']));
-      expect(codecs.mic).toEqual(new Set(['pcm-s16', 'opus']));
+      expect(codecs('cam')).toEqual(new Set(['avc1.42E01F', 'vp8']));
+      expect(codecs('mic')).toEqual(new Set(['pcm-s16', 'opus']));
       await observer.close();
 
       for (const p of [mac, chr]) await click(p, 'Leave');

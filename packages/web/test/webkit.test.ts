@@ -5,14 +5,12 @@
 // link. WebKitGTK decodes the others' Opus in WebAssembly (its own decoder's samples abort its web
 // process when read, audio-out.ts), and must hear them; the recording replays in both engines and
 // its MP4 export has both voices.
-import type { LiveClient } from '@vss/client';
-import { decodeEvc1, isEvc1, isVideoCodec } from '@vss/protocol';
 import type { Browser, Page } from 'puppeteer-core';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { newAccount, nodeLiveClient, SCREENSHOTS, startVss, type Vss } from './support/browser.js';
-import { call, exported } from './support/record.js';
+import { newAccount, SCREENSHOTS, startVss, type Vss } from './support/browser.js';
+import { call, exported, watchCodecs } from './support/record.js';
 import { decodeAudio, toneLevel } from '../../server/test/support/decode.js';
 import {
   click,
@@ -58,20 +56,7 @@ describeWebKit('a call between WebKit and Chromium', () => {
   it('a WebKit guest publishes its camera and microphone, sees and hears Chromium; the recording replays in both engines and exports with both voices', async () => {
     const session = await api('POST', '/v1/sessions', { name: 'WebKit and Chromium' });
     const link = await api('POST', `/v1/sessions/${session.id}/join-links`, {});
-    const observer: LiveClient = nodeLiveClient(
-      vss.base,
-      session.id,
-      'observer',
-      async () =>
-        (await api('POST', `/v1/sessions/${session.id}/connection`, { user_id: 'observer' })).access_token,
-    );
-    const codecs = new Map<string, string>();
-    observer.on('message', (m) => {
-      if (!m.streamType.startsWith('media/') || !isEvc1(m.payload)) return;
-      const c = decodeEvc1(m.payload);
-      if (isVideoCodec(c.codec) && c.key) codecs.set(m.streamType.split('/')[1]!, c.codec);
-    });
-    await observer.connect();
+    const observer = await watchCodecs(vss, key, session.id);
 
     const wk: WebKitTab = await webkit.open();
     await wk.goto(link.url);
@@ -89,7 +74,10 @@ describeWebKit('a call between WebKit and Chromium', () => {
     await until(chr, speaking('Safari'), 30_000);
     await until(wk, speaking('Chromium'), 30_000);
     // Both send VP8 (WebKitGTK is not Apple's build: it encodes VP8 as every Linux browser does).
-    expect([...codecs.values()]).toEqual(['vp8', 'vp8']);
+    expect([...observer.seen].filter(([stream]) => stream.endsWith('/cam')).map(([, c]) => [...c])).toEqual([
+      ['vp8'],
+      ['vp8'],
+    ]);
     await observer.close();
     expect(await text(wk)).not.toMatch(/cannot hear|not being sent/);
     if (process.env.VSS_SCREENSHOTS) {

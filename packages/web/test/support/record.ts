@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LiveClient } from '@vss/client';
+import { decodeEvc1, isEvc1 } from '@vss/protocol';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { evc1, opusPackets, vpxChunks } from '../../../server/test/support/media.js';
@@ -29,6 +30,33 @@ export async function call(
   const json = (await res.json()) as any;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json.data;
+}
+
+/**
+ * Joins session `id` as a watcher in Node and notes the codec of every media message the server
+ * relays: `seen` maps each stream (`media/<user>/<kind>`) to the codecs it came in.
+ */
+export async function watchCodecs(
+  vss: Vss,
+  key: string,
+  id: string,
+): Promise<{ seen: Map<string, Set<string>>; close(): Promise<void> }> {
+  const watcher: LiveClient = nodeLiveClient(
+    vss.base,
+    id,
+    'observer',
+    async () =>
+      (await call(vss, key, 'POST', `/v1/sessions/${id}/connection`, { user_id: 'observer' })).access_token,
+  );
+  const seen = new Map<string, Set<string>>();
+  watcher.on('message', (m) => {
+    if (!m.streamType.startsWith('media/') || !isEvc1(m.payload)) return;
+    let codecs = seen.get(m.streamType);
+    if (!codecs) seen.set(m.streamType, (codecs = new Set()));
+    codecs.add(decodeEvc1(m.payload).codec);
+  });
+  await watcher.connect();
+  return { seen, close: () => watcher.close() };
 }
 
 /**
